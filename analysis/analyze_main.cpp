@@ -1,0 +1,10 @@
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+
+int main(int argc, char** argv) {
+  return warpcost::analysis::analyze_main(std::vector<std::string>(argv + 1, argv + argc),
+                                          std::cout, std::cerr);
+}

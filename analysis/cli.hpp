@@ -1,0 +1,27 @@
+// warpcost-analyze as a function, so tests drive it exactly as the command line does.
+#pragma once
+
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace warpcost::analysis {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitBadInput = 1;
+inline constexpr int kExitUsage = 2;
+
+int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// Every bench.json a path names: the file itself, a run folder, or a tree of run folders
+// (hidden and *.failed folders skipped). Sorted; throws std::runtime_error naming the path when
+// it does not exist or holds no run.
+std::vector<std::filesystem::path> find_runs(const std::filesystem::path& path);
+
+// Writes every file or none: each goes to a temporary beside its target first, then all are
+// renamed into place.
+void write_files_atomically(const std::vector<std::pair<std::filesystem::path, std::string>>& files);
+
+}  // namespace warpcost::analysis

@@ -1,0 +1,121 @@
+// The textbook models warpcost holds measurements against, as pure functions. Each carries its
+// formula in a one-line comment; bad arguments throw std::invalid_argument naming the value and
+// what is allowed. No CUDA here: the models never touch a device.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace warpcost::model {
+
+inline constexpr int kWarpSize = 32;
+inline constexpr std::uint32_t kFullWarpMask = 0xffffffffu;
+
+// ---- where threads land ----------------------------------------------------------------------
+
+struct BlockShape {
+  long long x = 1;
+  long long y = 1;
+  long long z = 1;
+};
+
+struct ThreadCoord {
+  long long x = 0;
+  long long y = 0;
+  long long z = 0;
+  friend bool operator==(const ThreadCoord& a, const ThreadCoord& b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+  }
+};
+
+// P = Dx·Dy·Dz
+long long threads_per_block(const BlockShape& shape);
+// linear = tx + ty·Dx + tz·Dx·Dy (x fastest)
+long long linear_index(const BlockShape& shape, const ThreadCoord& t);
+// the inverse: tz = linear / (Dx·Dy), ty = (linear mod Dx·Dy) / Dx, tx = linear mod Dx
+ThreadCoord thread_coord(const BlockShape& shape, long long linear);
+// warp = linear / 32
+long long warp_of(long long linear);
+// lane = linear mod 32
+int lane_of(long long linear);
+// warps = ceil(P/32) = floor((P−1)/32) + 1
+long long warps_per_block(long long threads);
+// top warp id = floor((P−1)/32)
+long long last_warp_id(long long threads);
+// r = P − 32·(warps − 1): active lanes of the last warp, 1..32
+int tail_lanes(long long threads);
+// tail mask = (1 << r) − 1, all 32 bits when P is a multiple of 32
+std::uint32_t tail_mask(long long threads);
+// mask of warp w: full for w < last, tail mask for the last
+std::uint32_t warp_mask(long long threads, long long warp);
+// wasted lanes = 32·ceil(P/32) − P
+long long wasted_lanes(long long threads);
+// useful fraction = P / (32·ceil(P/32))
+double lane_efficiency(long long threads);
+
+struct GridTail {
+  long long blocks = 0;                 // ceil(N/B)
+  long long last_block_threads = 0;     // N − B·(ceil(N/B) − 1)
+  long long last_block_full_warps = 0;  // floor(last / 32)
+  int last_block_partial_lanes = 0;     // last mod 32 (0: no partial warp)
+  long long launched_warps = 0;         // (blocks − 1)·ceil(B/32) + ceil(last/32)
+  long long wasted_lanes = 0;           // 32·launched_warps − N
+};
+// N threads in blocks of B: the last block holds N − B(ceil(N/B) − 1) threads
+GridTail grid_tail(long long total_threads, long long block_threads);
+
+// ---- divergence ------------------------------------------------------------------------------
+
+struct BranchPath {
+  int lanes = 0;      // lanes of the warp that take this path, 0..32
+  double cost = 0.0;  // time of the path's body when it runs (any unit, same for all paths)
+};
+
+// number of paths with at least one lane
+int populated_paths(const std::vector<BranchPath>& paths);
+// T = Σ cost_p over populated paths (paths run one after another)
+double divergent_time(const std::vector<BranchPath>& paths);
+// slowdown = T / T_uniform
+double divergence_slowdown(const std::vector<BranchPath>& paths, double uniform_cost);
+// lane efficiency = Σ lanes_p·cost_p / (32·Σ cost_p), populated paths
+double predicted_lane_efficiency(const std::vector<BranchPath>& paths);
+
+// ---- latency hiding --------------------------------------------------------------------------
+
+// N = ceil(L/W): warps a scheduler needs so others' W instructions cover one warp's L-cycle wait
+long long warps_to_hide_latency(double latency_cycles, double instructions_between_loads);
+
+struct SchedulerDemand {
+  double instruction_slots = 0;   // N_sched·L/T_issue
+  double warps_needed = 0;        // N_sched·L/T_issue/I_warp
+  long long warps_needed_whole = 0;  // ceil of the above
+  long long cap = 0;              // resident warps per SM the hardware allows
+  long long deficit = 0;          // max(0, warps_needed_whole − cap)
+  bool fits = false;              // warps_needed_whole <= cap
+};
+// warps ≥ N_sched·L/(T_issue·I_warp), against the cap maxThreadsPerSM/32
+SchedulerDemand scheduler_demand(int schedulers_per_sm, double latency_cycles,
+                                 double issue_interval_cycles, double independent_insts_per_warp,
+                                 long long warp_cap);
+
+struct LittlesLaw {
+  double bytes_in_flight = 0;  // bandwidth × latency
+  double warps_needed = 0;     // bytes_in_flight / bytes one warp keeps in flight
+};
+// bytes in flight = B × L; warps = B·L / bytes_per_warp
+LittlesLaw littles_law(double bandwidth_bytes_per_s, double latency_s,
+                       double bytes_in_flight_per_warp);
+
+// ---- device facts ----------------------------------------------------------------------------
+
+// peak = memory clock × bus width/8 × 2 (double data rate), bytes/s
+double theoretical_dram_peak_bytes_per_s(long long memory_clock_khz, int bus_width_bits);
+
+// What the device does not report: warp schedulers per SM and the issue interval, by cc.
+struct ArchParams {
+  int schedulers_per_sm = 0;
+  double issue_interval_cycles = 0;
+};
+ArchParams arch_params(int cc_major, int cc_minor);
+
+}  // namespace warpcost::model

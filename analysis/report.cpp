@@ -1,0 +1,158 @@
+#include "report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "models.hpp"
+#include "result_schema.hpp"
+
+namespace warpcost::analysis {
+namespace {
+
+std::string format(const char* fmt, double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, fmt, v);
+  return buffer;
+}
+
+std::string scaled(double value, const char* const* prefixes, const double* factors, int n,
+                   const std::string& unit) {
+  for (int i = 0; i < n; ++i) {
+    if (std::fabs(value) >= factors[i] || i == n - 1) {
+      return format("%.4g", value / factors[i]) + " " + prefixes[i] + unit;
+    }
+  }
+  return format("%.4g", value) + " " + unit;
+}
+
+std::string cell(const std::string& text) {
+  std::string out;
+  for (const char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+std::string hex_mask(std::uint32_t mask) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, "0x%08x", mask);
+  return buffer;
+}
+
+}  // namespace
+
+std::string human_value(double value, const std::string& unit) {
+  if (!std::isfinite(value)) return "—";
+  if (unit == "s") {
+    static const char* const p[] = {"", "m", "u", "n"};
+    static const double f[] = {1.0, 1e-3, 1e-6, 1e-9};
+    return scaled(value, p, f, 4, "s");
+  }
+  if (unit == "Hz" || unit == "B/s") {
+    static const char* const p[] = {"T", "G", "M", "k", ""};
+    static const double f[] = {1e12, 1e9, 1e6, 1e3, 1.0};
+    return scaled(value, p, f, 5, unit == "Hz" ? "Hz" : "B/s");
+  }
+  if (unit == "%") return format("%.2f", value) + " %";
+  if (unit == "ratio") return format("%.4g", value);
+  return format("%.6g", value) + (unit.empty() ? "" : " " + unit);
+}
+
+std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
+  namespace key = schema::key;
+  std::string md = "# warpcost report\n\n";
+  md += "| run | GPU | cc | SMs | max warps/SM | L2 | SM clock measured / max | driver | CUDA "
+        "runtime | warpcost rev |\n";
+  md += "|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& er : runs) {
+    const RunContext& c = er.run.context;
+    md += "| " + cell(c.text(key::kRunId)) + " | " + cell(c.text(key::kGpuName)) + " | " +
+          c.text(key::kCc) + " | " + c.text(key::kSmCount) + " | " + c.text(key::kMaxWarpsPerSm) +
+          " | " + format("%.0f", c.number(key::kL2Bytes) / 1048576.0) + " MiB | " +
+          human_value(c.number(key::kSmClockMeasuredKhz) * 1e3, "Hz") + " / " +
+          human_value(c.number(key::kSmClockMaxKhz) * 1e3, "Hz") + " | " +
+          cell(c.text(key::kDriverVersion)) + " | " + c.text(key::kCudaRuntime) + " | " +
+          cell(c.text(key::kGitRev)) + " |\n";
+  }
+  md += "\nVerdicts: **holds** (the model describes the measurement), **fails** (it does not, the "
+        "reason says why), **warn** (the measurement is suspect), **info** (no model), **error** "
+        "(the benchmark's own output check or a CUDA call failed).\n";
+
+  for (const auto& er : runs) {
+    std::map<std::string, std::vector<const Row*>> by_family;
+    for (const Row& r : er.rows) by_family[r.family].push_back(&r);
+    for (const auto& [family, rows] : by_family) {
+      md += "\n## " + cell(er.run.run_id()) + " — " + family + "\n\n";
+      md += "| benchmark | params | metric | measured | model | predicted | error | verdict | "
+            "why |\n|---|---|---|---|---|---|---|---|---|\n";
+      for (const Row* r : rows) {
+        md += "| " + cell(r->benchmark) + " | " + cell(r->params) + " | `" + r->metric + "` | " +
+              (r->verdict == "error" ? std::string("—") : human_value(r->value, r->unit)) + " | " +
+              cell(r->model) + " | " +
+              (r->predicted ? human_value(*r->predicted, r->unit) : std::string()) + " | " +
+              (r->rel_error ? format("%+.2f", 100.0 * *r->rel_error) + " %" : std::string()) +
+              " | " + r->verdict + " | " + cell(r->why) + " |\n";
+      }
+    }
+  }
+  md += "\n" + worked_examples_markdown();
+  return md;
+}
+
+std::string worked_examples_markdown() {
+  using namespace model;
+  std::string md = "## Worked examples: what the models compute\n\n";
+  md += "| example | case | model | result |\n|---|---|---|---|\n";
+  auto row = [&md](const std::string& ex, const std::string& c, const std::string& m,
+                   const std::string& r) { md += "| " + ex + " | " + c + " | " + m + " | " + r + " |\n"; };
+  auto n = [](long long v) { return std::to_string(v); };
+
+  row("1", "block (256,1,1)", "ceil(256/32)", n(warps_per_block(256)) + " warps, " +
+      n(wasted_lanes(256)) + " wasted lanes");
+  row("2", "block (100,1,1)", "ceil(100/32); tail = 100 − 96",
+      n(warps_per_block(100)) + " warps, tail " + n(tail_lanes(100)) + " lanes (" +
+          hex_mask(tail_mask(100)) + "), " + n(wasted_lanes(100)) + " wasted");
+  const BlockShape ex3{48, 4, 1};
+  const ThreadCoord w1_first = thread_coord(ex3, 32);
+  const ThreadCoord w1_last = thread_coord(ex3, 63);
+  row("3", "block (48,4,1), warp 1", "linear 32..63 → (x,y)",
+      "(" + n(w1_first.x) + "," + n(w1_first.y) + ")..(" + n(w1_last.x) + "," + n(w1_last.y) +
+          "): row 0 x 32–47 + row 1 x 0–15; " + n(warps_per_block(threads_per_block(ex3))) +
+          " warps");
+  const BlockShape ex3b{8, 4, 3};
+  const ThreadCoord t70 = thread_coord(ex3b, 70);
+  row("3b", "block (8,4,3), linear 70", "tz = 70/32, ty = (70 mod 32)/8, tx = 70 mod 8",
+      "(" + n(t70.x) + "," + n(t70.y) + "," + n(t70.z) + "), warp " + n(warp_of(70)) + " of " +
+          n(warps_per_block(threads_per_block(ex3b))));
+  row("4", "block (16,1,1), smaller than a warp", "ceil(16/32)",
+      n(warps_per_block(16)) + " warp, mask " + hex_mask(tail_mask(16)) + ", " +
+          n(wasted_lanes(16)) + " wasted lanes");
+  row("5", "L = 300, W = 15", "ceil(L/W)", n(warps_to_hide_latency(300, 15)) + " warps");
+  row("6", "L = 400, W = 1", "ceil(L/W) vs 64", n(warps_to_hide_latency(400, 1)) +
+      " warps > 64: memory-bound");
+  row("7", "20/12 split, 30 + 30 cycles", "Σ populated paths",
+      format("%.0f", divergent_time({{20, 30}, {12, 30}})) + " cycles, " +
+          format("%.1f", divergence_slowdown({{20, 30}, {12, 30}}, 30)) + "×");
+  row("8", "32/0 split, 30 cycles", "Σ populated paths",
+      format("%.0f", divergent_time({{32, 30}, {0, 30}})) + " cycles, " +
+          format("%.1f", divergence_slowdown({{32, 30}, {0, 30}}, 30)) + "×");
+  const GridTail tail = grid_tail(1000, 256);
+  row("note", "N = 1000, B = 256", "N − B(ceil(N/B) − 1)",
+      n(tail.last_block_threads) + " threads in the last block: " + n(tail.last_block_full_warps) +
+          " full warps + " + n(tail.last_block_partial_lanes) + " lanes");
+  row("9", "(30,30) vs (32,8)", "ceil(P/32), 32·warps − P",
+      n(warps_per_block(900)) + " warps / " + n(wasted_lanes(900)) + " wasted vs " +
+          n(warps_per_block(256)) + " warps / " + n(wasted_lanes(256)) + " wasted");
+  const SchedulerDemand d = scheduler_demand(4, 400, 1, 20, 64);
+  row("10", "N_sched 4, L 400, T_issue 1, I_warp 20, cap 64", "N_sched·L/T_issue/I_warp",
+      format("%.0f", d.instruction_slots) + " slots, " + format("%.0f", d.warps_needed) +
+          " warps > " + n(d.cap) + ": short " + n(d.deficit));
+  row("self-test", "(72,1,1); L 300, W 15; 16/16 at 40 + 40", "as above",
+      n(warps_per_block(72)) + " warps, " + n(wasted_lanes(72)) + " wasted; " +
+          n(warps_to_hide_latency(300, 15)) + " warps; " +
+          format("%.1f", divergence_slowdown({{16, 40}, {16, 40}}, 40)) + "×");
+  md += "\nExample 4's and 5's bodies are missing from the reference page; 4 uses a 16-thread "
+        "block and 5 the self-test's L = 300, W = 15.\n";
+  return md;
+}
+
+}  // namespace warpcost::analysis

@@ -1,0 +1,44 @@
+// The contract between warpcost-bench and warpcost-analyze: the keys warpcost adds to the Google
+// Benchmark JSON `context` block, and the schema version they belong to. Plain constants, no CUDA.
+#pragma once
+
+namespace warpcost::schema {
+
+inline constexpr int kVersion = 1;
+inline constexpr const char* kVersionKey = "warpcost_schema_version";
+
+namespace key {
+inline constexpr const char* kRunId = "run_id";
+inline constexpr const char* kUtc = "utc";
+inline constexpr const char* kGpuName = "gpu_name";
+inline constexpr const char* kGpuUuid = "gpu_uuid";
+inline constexpr const char* kCc = "cc";
+inline constexpr const char* kSmCount = "sm_count";
+inline constexpr const char* kWarpSize = "warp_size";
+inline constexpr const char* kMaxThreadsPerSm = "max_threads_per_sm";
+inline constexpr const char* kMaxWarpsPerSm = "max_warps_per_sm";
+inline constexpr const char* kMaxBlocksPerSm = "max_blocks_per_sm";
+inline constexpr const char* kMaxThreadsPerBlock = "max_threads_per_block";
+inline constexpr const char* kL2Bytes = "l2_bytes";
+inline constexpr const char* kGlobalMemoryBytes = "global_memory_bytes";
+inline constexpr const char* kMemoryClockKhz = "memory_clock_khz";
+inline constexpr const char* kMemoryBusWidthBits = "memory_bus_width_bits";
+inline constexpr const char* kSmClockMaxKhz = "sm_clock_max_khz";
+inline constexpr const char* kSmClockMeasuredKhz = "sm_clock_measured_khz";
+inline constexpr const char* kDriverVersion = "driver_version";
+inline constexpr const char* kCudaDriverApi = "cuda_driver_api";
+inline constexpr const char* kCudaRuntime = "cuda_runtime";
+inline constexpr const char* kGitRev = "git_rev";
+inline constexpr const char* kCommandLine = "command_line";
+}  // namespace key
+
+// Every key a run must carry for the analysis to place it.
+inline constexpr const char* kRequiredKeys[] = {
+    key::kRunId,          key::kUtc,           key::kGpuName,       key::kGpuUuid,
+    key::kCc,             key::kSmCount,       key::kWarpSize,      key::kMaxThreadsPerSm,
+    key::kMaxWarpsPerSm,  key::kMaxBlocksPerSm, key::kMaxThreadsPerBlock, key::kL2Bytes,
+    key::kGlobalMemoryBytes, key::kMemoryClockKhz, key::kMemoryBusWidthBits, key::kSmClockMaxKhz,
+    key::kSmClockMeasuredKhz, key::kDriverVersion, key::kCudaDriverApi, key::kCudaRuntime,
+    key::kGitRev,         key::kCommandLine};
+
+}  // namespace warpcost::schema

@@ -1,0 +1,226 @@
+// warpcost-bench: selects the device, records the device context, runs the registered benchmarks
+// and, with --warpcost_results_root, files the JSON as <root>/<gpu-slug>/<utc-stamp>/bench.json.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bench_support.hpp"
+#include "cuda_check.hpp"
+#include "device_info.hpp"
+#include "result_schema.hpp"
+
+#ifndef WARPCOST_GIT_REVISION
+#define WARPCOST_GIT_REVISION "unknown"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace warpcost {
+
+const DeviceInfo& bench_device() {
+  static const DeviceInfo info = [] {
+    int device = 0;
+    WARPCOST_CUDA(cudaGetDevice(&device));
+    return query_device_info(device);
+  }();
+  return info;
+}
+
+namespace {
+
+// ctest treats this exit code as "skipped" (SKIP_RETURN_CODE), so the smoke test of a machine
+// without a GPU reports a skip, not a pass.
+constexpr int kExitNoDevice = 77;
+
+struct Options {
+  std::string results_root;
+  int device = 0;
+  bool check_device_only = false;
+};
+
+bool take_flag(const std::string& arg, const std::string& name, std::string& value) {
+  const std::string prefix = "--" + name + "=";
+  if (arg.rfind(prefix, 0) != 0) return false;
+  value = arg.substr(prefix.size());
+  return true;
+}
+
+// Removes warpcost's own flags from argv (Google Benchmark rejects flags it does not know).
+Options parse_own_flags(int& argc, char** argv) {
+  Options options;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    std::string value;
+    if (take_flag(arg, "warpcost_results_root", value)) {
+      options.results_root = value;
+    } else if (take_flag(arg, "warpcost_device", value)) {
+      char* end = nullptr;
+      const long device = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || device < 0 || device > 1023) {
+        throw std::invalid_argument("--warpcost_device=" + value +
+                                    ": expected a device index (0, 1, ...)");
+      }
+      options.device = static_cast<int>(device);
+    } else if (arg == "--warpcost_check_device") {
+      options.check_device_only = true;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  return options;
+}
+
+std::string utc_format(std::time_t t, const char* format) {
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buffer[64];
+  std::strftime(buffer, sizeof buffer, format, &tm);
+  return buffer;
+}
+
+void add_context(const DeviceInfo& info, double measured_clock_hz, const std::string& run_id,
+                 const std::string& utc, const std::string& command_line) {
+  using benchmark::AddCustomContext;
+  namespace key = schema::key;
+  AddCustomContext(schema::kVersionKey, std::to_string(schema::kVersion));
+  AddCustomContext(key::kRunId, run_id);
+  AddCustomContext(key::kUtc, utc);
+  AddCustomContext(key::kGpuName, info.name);
+  AddCustomContext(key::kGpuUuid, info.uuid);
+  AddCustomContext(key::kCc, std::to_string(info.cc_major) + "." + std::to_string(info.cc_minor));
+  AddCustomContext(key::kSmCount, std::to_string(info.sm_count));
+  AddCustomContext(key::kWarpSize, std::to_string(info.warp_size));
+  AddCustomContext(key::kMaxThreadsPerSm, std::to_string(info.max_threads_per_sm));
+  AddCustomContext(key::kMaxWarpsPerSm, std::to_string(info.max_warps_per_sm));
+  AddCustomContext(key::kMaxBlocksPerSm, std::to_string(info.max_blocks_per_sm));
+  AddCustomContext(key::kMaxThreadsPerBlock, std::to_string(info.max_threads_per_block));
+  AddCustomContext(key::kL2Bytes, std::to_string(info.l2_bytes));
+  AddCustomContext(key::kGlobalMemoryBytes, std::to_string(info.global_memory_bytes));
+  AddCustomContext(key::kMemoryClockKhz, std::to_string(info.memory_clock_khz));
+  AddCustomContext(key::kMemoryBusWidthBits, std::to_string(info.memory_bus_width_bits));
+  AddCustomContext(key::kSmClockMaxKhz, std::to_string(info.sm_clock_max_khz));
+  AddCustomContext(key::kSmClockMeasuredKhz,
+                   std::to_string(static_cast<long long>(measured_clock_hz / 1e3 + 0.5)));
+  AddCustomContext(key::kDriverVersion, info.driver_version);
+  AddCustomContext(key::kCudaDriverApi, info.cuda_driver_api);
+  AddCustomContext(key::kCudaRuntime, info.cuda_runtime);
+  AddCustomContext(key::kGitRev, WARPCOST_GIT_REVISION);
+  AddCustomContext(key::kCommandLine, command_line);
+}
+
+// Names of the benchmarks that reported an error (a failed output check or CUDA call).
+std::vector<std::string> errored_benchmarks(const fs::path& json_path) {
+  std::ifstream in(json_path);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::vector<std::string> names;
+  for (const auto& entry : doc.at("benchmarks")) {
+    if (entry.value("error_occurred", false)) {
+      names.push_back(entry.value("name", "?") + ": " + entry.value("error_message", ""));
+    }
+  }
+  return names;
+}
+
+int run(int argc, char** argv) {
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  const Options options = parse_own_flags(argc, argv);
+
+  std::string why;
+  const int devices = visible_device_count(why);
+  if (devices == 0) {
+    std::fprintf(stderr, "warpcost-bench: no CUDA device is visible (%s); nothing to measure.\n",
+                 why.c_str());
+    return kExitNoDevice;
+  }
+  if (options.device >= devices) {
+    std::fprintf(stderr, "warpcost-bench: --warpcost_device=%d, but devices 0..%d are visible\n",
+                 options.device, devices - 1);
+    return 2;
+  }
+  if (options.check_device_only) {
+    std::printf("%d CUDA device(s) visible\n", devices);
+    return 0;
+  }
+  WARPCOST_CUDA(cudaSetDevice(options.device));
+  const DeviceInfo& info = bench_device();
+
+  const std::time_t now = std::time(nullptr);
+  const std::string stamp = utc_format(now, "%Y%m%dT%H%M%SZ");
+  const std::string run_id = gpu_slug(info.name) + "/" + stamp;
+
+  fs::path final_dir;
+  fs::path partial_dir;
+  std::vector<std::string> args(argv, argv + argc);
+  if (!options.results_root.empty()) {
+    final_dir = fs::path(options.results_root) / gpu_slug(info.name) / stamp;
+    partial_dir = final_dir.parent_path() / ("." + stamp + ".partial");
+    if (fs::exists(final_dir)) {
+      std::fprintf(stderr, "warpcost-bench: %s exists; a run never overwrites another\n",
+                   final_dir.c_str());
+      return 1;
+    }
+    fs::create_directories(partial_dir);
+    args.push_back("--benchmark_out=" + (partial_dir / "bench.json").string());
+    args.push_back("--benchmark_out_format=json");
+  }
+  std::vector<char*> gb_argv;
+  for (auto& a : args) gb_argv.push_back(a.data());
+  int gb_argc = static_cast<int>(gb_argv.size());
+  gb_argv.push_back(nullptr);
+  benchmark::Initialize(&gb_argc, gb_argv.data());
+  if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 2;
+
+  Stream stream;
+  const double clock_hz = measure_sm_clock_hz(stream);
+  add_context(info, clock_hz, run_id, utc_format(now, "%Y-%m-%dT%H:%M:%SZ"), command_line);
+  std::fprintf(stderr, "warpcost-bench: %s (cc %d.%d, %d SMs), SM clock %.0f MHz (max %lld MHz)\n",
+               info.name.c_str(), info.cc_major, info.cc_minor, info.sm_count, clock_hz / 1e6,
+               info.sm_clock_max_khz / 1000);
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+
+  if (partial_dir.empty()) return 0;
+  const fs::path json = partial_dir / "bench.json";
+  if (!fs::exists(json) || fs::file_size(json) == 0) {
+    std::fprintf(stderr, "warpcost-bench: no JSON was written to %s\n", json.c_str());
+    fs::remove_all(partial_dir);
+    return 1;
+  }
+  const std::vector<std::string> errors = errored_benchmarks(json);
+  if (!errors.empty()) {
+    const fs::path failed = final_dir.string() + ".failed";
+    fs::rename(partial_dir, failed);
+    std::fprintf(stderr, "warpcost-bench: %zu benchmark(s) failed; run kept in %s:\n",
+                 errors.size(), failed.c_str());
+    for (const auto& e : errors) std::fprintf(stderr, "  %s\n", e.c_str());
+    return 1;
+  }
+  fs::rename(partial_dir, final_dir);
+  std::printf("%s\n", final_dir.c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace warpcost
+
+int main(int argc, char** argv) {
+  try {
+    return warpcost::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "warpcost-bench: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The whole GPU round in one call on the device machine: build with the h200 preset and run every
+# test (the GPU ones included), compute-sanitizer memcheck over the GPU tests, then the main job
+# (suite + analysis). Logs and the new run folders, packed as one tarball, land in $OUT.
+# Usage (from the repository root): scripts/gpu-round.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/warpcost-out}
+mkdir -p "$OUT"
+exec > >(tee "$OUT/round.log") 2>&1
+
+# The GPU machine has no nlohmann-json package; a copy unpacked from Debian's can travel in .deps.
+[ -d .deps/usr ] && export CMAKE_PREFIX_PATH="$PWD/.deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+
+status=0
+step() {
+  echo "=== $1"
+  shift
+  local start=$SECONDS
+  "$@" || { echo "=== FAILED ($?): $*"; status=1; }
+  echo "=== $((SECONDS - start)) s"
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw \
+  --format=csv || true
+before=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
+
+step "build and test (h200 preset)" ./warpcost test --preset h200
+step "compute-sanitizer memcheck on the GPU tests" \
+  compute-sanitizer --tool memcheck --error-exitcode 9 build/h200/tests/test_gpu
+step "suite and analysis" ./warpcost run --preset h200 "$@"
+
+after=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
+new=$(comm -13 <(echo "$before") <(echo "$after"))
+if [ -n "$new" ]; then
+  tar czf "$OUT/results.tar.gz" $new
+  echo "packed: $new"
+fi
+echo "=== gpu round: $([ $status -eq 0 ] && echo passed || echo FAILED)"
+exit $status
