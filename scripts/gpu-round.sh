@@ -26,8 +26,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,te
 before=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
 
 step "build and test (h200 preset)" ./warpcost test --preset h200
+# The launch-wrapper test provokes an invalid launch on purpose; memcheck would count that API error.
 step "compute-sanitizer memcheck on the GPU tests" \
-  compute-sanitizer --tool memcheck --error-exitcode 9 build/h200/tests/test_gpu
+  compute-sanitizer --tool memcheck --error-exitcode 9 build/h200/tests/test_gpu \
+  --gtest_filter=-GpuLaunchWrapper.ReportsAnImpossibleConfigurationAsAnError
 step "suite and analysis" ./warpcost run --preset h200 "$@"
 
 after=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)

@@ -16,7 +16,8 @@ namespace {
 const fs::path kFixtures = WARPCOST_FIXTURES;
 const fs::path kGoodRun = kFixtures / "runs/fixture-gpu/20260101T000000Z/bench.json";
 
-const BenchmarkResult& find(const analysis::Run& run, const std::string& name) {
+// Returned by value: a reference into the run would be one more thing for a test to get wrong.
+BenchmarkResult find(const analysis::Run& run, const std::string& name) {
   for (const auto& b : run.benchmarks) {
     if (b.run_name == name) return b;
   }
@@ -42,23 +43,23 @@ TEST(RunReader, ReadsRepetitionsCountersAndContext) {
   EXPECT_DOUBLE_EQ(run.context.number("sm_count"), 132.0);
   ASSERT_EQ(run.benchmarks.size(), 4u);  // aggregates are not benchmarks of their own
 
-  const BenchmarkResult& clock = find(run, "calibration/sm_clock/spin_cycles:20000000");
+  const BenchmarkResult clock = find(run, "calibration/sm_clock/spin_cycles:20000000");
   ASSERT_EQ(clock.seconds.size(), 3u);
   EXPECT_NEAR(clock.median_seconds(), 10.11e-3, 1e-12);
   EXPECT_DOUBLE_EQ(clock.counter_median("sm_clock_hz"), 1.978e9);
 
-  const BenchmarkResult& copy = find(run, "calibration/d2d_copy/mib:1024");
+  const BenchmarkResult copy = find(run, "calibration/d2d_copy/mib:1024");
   EXPECT_NEAR(copy.median_seconds(), 0.5005e-3, 1e-12);
   EXPECT_DOUBLE_EQ(copy.counter_median("bytes_read"), 1073741824.0);
 
-  const BenchmarkResult& other = find(run, "family2/unmodelled/k:3");
+  const BenchmarkResult other = find(run, "family2/unmodelled/k:3");
   ASSERT_EQ(other.seconds.size(), 1u);
   EXPECT_NEAR(other.seconds[0], 2.0e-3, 1e-15);  // 2e6 ns
 }
 
 TEST(RunReader, KeepsAnErroredBenchmarkAsAnError) {
   const analysis::Run run = read_run(kFixtures / "runs/fixture-gpu/20260102T000000Z/bench.json");
-  const BenchmarkResult& failed = find(run, "calibration/d2d_copy/mib:4096");
+  const BenchmarkResult failed = find(run, "calibration/d2d_copy/mib:4096");
   EXPECT_TRUE(failed.error);
   EXPECT_NE(failed.error_message.find("12 of 1073741824 words differ"), std::string::npos);
 }
@@ -100,7 +101,7 @@ TEST(Statistics, MedianMeanAndCv) {
   EXPECT_THROW(median({}), std::invalid_argument);
 }
 
-const Row& row(const std::vector<Row>& rows, const std::string& params, const std::string& metric) {
+Row row(const std::vector<Row>& rows, const std::string& params, const std::string& metric) {
   for (const auto& r : rows) {
     if (r.params == params && r.metric == metric) return r;
   }
@@ -111,23 +112,23 @@ TEST(Evaluation, CalibrationVerdicts) {
   const analysis::Run run = read_run(kGoodRun);
   const std::vector<Row> rows = evaluate_run(run);
 
-  const Row& clock = row(rows, "spin_cycles=20000000", "sm__cycles_elapsed.avg.per_second");
+  const Row clock = row(rows, "spin_cycles=20000000", "sm__cycles_elapsed.avg.per_second");
   EXPECT_EQ(clock.verdict, verdict::kHolds);
   EXPECT_DOUBLE_EQ(*clock.predicted, 1.98e9);
   EXPECT_NEAR(*clock.rel_error, (1.978e9 - 1.98e9) / 1.98e9, 1e-12);
 
-  const Row& copy = row(rows, "mib=1024", "dram__bytes.sum.per_second");
+  const Row copy = row(rows, "mib=1024", "dram__bytes.sum.per_second");
   EXPECT_NEAR(copy.value, 2.0 * 1073741824.0 / 0.5005e-3, 1.0);
   EXPECT_NEAR(*copy.predicted, 3.201e9 * 768 * 2, 1.0);
   EXPECT_EQ(copy.verdict, verdict::kHolds);  // 87 % of peak: under the bound
 
-  const Row& launch = row(rows, "launches=64", "gpu__time_duration.per_launch");
+  const Row launch = row(rows, "launches=64", "gpu__time_duration.per_launch");
   EXPECT_NEAR(launch.value, 130.0e-6 / 64, 1e-12);
 
-  const Row& cv = row(rows, "mib=1024", "gpu__time_duration.cv");
+  const Row cv = row(rows, "mib=1024", "gpu__time_duration.cv");
   EXPECT_EQ(cv.verdict, verdict::kHolds);  // 0.1 % over 3 repetitions of a 500 us copy
 
-  const Row& unmodelled = row(rows, "k=3", "gpu__time_duration.median");
+  const Row unmodelled = row(rows, "k=3", "gpu__time_duration.median");
   EXPECT_EQ(unmodelled.verdict, verdict::kInfo);
 }
 
@@ -145,7 +146,8 @@ TEST(Evaluation, ClockBelowNinetyPercentIsFlaggedAndACopyAbovePeakFails) {
 
 TEST(Evaluation, AnErroredBenchmarkBecomesAnErrorRow) {
   const analysis::Run run = read_run(kFixtures / "runs/fixture-gpu/20260102T000000Z/bench.json");
-  const Row& e = row(evaluate_run(run), "mib=4096", "error");
+  const std::vector<Row> rows = evaluate_run(run);
+  const Row e = row(rows, "mib=4096", "error");
   EXPECT_EQ(e.verdict, verdict::kError);
   EXPECT_NE(e.why.find("words differ"), std::string::npos);
 }
