@@ -1,7 +1,10 @@
 #include "evaluation.hpp"
 
 #include <cmath>
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <map>
 
 #include "models.hpp"
 #include "result_schema.hpp"
@@ -130,6 +133,253 @@ void evaluate_launch_overhead(const BenchmarkResult& b, std::vector<Row>& rows) 
   rows.push_back(r);
 }
 
+// ---- partial_warp ----------------------------------------------------------------------------
+
+std::string hex_mask(double v) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, "0x%08x", static_cast<std::uint32_t>(v));
+  return buffer;
+}
+
+// Which worked example or lesson case a recorded shape answers.
+std::string example_of(long long x, long long y, long long z) {
+  if (y == 1 && z == 1) {
+    switch (x) {
+      case 256: return "Ex 1";
+      case 100: return "Ex 2";
+      case 16: return "Ex 4";
+      case 72: return "self-test";
+      default: return "lesson";
+    }
+  }
+  if (x == 48 && y == 4 && z == 1) return "Ex 3";
+  if (x == 8 && y == 4 && z == 3) return "Ex 3b / self-test";
+  if ((x == 30 && y == 30) || (x == 32 && y == 8)) return "Ex 9";
+  return "shape";
+}
+
+Row exact_row(const BenchmarkResult& b, const std::string& metric, double measured,
+              const std::string& model, double predicted, const std::string& why_holds,
+              const std::string& why_fails, const char* miss_verdict = verdict::kFails) {
+  Row r = base_row(b);
+  r.metric = metric;
+  r.value = measured;
+  r.unit = "count";
+  r.model = model;
+  r = with_prediction(r, predicted);
+  const bool same = measured == predicted;
+  r.verdict = same ? verdict::kHolds : miss_verdict;
+  r.why = same ? why_holds : why_fails;
+  return r;
+}
+
+void evaluate_schedule(const BenchmarkResult& b, std::vector<Row>& rows) {
+  const long long x = static_cast<long long>(b.param("x"));
+  const long long y = static_cast<long long>(b.param("y"));
+  const long long z = static_cast<long long>(b.param("z"));
+  const long long p = model::threads_per_block({x, y, z});
+  const std::string tag = example_of(x, y, z) + ", P = " + std::to_string(p) + ": ";
+  const double warps = b.counter_median("warps_observed");
+  const long long model_warps = model::warps_per_block(p);
+  rows.push_back(exact_row(b, "warps_per_block", warps, "ceil(P/32)", static_cast<double>(model_warps),
+                           tag + fixed(warps, 0) + " threads read %laneid 0: one per warp, as ceil(" +
+                               std::to_string(p) + "/32) = " + std::to_string(model_warps),
+                           tag + fixed(warps, 0) + " warps observed, model " +
+                               std::to_string(model_warps)));
+  const double mask = b.counter_median("tail_mask_observed");
+  Row m = exact_row(b, "tail_mask", mask, "(1 << (P mod 32)) - 1, all 32 bits when P mod 32 = 0",
+                    static_cast<double>(model::tail_mask(p)),
+                    tag + "the last warp's mask is " + hex_mask(mask) + ", " +
+                        std::to_string(model::tail_lanes(p)) + " lanes",
+                    tag + "the last warp's mask is " + hex_mask(mask) + ", model " +
+                        hex_mask(model::tail_mask(p)));
+  m.unit = "mask";
+  rows.push_back(m);
+  const double mapped = b.counter_median("threads_mapped_as_model");
+  rows.push_back(exact_row(
+      b, "threads_mapped_as_model", mapped,
+      "lane = linear mod 32, (x,y,z) = inverse of linear (x fastest), mask of its warp",
+      static_cast<double>(p), tag + "every thread's %laneid, coordinates and mask match the model",
+      tag + fixed(static_cast<double>(p) - mapped, 0) + " threads off the model"));
+  const double one_clock = b.counter_median("warps_with_one_clock");
+  rows.push_back(exact_row(b, "warps_with_one_clock", one_clock,
+                           "the lanes of a warp issue together: one clock64 value per warp",
+                           static_cast<double>(model_warps),
+                           tag + "every warp's lanes read one clock64 value",
+                           tag + fixed(static_cast<double>(model_warps) - one_clock, 0) +
+                               " warps read several clock64 values: independent thread scheduling "
+                               "split them (allowed since cc 7.0, not a gate)",
+                           verdict::kWarn));
+  rows.push_back(exact_row(b, "distinct_sms", b.counter_median("distinct_sms"),
+                           "one block runs on one SM", 1.0, tag + "all threads on one SM",
+                           tag + "threads of one block reported several SMs"));
+}
+
+const BenchmarkResult* find_benchmark(const Run& run, const std::string& benchmark,
+                                      const std::string& params) {
+  for (const auto& other : run.benchmarks) {
+    if (other.family == "partial_warp" && other.benchmark == benchmark &&
+        other.params_text() == params && !other.error && !other.seconds.empty()) {
+      return &other;
+    }
+  }
+  return nullptr;
+}
+
+double useful_fma_rate(const BenchmarkResult& b) {
+  return b.counter_median("useful_threads") * b.counter_median("fma_per_thread") / b.median_seconds();
+}
+
+void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  const long long p = static_cast<long long>(b.param("threads"));
+  const long long warps = model::warps_per_block(p);
+  const long long next = model::kWarpSize * warps;
+
+  Row rate = base_row(b);
+  rate.metric = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_second";
+  rate.value = useful_fma_rate(b);
+  rate.unit = "inst/s";
+  rate.verdict = verdict::kInfo;
+  rate.why = "useful thread-FMAs per second: " + fixed(b.counter_median("useful_threads"), 0) +
+             " threads x " + fixed(b.counter_median("fma_per_thread"), 0) + " FMAs";
+  rows.push_back(rate);
+
+  if (p % model::kWarpSize != 0) {
+    if (const BenchmarkResult* ref = find_benchmark(run, "staircase", "threads=" + std::to_string(next))) {
+      Row f = base_row(b);
+      f.metric = "useful_fraction";
+      f.value = rate.value / useful_fma_rate(*ref);
+      f.unit = "ratio";
+      f.model = "P / (32 ceil(P/32)), against P = " + std::to_string(next);
+      f = with_prediction(f, model::lane_efficiency(p));
+      const bool holds = std::fabs(*f.rel_error) <= kFractionTolerance;
+      f.verdict = holds ? verdict::kHolds : verdict::kFails;
+      f.why = "useful rate at P = " + std::to_string(p) + " is " + fixed(100 * f.value, 2) +
+              "% of P = " + std::to_string(next) + "'s; the model says " +
+              fixed(100 * *f.predicted, 2) + "% (" + std::to_string(warps) + " warps carry " +
+              std::to_string(p) + " useful lanes)" +
+              (holds ? "" : ": off by more than 2%");
+      rows.push_back(f);
+    }
+  }
+
+  const double max_blocks = run.context.number(schema::key::kMaxBlocksPerSm);
+  const double max_warps = run.context.number(schema::key::kMaxWarpsPerSm);
+  const double by_warps = std::floor(max_warps / static_cast<double>(warps));
+  const double predicted = std::min(max_blocks, by_warps);
+  Row occ = base_row(b);
+  occ.metric = "resident_blocks_per_sm";
+  occ.value = b.counter_median("blocks_per_sm");
+  occ.unit = "count";
+  occ.model = "min(max blocks/SM, floor(max warps/SM / ceil(P/32)))";
+  occ = with_prediction(occ, predicted);
+  const bool same = occ.value == predicted;
+  occ.verdict = same ? verdict::kHolds : verdict::kFails;
+  occ.why = std::string(same ? "the occupancy API reserves " : "the occupancy API gives ") +
+            fixed(occ.value, 0) + " blocks of " + std::to_string(warps) + " warp slots (" +
+            fixed(occ.value * static_cast<double>(warps), 0) + " of " + fixed(max_warps, 0) +
+            " warps)" +
+            (same ? (by_warps < max_blocks ? ": the warp cap binds, counted in whole warps"
+                                           : ": the block cap binds")
+                  : "; the model predicts " + fixed(predicted, 0) +
+                        ": registers or shared memory bind first");
+  rows.push_back(occ);
+}
+
+// One row per staircase step k (P in (32(k-1), 32k]): the launches of one step have the same warps
+// per block and the same waves, so their times should agree.
+void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
+  std::map<long long, std::vector<const BenchmarkResult*>> steps;
+  for (const auto& b : run.benchmarks) {
+    if (b.family == "partial_warp" && b.benchmark == "staircase" && !b.error && !b.seconds.empty()) {
+      steps[model::warps_per_block(static_cast<long long>(b.param("threads")))].push_back(&b);
+    }
+  }
+  for (const auto& [k, members] : steps) {
+    if (members.size() < 2) continue;
+    double lo = members.front()->median_seconds();
+    double hi = lo;
+    long long p_lo = 1 << 30;
+    long long p_hi = 0;
+    for (const auto* m : members) {
+      lo = std::min(lo, m->median_seconds());
+      hi = std::max(hi, m->median_seconds());
+      p_lo = std::min(p_lo, static_cast<long long>(m->param("threads")));
+      p_hi = std::max(p_hi, static_cast<long long>(m->param("threads")));
+    }
+    Row r;
+    r.family = "partial_warp";
+    r.benchmark = "staircase_step";
+    r.params = "warps=" + std::to_string(k) + ";threads=" + std::to_string(p_lo) + ".." +
+               std::to_string(p_hi);
+    r.metric = "step_time_spread";
+    r.value = (hi - lo) / lo;
+    r.unit = "ratio";
+    r.model = "one step, one time: same warps per block";
+    r.predicted = 0.0;
+    const bool holds = r.value <= kStepSpreadTolerance;
+    r.verdict = holds ? verdict::kHolds : verdict::kFails;
+    r.why = std::to_string(members.size()) + " block sizes of " + std::to_string(k) +
+            " warps: times within " + fixed(100 * r.value, 2) + "%" +
+            (holds ? "" : " (more than 1%)");
+    rows.push_back(r);
+  }
+}
+
+void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  const long long block = static_cast<long long>(b.param("block"));
+  const long long total = static_cast<long long>(b.param("threads"));
+  const model::GridTail g = model::grid_tail(total, block);
+  const std::string tag = "N = " + std::to_string(total) + ", B = " + std::to_string(block) + ": ";
+  rows.push_back(exact_row(b, "tail_active_threads", b.counter_median("tail_active_threads_observed"),
+                           "N - B(ceil(N/B) - 1)", static_cast<double>(g.last_block_threads),
+                           tag + "the last block runs " + std::to_string(g.last_block_threads) +
+                               " threads",
+                           tag + "the last block ran a different number of threads"));
+  rows.push_back(exact_row(b, "tail_full_warps", b.counter_median("tail_full_warps_observed"),
+                           "floor(last / 32)", static_cast<double>(g.last_block_full_warps),
+                           tag + std::to_string(g.last_block_full_warps) + " full warps + " +
+                               std::to_string(g.last_block_partial_lanes) + " lanes",
+                           tag + "full warps in the last block differ from the model"));
+  const std::uint32_t tail_mask =
+      g.last_block_partial_lanes == 0 ? model::kFullWarpMask
+                                      : (1u << g.last_block_partial_lanes) - 1u;
+  Row m = exact_row(b, "tail_mask", b.counter_median("tail_last_mask_observed"),
+                    "(1 << (last mod 32)) - 1", static_cast<double>(tail_mask),
+                    tag + "the last warp runs with mask " + hex_mask(tail_mask),
+                    tag + "the last warp's mask differs from " + hex_mask(tail_mask));
+  m.unit = "mask";
+  rows.push_back(m);
+
+  // Time: the blocks run on separate SMs at once, and a block's warps spread over the SM's
+  // schedulers, so the grid takes as long as its block with the most warps per scheduler.
+  const BenchmarkResult* full = find_benchmark(run, "grid_tail",
+                                               "block=" + std::to_string(block) + ";threads=" +
+                                                   std::to_string(block));
+  if (full == nullptr) return;
+  const std::string& cc = run.context.text(schema::key::kCc);
+  const auto dot = cc.find('.');
+  const auto arch = model::arch_params(std::stoi(cc.substr(0, dot)),
+                                       dot == std::string::npos ? 0 : std::stoi(cc.substr(dot + 1)));
+  auto per_scheduler = [&](long long warps) {
+    return static_cast<double>((warps + arch.schedulers_per_sm - 1) / arch.schedulers_per_sm);
+  };
+  const long long busiest = g.blocks > 1 ? model::warps_per_block(block)
+                                         : model::warps_per_block(g.last_block_threads);
+  Row t = base_row(b);
+  t.metric = "relative_time";
+  t.value = b.median_seconds() / full->median_seconds();
+  t.unit = "ratio";
+  t.model = "ceil(warps of the busiest block / N_sched) relative to one full block";
+  t = with_prediction(t, per_scheduler(busiest) / per_scheduler(model::warps_per_block(block)));
+  const bool holds = std::fabs(*t.rel_error) <= kTailTimeTolerance;
+  t.verdict = holds ? verdict::kHolds : verdict::kFails;
+  t.why = tag + "took " + fixed(100 * t.value, 1) + "% of one full block's time; the busiest block has " +
+          std::to_string(busiest) + " warps, " + fixed(per_scheduler(busiest), 0) +
+          " per scheduler" + (holds ? "" : ": off by more than 5%");
+  rows.push_back(t);
+}
+
 void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
   if (b.error || b.seconds.empty()) {
     Row e = base_row(b);
@@ -146,6 +396,11 @@ void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Ro
     if (b.benchmark == "d2d_copy") evaluate_d2d_copy(run, b, rows);
     if (b.benchmark == "launch_overhead") evaluate_launch_overhead(b, rows);
   }
+  if (b.family == "partial_warp") {
+    if (b.benchmark == "schedule") evaluate_schedule(b, rows);
+    if (b.benchmark == "staircase") evaluate_staircase(run, b, rows);
+    if (b.benchmark == "grid_tail") evaluate_grid_tail(run, b, rows);
+  }
 }
 
 }  // namespace
@@ -159,6 +414,7 @@ std::vector<Row> evaluate_run(const Run& run) {
       throw RunFormatError(run.source.string(), b.run_name, e.what());
     }
   }
+  evaluate_staircase_steps(run, rows);
   return rows;
 }
 

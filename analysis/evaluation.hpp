@@ -38,6 +38,9 @@ inline constexpr double kClockFloorFraction = 0.90;  // below this share of max 
 inline constexpr double kCvTarget = 0.005;           // CV target for kernels of >= 50 us
 inline constexpr double kCvMinSeconds = 50e-6;
 inline constexpr double kBoundSlack = 0.02;          // a measured rate may exceed a peak by 2 %
+inline constexpr double kFractionTolerance = 0.02;   // useful fraction within 2 % of the model
+inline constexpr double kStepSpreadTolerance = 0.01; // times within one staircase step: 1 %
+inline constexpr double kTailTimeTolerance = 0.05;   // grid-tail time ratio within 5 % of the model
 
 std::vector<Row> evaluate_run(const Run& run);
 

@@ -30,6 +30,15 @@ step "build and test (h200 preset)" ./warpcost test --preset h200
 step "compute-sanitizer memcheck on the GPU tests" \
   compute-sanitizer --tool memcheck --error-exitcode 9 build/h200/tests/test_gpu \
   --gtest_filter=-GpuLaunchWrapper.ReportsAnImpossibleConfigurationAsAnError
+record_examples() {
+  for shape in "48" "100" "1023" "48 4 1" "8 4 3"; do
+    echo "\$ warpcost-record $shape"
+    build/h200/bench/warpcost-record $shape || return 1
+    echo
+  done > "$OUT/records.txt"
+  cat "$OUT/records.txt"
+}
+step "recorder examples" record_examples
 step "suite and analysis" ./warpcost run --preset h200 "$@"
 
 after=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)

@@ -154,3 +154,72 @@ TEST(Evaluation, AnErroredBenchmarkBecomesAnErrorRow) {
 
 }  // namespace
 }  // namespace warpcost::analysis
+
+namespace warpcost::analysis {
+namespace {
+
+class PartialWarpEvaluation : public ::testing::Test {
+ protected:
+  void SetUp() override { rows_ = evaluate_run(read_run(kFixtures / "partial_warp.json")); }
+  Row at(const std::string& params, const std::string& metric) const { return row(rows_, params, metric); }
+  std::vector<Row> rows_;
+};
+
+TEST_F(PartialWarpEvaluation, RecorderCountersAgainstCeilAndTailMask) {
+  EXPECT_EQ(at("x=48;y=4;z=1", "warps_per_block").verdict, verdict::kHolds);
+  EXPECT_DOUBLE_EQ(*at("x=48;y=4;z=1", "warps_per_block").predicted, 6.0);
+  EXPECT_NE(at("x=48;y=4;z=1", "warps_per_block").why.find("Ex 3"), std::string::npos);
+  EXPECT_EQ(at("x=33;y=1;z=1", "tail_mask").verdict, verdict::kHolds);
+  EXPECT_DOUBLE_EQ(*at("x=33;y=1;z=1", "tail_mask").predicted, 1.0);
+  EXPECT_EQ(at("x=33;y=1;z=1", "threads_mapped_as_model").verdict, verdict::kHolds);
+  // One warp of two split its clock: reported as a warning, not a failure.
+  EXPECT_EQ(at("x=33;y=1;z=1", "warps_with_one_clock").verdict, verdict::kWarn);
+}
+
+TEST_F(PartialWarpEvaluation, StaircaseUsefulFractionAgainstTheNextMultipleOf32) {
+  const Row f33 = at("threads=33", "useful_fraction");
+  EXPECT_NEAR(f33.value, 33.0 / 64.0, 1e-12);
+  EXPECT_NEAR(*f33.predicted, 33.0 / 64.0, 1e-12);
+  EXPECT_EQ(f33.verdict, verdict::kHolds);
+  EXPECT_EQ(at("threads=48", "useful_fraction").verdict, verdict::kHolds);  // -0.5 %
+  const Row f65 = at("threads=65", "useful_fraction");
+  EXPECT_NEAR(f65.value, 65.0 * 1.03 / 96.0, 1e-12);
+  EXPECT_EQ(f65.verdict, verdict::kFails);  // +3 %
+  EXPECT_THROW(at("threads=64", "useful_fraction"), std::runtime_error);  // the reference itself
+}
+
+TEST_F(PartialWarpEvaluation, ResidencyIsCountedInWholeWarps) {
+  EXPECT_EQ(at("threads=48", "resident_blocks_per_sm").verdict, verdict::kHolds);  // block cap: 32
+  const Row r65 = at("threads=65", "resident_blocks_per_sm");
+  EXPECT_DOUBLE_EQ(*r65.predicted, 21.0);  // floor(64 / 3), not floor(2048 / 65) = 31
+  EXPECT_EQ(r65.verdict, verdict::kHolds);
+  EXPECT_NE(r65.why.find("the warp cap binds"), std::string::npos);
+}
+
+TEST_F(PartialWarpEvaluation, StepSpreadWithinOnePercent) {
+  const Row two = at("warps=2;threads=33..64", "step_time_spread");
+  EXPECT_NEAR(two.value, 0.005, 1e-12);
+  EXPECT_EQ(two.verdict, verdict::kHolds);
+  const Row three = at("warps=3;threads=65..96", "step_time_spread");
+  EXPECT_NEAR(three.value, 0.03, 1e-12);
+  EXPECT_EQ(three.verdict, verdict::kFails);
+}
+
+TEST_F(PartialWarpEvaluation, GridTailMasksAndTimePerScheduler) {
+  EXPECT_EQ(at("block=256;threads=1000", "tail_active_threads").verdict, verdict::kHolds);
+  EXPECT_DOUBLE_EQ(*at("block=256;threads=1000", "tail_active_threads").predicted, 232.0);
+  EXPECT_EQ(at("block=256;threads=1000", "tail_full_warps").verdict, verdict::kHolds);
+  EXPECT_DOUBLE_EQ(*at("block=256;threads=1000", "tail_mask").predicted, 255.0);
+  EXPECT_EQ(at("block=256;threads=1000", "tail_mask").verdict, verdict::kHolds);
+  EXPECT_EQ(at("block=256;threads=1000", "relative_time").verdict, verdict::kHolds);  // 1.005 vs 1
+  const Row one_warp = at("block=256;threads=32", "relative_time");
+  EXPECT_DOUBLE_EQ(*one_warp.predicted, 0.5);  // 1 warp per scheduler against 2
+  EXPECT_EQ(one_warp.verdict, verdict::kHolds);
+  const Row five_warps = at("block=256;threads=129", "relative_time");
+  EXPECT_DOUBLE_EQ(*five_warps.predicted, 1.0);  // 5 warps: 2 on one scheduler
+  EXPECT_EQ(five_warps.verdict, verdict::kFails);  // the fixture says 0.7
+  EXPECT_EQ(at("block=256;threads=129", "tail_mask").verdict, verdict::kHolds);  // 0x00000001
+}
+
+}  // namespace
+}  // namespace warpcost::analysis
