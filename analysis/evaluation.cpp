@@ -323,6 +323,29 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
             " warps: times within " + fixed(100 * r.value, 2) + "%" +
             (holds ? "" : " (more than 1%)");
     rows.push_back(r);
+
+    // The same spread in SM cycles (time x the clock each launch measured): what is left once the
+    // clock's drift between benchmarks is taken out.
+    bool clocked = true;
+    for (const auto* m : members) clocked = clocked && m->has_counter("sm_clock_hz");
+    if (!clocked) continue;
+    double c_lo = 0.0;
+    double c_hi = 0.0;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const double cycles = members[i]->median_seconds() * members[i]->counter_median("sm_clock_hz");
+      c_lo = i == 0 ? cycles : std::min(c_lo, cycles);
+      c_hi = i == 0 ? cycles : std::max(c_hi, cycles);
+    }
+    Row c = r;
+    c.metric = "step_cycle_spread";
+    c.value = (c_hi - c_lo) / c_lo;
+    const bool cycles_hold = c.value <= kStepSpreadTolerance;
+    c.verdict = cycles_hold ? verdict::kHolds : verdict::kFails;
+    c.why = std::to_string(members.size()) + " block sizes of " + std::to_string(k) +
+            " warps: SM cycles within " + fixed(100 * c.value, 2) + "% (times within " +
+            fixed(100 * r.value, 2) + "%)" +
+            (holds || !cycles_hold ? "" : ": the time spread is the SM clock moving between benchmarks");
+    rows.push_back(c);
   }
 }
 
@@ -366,6 +389,38 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
   };
   const long long busiest = g.blocks > 1 ? model::warps_per_block(block)
                                          : model::warps_per_block(g.last_block_threads);
+  // The partial warp's claim itself: N threads cost what 32·ceil(N/32) cost.
+  const long long whole = model::kWarpSize * model::warps_per_block(total);
+  if (whole != total) {
+    if (const BenchmarkResult* w = find_benchmark(run, "grid_tail",
+                                                  "block=" + std::to_string(block) + ";threads=" +
+                                                      std::to_string(whole))) {
+      Row ww = base_row(b);
+      ww.metric = "time_vs_whole_warps";
+      ww.value = b.median_seconds() / w->median_seconds();
+      ww.unit = "ratio";
+      ww.model = "a partial warp costs a whole warp: time(N) = time(32 ceil(N/32))";
+      ww = with_prediction(ww, 1.0);
+      const bool same = std::fabs(*ww.rel_error) <= kFractionTolerance;
+      ww.verdict = same ? verdict::kHolds : verdict::kFails;
+      ww.why = tag + "took " + fixed(100 * ww.value, 2) + "% of N = " + std::to_string(whole) +
+               "'s time" + (same ? "" : ": more than 2% apart");
+      rows.push_back(ww);
+      if (b.has_counter("sm_clock_hz") && w->has_counter("sm_clock_hz")) {
+        // The same in SM cycles, taking out the clock's drift between the two benchmarks.
+        Row wc = ww;
+        wc.metric = "cycles_vs_whole_warps";
+        wc.value = ww.value * b.counter_median("sm_clock_hz") / w->counter_median("sm_clock_hz");
+        wc = with_prediction(wc, 1.0);
+        const bool same_cycles = std::fabs(*wc.rel_error) <= kFractionTolerance;
+        wc.verdict = same_cycles ? verdict::kHolds : verdict::kFails;
+        wc.why = tag + "took " + fixed(100 * wc.value, 2) + "% of N = " + std::to_string(whole) +
+                 "'s SM cycles" + (same_cycles ? "" : ": more than 2% apart");
+        rows.push_back(wc);
+      }
+    }
+  }
+
   Row t = base_row(b);
   t.metric = "relative_time";
   t.value = b.median_seconds() / full->median_seconds();
@@ -374,9 +429,19 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
   t = with_prediction(t, per_scheduler(busiest) / per_scheduler(model::warps_per_block(block)));
   const bool holds = std::fabs(*t.rel_error) <= kTailTimeTolerance;
   t.verdict = holds ? verdict::kHolds : verdict::kFails;
+  // FMAs one scheduler issued per cycle, for this launch and for one full block: below 1, its warps
+  // waited on their own FMA latency instead of filling every issue slot.
+  const double clock_hz = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  const double fma = b.counter_median("fma_per_thread");
+  const double issue_here = per_scheduler(busiest) * fma / (b.median_seconds() * clock_hz);
+  const double issue_full = per_scheduler(model::warps_per_block(block)) * fma /
+                            (full->median_seconds() * clock_hz);
   t.why = tag + "took " + fixed(100 * t.value, 1) + "% of one full block's time; the busiest block has " +
           std::to_string(busiest) + " warps, " + fixed(per_scheduler(busiest), 0) +
-          " per scheduler" + (holds ? "" : ": off by more than 5%");
+          " per scheduler, issuing " + fixed(issue_here, 2) + " FMA/cycle per scheduler (full block: " +
+          fixed(issue_full, 2) + ")" +
+          (holds ? "" : ": off by more than 5%, because so few warps per scheduler cannot cover the "
+                        "FMA latency, so time is not proportional to warps per scheduler");
   rows.push_back(t);
 }
 
@@ -391,8 +456,9 @@ void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Ro
     return;
   }
   add_time_rows(b, rows);
+  // Any benchmark that measured its SM clock is held against the maximum like the calibration one.
+  if (b.has_counter("sm_clock_hz")) evaluate_sm_clock(run, b, rows);
   if (b.family == "calibration") {
-    if (b.benchmark == "sm_clock") evaluate_sm_clock(run, b, rows);
     if (b.benchmark == "d2d_copy") evaluate_d2d_copy(run, b, rows);
     if (b.benchmark == "launch_overhead") evaluate_launch_overhead(b, rows);
   }

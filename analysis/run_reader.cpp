@@ -44,6 +44,43 @@ bool is_google_benchmark_suffix(const std::string& component) {
 
 }  // namespace
 
+std::string replace_nonfinite_tokens(const std::string& text) {
+  static const char* const kTokens[] = {"-Infinity", "Infinity", "-NaN", "NaN", "-nan",
+                                        "nan",       "-inf",     "inf"};
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      continue;
+    }
+    bool replaced = false;
+    for (const char* token : kTokens) {
+      const std::size_t n = std::char_traits<char>::length(token);
+      if (text.compare(i, n, token) == 0) {
+        out += "null";
+        i += n - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
 RunFormatError::RunFormatError(const std::string& file, const std::string& field,
                                const std::string& problem)
     : std::runtime_error(file + ": " + field + ": " + problem) {}
@@ -122,11 +159,13 @@ BenchmarkResult parse_run_name(const std::string& run_name) {
 
 Run read_run(const std::filesystem::path& bench_json) {
   const std::string file = bench_json.string();
-  std::ifstream in(bench_json);
+  std::ifstream in(bench_json, std::ios::binary);
   if (!in) throw RunFormatError(file, "(file)", "cannot be opened");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
   json doc;
   try {
-    doc = json::parse(in);
+    doc = json::parse(replace_nonfinite_tokens(buffer.str()));
   } catch (const json::parse_error& e) {
     throw RunFormatError(file, "(document)",
                          "truncated or malformed JSON at byte " + std::to_string(e.byte));

@@ -50,6 +50,10 @@ struct Run {
 
 Run read_run(const std::filesystem::path& bench_json);
 
+// Google Benchmark writes NaN and Infinity as bare tokens (the CV of a counter whose mean is 0 is
+// NaN), which JSON does not allow. This replaces every such token outside a string with null.
+std::string replace_nonfinite_tokens(const std::string& json_text);
+
 // Splits a Google Benchmark run name into family, benchmark and key:value parameters, dropping the
 // suffixes Google Benchmark appends itself (manual_time, min_time:…, repeats:…, iterations:…).
 BenchmarkResult parse_run_name(const std::string& run_name);

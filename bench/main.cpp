@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "cuda_check.hpp"
 #include "device_info.hpp"
 #include "result_schema.hpp"
+#include "run_reader.hpp"
 
 #ifndef WARPCOST_GIT_REVISION
 #define WARPCOST_GIT_REVISION "unknown"
@@ -121,8 +123,10 @@ void add_context(const DeviceInfo& info, double measured_clock_hz, const std::st
 
 // Names of the benchmarks that reported an error (a failed output check or CUDA call).
 std::vector<std::string> errored_benchmarks(const fs::path& json_path) {
-  std::ifstream in(json_path);
-  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::ifstream in(json_path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json doc = nlohmann::json::parse(analysis::replace_nonfinite_tokens(text.str()));
   std::vector<std::string> names;
   for (const auto& entry : doc.at("benchmarks")) {
     if (entry.value("error_occurred", false)) {

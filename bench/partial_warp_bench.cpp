@@ -48,6 +48,19 @@ void check_fma_outputs(const DeviceBuffer<float>& out, unsigned long long writte
   }
 }
 
+// Times the launch with events, then (outside the timed pair) reads the SM clock its probe threads
+// measured; returns that clock in Hz.
+template <class Launch>
+double timed_launch_with_clock(benchmark::State& state, const Stream& stream, EventPair& events,
+                               const DeviceBuffer<kernels::ClockSample>& clocks, Launch&& launch) {
+  state.SetIterationTime(time_launch(stream, events, launch));
+  kernels::ClockSample probes[2];
+  WARPCOST_CUDA(cudaMemcpyAsync(probes, clocks.data(), sizeof probes, cudaMemcpyDeviceToHost,
+                                stream.get()));
+  stream.synchronize();
+  return 0.5 * (clock_hz_from_sample(probes[0]) + clock_hz_from_sample(probes[1]));
+}
+
 void schedule(benchmark::State& state) {
   run_guarded(state, [&] {
     const model::BlockShape shape{state.range(0), state.range(1), state.range(2)};
@@ -91,22 +104,22 @@ void staircase(benchmark::State& state) {
     const auto blocks = static_cast<unsigned int>(kStaircaseWaves * device.sm_count * blocks_per_sm);
     const unsigned long long threads = static_cast<unsigned long long>(blocks) * threads_per_block;
     DeviceBuffer<float> out(threads);
+    DeviceBuffer<kernels::ClockSample> clocks(2);
     Stream stream;
     EventPair events;
+    auto launch = [&] {
+      kernels::launch_fma_blocks(blocks, threads_per_block, kStaircaseIterations, out.data(),
+                                 clocks.data(), stream.get());
+    };
     WARPCOST_CUDA(cudaMemsetAsync(out.data(), 0xFF, out.bytes(), stream.get()));  // NaN poison
-    kernels::launch_fma_blocks(blocks, threads_per_block, kStaircaseIterations, out.data(), stream.get());
+    launch();
     check_fma_outputs(out, threads, kStaircaseIterations, stream);
 
     // Issue-bound and writing 4 bytes per thread once: no L2 flush, the cache plays no part.
-    for (int i = 0; i < kWarmupLaunches; ++i) {
-      kernels::launch_fma_blocks(blocks, threads_per_block, kStaircaseIterations, out.data(), stream.get());
-    }
-    for (auto _ : state) {
-      state.SetIterationTime(time_launch(stream, events, [&] {
-        kernels::launch_fma_blocks(blocks, threads_per_block, kStaircaseIterations, out.data(),
-                                   stream.get());
-      }));
-    }
+    for (int i = 0; i < kWarmupLaunches; ++i) launch();
+    double clock_hz_sum = 0.0;
+    for (auto _ : state) clock_hz_sum += timed_launch_with_clock(state, stream, events, clocks, launch);
+    state.counters["sm_clock_hz"] = benchmark::Counter(clock_hz_sum, benchmark::Counter::kAvgIterations);
     state.counters["blocks"] = blocks;
     state.counters["blocks_per_sm"] = blocks_per_sm;
     state.counters["waves"] = kStaircaseWaves;
@@ -151,8 +164,12 @@ void grid_tail(benchmark::State& state) {
     }
 
     DeviceBuffer<float> out(launched);
+    DeviceBuffer<kernels::ClockSample> clocks(2);
+    auto launch = [&] {
+      kernels::launch_fma_grid(total, block, kTailIterations, out.data(), clocks.data(), stream.get());
+    };
     WARPCOST_CUDA(cudaMemsetAsync(out.data(), 0xFF, out.bytes(), stream.get()));
-    kernels::launch_fma_grid(total, block, kTailIterations, out.data(), stream.get());
+    launch();
     check_fma_outputs(out, total, kTailIterations, stream);
     if (launched > total) {
       std::uint32_t past = 0;
@@ -161,14 +178,10 @@ void grid_tail(benchmark::State& state) {
       stream.synchronize();
       if (past != 0xFFFFFFFFu) throw std::runtime_error("a thread past the grid's total wrote its slot");
     }
-    for (int i = 0; i < kWarmupLaunches; ++i) {
-      kernels::launch_fma_grid(total, block, kTailIterations, out.data(), stream.get());
-    }
-    for (auto _ : state) {
-      state.SetIterationTime(time_launch(stream, events, [&] {
-        kernels::launch_fma_grid(total, block, kTailIterations, out.data(), stream.get());
-      }));
-    }
+    for (int i = 0; i < kWarmupLaunches; ++i) launch();
+    double clock_hz_sum = 0.0;
+    for (auto _ : state) clock_hz_sum += timed_launch_with_clock(state, stream, events, clocks, launch);
+    state.counters["sm_clock_hz"] = benchmark::Counter(clock_hz_sum, benchmark::Counter::kAvgIterations);
     state.counters["blocks"] = static_cast<double>(blocks);
     state.counters["tail_active_threads_observed"] = static_cast<double>(active);
     state.counters["tail_full_warps_observed"] = static_cast<double>(full_warps);
@@ -209,11 +222,12 @@ BENCHMARK(staircase)
     ->Unit(benchmark::kMicrosecond);
 
 // One to four blocks of 256, each on its own SM: the note's 1000 = 3 × 256 + 232, and single blocks
-// whose warp count crosses 1, 2, 4 and 8 warps.
+// whose warp count crosses 1, 2, 4 and 8 warps; every N whose last warp is partial has its
+// whole-warp neighbour 32·ceil(N/32) in the sweep.
 BENCHMARK(grid_tail)
     ->Name("partial_warp/grid_tail")
     ->ArgNames({"block", "threads"})
-    ->ArgsProduct({{256}, {1, 31, 32, 33, 64, 65, 128, 129, 232, 256, 769, 1000, 1024}})
+    ->ArgsProduct({{256}, {1, 31, 32, 33, 64, 65, 96, 128, 129, 160, 232, 256, 769, 800, 1000, 1024}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -56,15 +56,46 @@ __device__ __forceinline__ float fma_chains(unsigned long long global_id, int it
   return sum;
 }
 
-__global__ void fma_blocks_kernel(float* out, int iterations) {
+// Thread 0 of the first and of the last block samples its SM's clock over its block's life, so
+// every launch carries the clock it ran at. The branch splits one warp of each of those two blocks
+// for a few instructions: a cost far below the timing noise.
+struct BlockClockProbe {
+  bool active;
+  ClockSample sample;
+
+  __device__ BlockClockProbe()
+      : active(threadIdx.x == 0 && (blockIdx.x == 0 || blockIdx.x == gridDim.x - 1)), sample{} {
+    if (active) {
+      sample.smid_start = device::smid();
+      sample.ns_start = device::globaltimer_ns();
+      sample.clock_start = clock64();
+    }
+  }
+  __device__ void finish(ClockSample* slots) {
+    if (active) {
+      sample.clock_end = clock64();
+      sample.ns_end = device::globaltimer_ns();
+      sample.smid_end = device::smid();
+      slots[blockIdx.x == 0 ? 0 : 1] = sample;
+    }
+  }
+};
+
+__global__ void fma_blocks_kernel(float* out, int iterations, ClockSample* clocks) {
+  BlockClockProbe probe;
   const unsigned long long gid = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
   out[gid] = fma_chains(gid, iterations);
+  probe.finish(clocks);
 }
 
-__global__ void fma_grid_kernel(float* out, unsigned long long total, int iterations) {
+__global__ void fma_grid_kernel(float* out, unsigned long long total, int iterations,
+                                ClockSample* clocks) {
+  // Thread 0 of every block is inside the total (the last block holds at least one thread), so
+  // the probe runs before the guard and always finishes.
+  BlockClockProbe probe;
   const unsigned long long gid = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
-  if (gid >= total) return;
-  out[gid] = fma_chains(gid, iterations);
+  if (gid < total) out[gid] = fma_chains(gid, iterations);
+  probe.finish(clocks);
 }
 
 __global__ void tail_mask_kernel(unsigned int* masks, unsigned long long total) {
@@ -86,15 +117,15 @@ void launch_record_schedule(unsigned int x, unsigned int y, unsigned int z, Sche
 }
 
 void launch_fma_blocks(unsigned int blocks, unsigned int threads_per_block, int iterations,
-                       float* d_out, cudaStream_t stream) {
-  fma_blocks_kernel<<<blocks, threads_per_block, 0, stream>>>(d_out, iterations);
+                       float* d_out, ClockSample* d_clocks, cudaStream_t stream) {
+  fma_blocks_kernel<<<blocks, threads_per_block, 0, stream>>>(d_out, iterations, d_clocks);
   WARPCOST_CHECK_LAUNCH("fma_blocks_kernel");
 }
 
 void launch_fma_grid(unsigned long long total_threads, unsigned int threads_per_block,
-                     int iterations, float* d_out, cudaStream_t stream) {
+                     int iterations, float* d_out, ClockSample* d_clocks, cudaStream_t stream) {
   fma_grid_kernel<<<blocks_for(total_threads, threads_per_block), threads_per_block, 0, stream>>>(
-      d_out, total_threads, iterations);
+      d_out, total_threads, iterations, d_clocks);
   WARPCOST_CHECK_LAUNCH("fma_grid_kernel");
 }
 

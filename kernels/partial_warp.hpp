@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "calibration.hpp"
+
 namespace warpcost::kernels {
 
 // What one thread saw at the sample: read with no branch above it, so the mask is the launch's.
@@ -35,14 +37,17 @@ inline constexpr float kFmaMultiplier = 0.999f;
 inline constexpr float kFmaAddend = 0.001f;
 
 // Every thread of `blocks` 1D blocks of `threads_per_block` runs `iterations` rounds of kFmaChains
-// FMAs and writes its sum to d_out[global id]. No guard: every launched thread is useful.
+// FMAs and writes its sum to d_out[global id]. No guard: every launched thread is useful. Thread 0
+// of the first and of the last block also record their SM's clock over their block's life into
+// d_clocks[0] and d_clocks[1] (ClockSample from calibration.hpp), so each launch carries the SM
+// clock it ran at.
 void launch_fma_blocks(unsigned int blocks, unsigned int threads_per_block, int iterations,
-                       float* d_out, cudaStream_t stream);
+                       float* d_out, ClockSample* d_clocks, cudaStream_t stream);
 
 // The same work for a grid of `total_threads` in blocks of `threads_per_block`: threads past the
-// total return at once (the grid tail).
+// total skip it (the grid tail). Clock samples as for launch_fma_blocks.
 void launch_fma_grid(unsigned long long total_threads, unsigned int threads_per_block,
-                     int iterations, float* d_out, cudaStream_t stream);
+                     int iterations, float* d_out, ClockSample* d_clocks, cudaStream_t stream);
 
 // The grid-tail mask recorder: thread g < total_threads writes __activemask() after the guard to
 // d_masks[g]; threads past the total write nothing.

@@ -82,13 +82,22 @@ TEST(GpuFma, EveryThreadMatchesTheHostReplay) {
   constexpr unsigned kThreads = 33;
   constexpr int kIterations = 64;
   DeviceBuffer<float> out(kBlocks * kThreads);
+  DeviceBuffer<kernels::ClockSample> clocks(2);
   Stream stream;
-  kernels::launch_fma_blocks(kBlocks, kThreads, kIterations, out.data(), stream.get());
+  kernels::launch_fma_blocks(kBlocks, kThreads, kIterations, out.data(), clocks.data(), stream.get());
   std::vector<float> h(out.size());
   WARPCOST_CUDA(cudaMemcpyAsync(h.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost, stream.get()));
+  kernels::ClockSample probes[2];
+  WARPCOST_CUDA(cudaMemcpyAsync(probes, clocks.data(), sizeof probes, cudaMemcpyDeviceToHost, stream.get()));
   stream.synchronize();
   for (std::size_t g = 0; g < h.size(); ++g) {
     ASSERT_EQ(h[g], kernels::fma_reference(g, kIterations)) << "thread " << g;
+  }
+  // Both probe threads wrote a sample on one SM whose clock advanced.
+  for (const auto& p : probes) {
+    EXPECT_EQ(p.smid_start, p.smid_end);
+    EXPECT_GT(p.clock_end, p.clock_start);
+    EXPECT_GE(p.ns_end, p.ns_start);
   }
 }
 
@@ -108,8 +117,9 @@ TEST(GpuGridTail, NoteExample1000In256HasSevenFullWarpsAndEightLanes) {
     ASSERT_EQ(h[g], expected) << "thread " << g;
   }
   DeviceBuffer<float> out(4 * kBlock);
+  DeviceBuffer<kernels::ClockSample> clocks(2);
   WARPCOST_CUDA(cudaMemsetAsync(out.data(), 0xFF, out.bytes(), stream.get()));
-  kernels::launch_fma_grid(kTotal, kBlock, 16, out.data(), stream.get());
+  kernels::launch_fma_grid(kTotal, kBlock, 16, out.data(), clocks.data(), stream.get());
   std::vector<float> f(out.size());
   WARPCOST_CUDA(cudaMemcpyAsync(f.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost, stream.get()));
   stream.synchronize();

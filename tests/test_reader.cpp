@@ -57,6 +57,14 @@ TEST(RunReader, ReadsRepetitionsCountersAndContext) {
   EXPECT_NEAR(other.seconds[0], 2.0e-3, 1e-15);  // 2e6 ns
 }
 
+TEST(RunReader, ReadsGoogleBenchmarksNaNAndInfinityTokens) {
+  const analysis::Run run = read_run(kFixtures / "nonfinite_aggregate.json");
+  EXPECT_EQ(run.benchmarks.size(), 4u);
+  EXPECT_EQ(replace_nonfinite_tokens(R"({"a": NaN, "b": [-Infinity, inf], "c": "NaN inf", "d": -nan})"),
+            R"({"a": null, "b": [null, null], "c": "NaN inf", "d": null})");
+  EXPECT_EQ(replace_nonfinite_tokens(R"({"e": "quote \" NaN"})"), R"({"e": "quote \" NaN"})");
+}
+
 TEST(RunReader, KeepsAnErroredBenchmarkAsAnError) {
   const analysis::Run run = read_run(kFixtures / "runs/fixture-gpu/20260102T000000Z/bench.json");
   const BenchmarkResult failed = find(run, "calibration/d2d_copy/mib:4096");
@@ -203,6 +211,14 @@ TEST_F(PartialWarpEvaluation, StepSpreadWithinOnePercent) {
   const Row three = at("warps=3;threads=65..96", "step_time_spread");
   EXPECT_NEAR(three.value, 0.03, 1e-12);
   EXPECT_EQ(three.verdict, verdict::kFails);
+  // The fixture's 3 % is all clock: 96 ran 3 % slower clocked, so the cycles agree.
+  const Row cycles = at("warps=3;threads=65..96", "step_cycle_spread");
+  EXPECT_NEAR(cycles.value, 0.0, 1e-12);
+  EXPECT_EQ(cycles.verdict, verdict::kHolds);
+  EXPECT_NE(cycles.why.find("the SM clock moving between benchmarks"), std::string::npos);
+  EXPECT_THROW(at("warps=2;threads=33..64", "step_cycle_spread"), std::runtime_error);  // no clocks
+  // A benchmark that measured its clock is held against the maximum.
+  EXPECT_EQ(at("threads=96", "sm__cycles_elapsed.avg.per_second").verdict, verdict::kHolds);
 }
 
 TEST_F(PartialWarpEvaluation, GridTailMasksAndTimePerScheduler) {
