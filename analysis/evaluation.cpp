@@ -287,7 +287,8 @@ void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Ro
 }
 
 // One row per staircase step k (P in (32(k-1), 32k]): the launches of one step have the same warps
-// per block and the same waves, so their times should agree.
+// per block and the same waves, so each one's time should lie within 1 % of the step's median (the
+// largest deviation is the row's value), in seconds and again in SM cycles.
 void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
   std::map<long long, std::vector<const BenchmarkResult*>> steps;
   for (const auto& b : run.benchmarks) {
@@ -295,15 +296,21 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
       steps[model::warps_per_block(static_cast<long long>(b.param("threads")))].push_back(&b);
     }
   }
+  auto largest_deviation = [](const std::vector<double>& values) {
+    const double mid = median(values);
+    double worst = 0.0;
+    for (const double v : values) worst = std::max(worst, std::fabs(v - mid) / mid);
+    return worst;
+  };
   for (const auto& [k, members] : steps) {
     if (members.size() < 2) continue;
-    double lo = members.front()->median_seconds();
-    double hi = lo;
-    long long p_lo = 1 << 30;
+    std::vector<double> seconds;
+    std::vector<double> cycles;
+    long long p_lo = 1LL << 30;
     long long p_hi = 0;
     for (const auto* m : members) {
-      lo = std::min(lo, m->median_seconds());
-      hi = std::max(hi, m->median_seconds());
+      seconds.push_back(m->median_seconds());
+      if (m->has_counter("sm_clock_hz")) cycles.push_back(seconds.back() * m->counter_median("sm_clock_hz"));
       p_lo = std::min(p_lo, static_cast<long long>(m->param("threads")));
       p_hi = std::max(p_hi, static_cast<long long>(m->param("threads")));
     }
@@ -313,36 +320,27 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     r.params = "warps=" + std::to_string(k) + ";threads=" + std::to_string(p_lo) + ".." +
                std::to_string(p_hi);
     r.metric = "step_time_spread";
-    r.value = (hi - lo) / lo;
+    r.value = largest_deviation(seconds);
     r.unit = "ratio";
-    r.model = "one step, one time: same warps per block";
+    r.model = "one step, one time: same warps per block (largest deviation from the step median)";
     r.predicted = 0.0;
     const bool holds = r.value <= kStepSpreadTolerance;
     r.verdict = holds ? verdict::kHolds : verdict::kFails;
     r.why = std::to_string(members.size()) + " block sizes of " + std::to_string(k) +
-            " warps: times within " + fixed(100 * r.value, 2) + "%" +
+            " warps: every time within " + fixed(100 * r.value, 2) + "% of the step's median" +
             (holds ? "" : " (more than 1%)");
     rows.push_back(r);
+    if (cycles.size() != members.size()) continue;
 
-    // The same spread in SM cycles (time x the clock each launch measured): what is left once the
+    // The same in SM cycles (time x the clock each launch measured): what is left once the
     // clock's drift between benchmarks is taken out.
-    bool clocked = true;
-    for (const auto* m : members) clocked = clocked && m->has_counter("sm_clock_hz");
-    if (!clocked) continue;
-    double c_lo = 0.0;
-    double c_hi = 0.0;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      const double cycles = members[i]->median_seconds() * members[i]->counter_median("sm_clock_hz");
-      c_lo = i == 0 ? cycles : std::min(c_lo, cycles);
-      c_hi = i == 0 ? cycles : std::max(c_hi, cycles);
-    }
     Row c = r;
     c.metric = "step_cycle_spread";
-    c.value = (c_hi - c_lo) / c_lo;
+    c.value = largest_deviation(cycles);
     const bool cycles_hold = c.value <= kStepSpreadTolerance;
     c.verdict = cycles_hold ? verdict::kHolds : verdict::kFails;
     c.why = std::to_string(members.size()) + " block sizes of " + std::to_string(k) +
-            " warps: SM cycles within " + fixed(100 * c.value, 2) + "% (times within " +
+            " warps: SM cycles within " + fixed(100 * c.value, 2) + "% of the step's median (times " +
             fixed(100 * r.value, 2) + "%)" +
             (holds || !cycles_hold ? "" : ": the time spread is the SM clock moving between benchmarks");
     rows.push_back(c);

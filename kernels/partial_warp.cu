@@ -76,7 +76,9 @@ struct BlockClockProbe {
       sample.clock_end = clock64();
       sample.ns_end = device::globaltimer_ns();
       sample.smid_end = device::smid();
-      slots[blockIdx.x == 0 ? 0 : 1] = sample;
+      // A one-block grid is both the first and the last block: it fills both slots.
+      if (blockIdx.x == 0) slots[0] = sample;
+      if (blockIdx.x == gridDim.x - 1) slots[1] = sample;
     }
   }
 };

@@ -127,6 +127,24 @@ TEST(GpuGridTail, NoteExample1000In256HasSevenFullWarpsAndEightLanes) {
   for (unsigned long long g = kTotal; g < f.size(); ++g) ASSERT_NE(f[g], f[g]) << "tail thread wrote";
 }
 
+TEST(GpuGridTail, ASingleBlockGridFillsBothClockProbes) {
+  WARPCOST_REQUIRE_GPU();
+  for (const unsigned long long total : {1ull, 33ull, 256ull, 1000ull}) {
+    DeviceBuffer<float> out(1024);
+    DeviceBuffer<kernels::ClockSample> clocks(2);
+    Stream stream;
+    WARPCOST_CUDA(cudaMemsetAsync(clocks.data(), 0, clocks.bytes(), stream.get()));
+    kernels::launch_fma_grid(total, 256, 64, out.data(), clocks.data(), stream.get());
+    kernels::ClockSample probes[2];
+    WARPCOST_CUDA(cudaMemcpyAsync(probes, clocks.data(), sizeof probes, cudaMemcpyDeviceToHost, stream.get()));
+    stream.synchronize();
+    for (const auto& p : probes) {
+      EXPECT_GT(p.clock_end, p.clock_start) << "N = " << total;
+      EXPECT_EQ(p.smid_start, p.smid_end) << "N = " << total;
+    }
+  }
+}
+
 TEST(GpuResidency, WarpSlotsAreReservedInWholeWarps) {
   WARPCOST_REQUIRE_GPU();
   const DeviceInfo device = query_device_info(0);
