@@ -19,6 +19,20 @@ std::string fixed(double v, int digits) {
   return buffer;
 }
 
+double cv_of(const BenchmarkResult& b) { return coefficient_of_variation(b.seconds); }
+
+// A comparison outside its target but inside twice the repetitions' own spread cannot be decided by
+// this run: it is a warning (repeat with more repetitions), not a failure of the model.
+const char* miss_verdict(double miss, double noise) {
+  return miss <= 2.0 * noise ? verdict::kWarn : verdict::kFails;
+}
+
+std::string noise_note(double miss, double noise) {
+  return miss <= 2.0 * noise ? ", within twice the repetitions' noise (CV " + fixed(100 * noise, 2) +
+                                   "%): too noisy to decide"
+                             : "";
+}
+
 Row base_row(const BenchmarkResult& b) {
   Row r;
   r.family = b.family;
@@ -306,6 +320,8 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     if (members.size() < 2) continue;
     std::vector<double> seconds;
     std::vector<double> cycles;
+    double noise = 0.0;
+    for (const auto* m : members) noise = std::max(noise, cv_of(*m));
     long long p_lo = 1LL << 30;
     long long p_hi = 0;
     for (const auto* m : members) {
@@ -325,10 +341,10 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     r.model = "one step, one time: same warps per block (largest deviation from the step median)";
     r.predicted = 0.0;
     const bool holds = r.value <= kStepSpreadTolerance;
-    r.verdict = holds ? verdict::kHolds : verdict::kFails;
+    r.verdict = holds ? verdict::kHolds : miss_verdict(r.value, noise);
     r.why = std::to_string(members.size()) + " block sizes of " + std::to_string(k) +
             " warps: every time within " + fixed(100 * r.value, 2) + "% of the step's median" +
-            (holds ? "" : " (more than 1%)");
+            (holds ? "" : " (more than 1%)" + noise_note(r.value, noise));
     rows.push_back(r);
     if (cycles.size() != members.size()) continue;
 
@@ -338,11 +354,12 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     c.metric = "step_cycle_spread";
     c.value = largest_deviation(cycles);
     const bool cycles_hold = c.value <= kStepSpreadTolerance;
-    c.verdict = cycles_hold ? verdict::kHolds : verdict::kFails;
+    c.verdict = cycles_hold ? verdict::kHolds : miss_verdict(c.value, noise);
     c.why = std::to_string(members.size()) + " block sizes of " + std::to_string(k) +
             " warps: SM cycles within " + fixed(100 * c.value, 2) + "% of the step's median (times " +
             fixed(100 * r.value, 2) + "%)" +
-            (holds || !cycles_hold ? "" : ": the time spread is the SM clock moving between benchmarks");
+            (holds || !cycles_hold ? "" : ": the time spread is the SM clock moving between benchmarks") +
+            (cycles_hold ? "" : noise_note(c.value, noise));
     rows.push_back(c);
   }
 }
@@ -400,9 +417,11 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
       ww.model = "a partial warp costs a whole warp: time(N) = time(32 ceil(N/32))";
       ww = with_prediction(ww, 1.0);
       const bool same = std::fabs(*ww.rel_error) <= kFractionTolerance;
-      ww.verdict = same ? verdict::kHolds : verdict::kFails;
+      const double noise = std::hypot(cv_of(b), cv_of(*w));
+      ww.verdict = same ? verdict::kHolds : miss_verdict(std::fabs(*ww.rel_error), noise);
       ww.why = tag + "took " + fixed(100 * ww.value, 2) + "% of N = " + std::to_string(whole) +
-               "'s time" + (same ? "" : ": more than 2% apart");
+               "'s time" +
+               (same ? "" : ": more than 2% apart" + noise_note(std::fabs(*ww.rel_error), noise));
       rows.push_back(ww);
       if (b.has_counter("sm_clock_hz") && w->has_counter("sm_clock_hz")) {
         // The same in SM cycles, taking out the clock's drift between the two benchmarks.
@@ -411,9 +430,10 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
         wc.value = ww.value * b.counter_median("sm_clock_hz") / w->counter_median("sm_clock_hz");
         wc = with_prediction(wc, 1.0);
         const bool same_cycles = std::fabs(*wc.rel_error) <= kFractionTolerance;
-        wc.verdict = same_cycles ? verdict::kHolds : verdict::kFails;
+        wc.verdict = same_cycles ? verdict::kHolds : miss_verdict(std::fabs(*wc.rel_error), noise);
         wc.why = tag + "took " + fixed(100 * wc.value, 2) + "% of N = " + std::to_string(whole) +
-                 "'s SM cycles" + (same_cycles ? "" : ": more than 2% apart");
+                 "'s SM cycles" +
+                 (same_cycles ? "" : ": more than 2% apart" + noise_note(std::fabs(*wc.rel_error), noise));
         rows.push_back(wc);
       }
     }

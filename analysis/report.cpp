@@ -74,7 +74,7 @@ std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
           cell(c.text(key::kGitRev)) + " |\n";
   }
   md += "\nVerdicts: **holds** (the model describes the measurement), **fails** (it does not, the "
-        "reason says why), **warn** (the measurement is suspect), **info** (no model), **error** "
+        "reason says why), **warn** (the measurement is suspect, or misses its target by less than twice its own noise), **info** (no model), **error** "
         "(the benchmark's own output check or a CUDA call failed).\n";
 
   for (const auto& er : runs) {

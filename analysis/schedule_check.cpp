@@ -27,6 +27,20 @@ void close_list(std::vector<std::string>& list, std::size_t count, const std::st
   }
 }
 
+// The smallest clock64 any written thread of the block read: the zero of the cycles columns.
+long long earliest_clock(const std::vector<ThreadRecord>& slots, long long threads) {
+  long long earliest = 0;
+  bool any = false;
+  for (long long t = 0; t < threads; ++t) {
+    const ThreadRecord& r = slots[static_cast<std::size_t>(t)];
+    if (r.written && (!any || r.clock < earliest)) {
+      earliest = r.clock;
+      any = true;
+    }
+  }
+  return earliest;
+}
+
 }  // namespace
 
 std::string shape_text(const model::BlockShape& s) {
@@ -103,15 +117,7 @@ ScheduleCheck check_schedule(const model::BlockShape& shape, const std::vector<T
   const ThreadRecord& last = slots[static_cast<std::size_t>(c.threads - 1)];
   c.tail_mask_observed = last.written ? last.active_mask : 0u;
 
-  long long earliest = 0;
-  bool any = false;
-  for (long long t = 0; t < c.threads; ++t) {
-    const ThreadRecord& r = slots[static_cast<std::size_t>(t)];
-    if (r.written && (!any || r.clock < earliest)) {
-      earliest = r.clock;
-      any = true;
-    }
-  }
+  const long long earliest = earliest_clock(slots, c.threads);
   for (long long w = 0; w < model::warps_per_block(c.threads); ++w) {
     WarpRow row;
     row.warp = w;
@@ -157,15 +163,7 @@ std::string schedule_table(const ScheduleCheck& c) {
 }
 
 std::string thread_table(const ScheduleCheck& c, const std::vector<ThreadRecord>& slots) {
-  long long earliest = 0;
-  bool any = false;
-  for (long long t = 0; t < c.threads; ++t) {
-    const ThreadRecord& r = slots[static_cast<std::size_t>(t)];
-    if (r.written && (!any || r.clock < earliest)) {
-      earliest = r.clock;
-      any = true;
-    }
-  }
+  const long long earliest = earliest_clock(slots, c.threads);
   char line[160];
   std::string out = "  thread  (x,y,z)             warp  lane  active mask    cycles\n";
   for (long long t = 0; t < c.threads; ++t) {

@@ -237,6 +237,12 @@ TEST_F(PartialWarpEvaluation, GridTailMasksAndTimePerScheduler) {
   EXPECT_DOUBLE_EQ(*five_warps.predicted, 1.0);  // 5 warps: 2 on one scheduler
   EXPECT_EQ(five_warps.verdict, verdict::kFails);  // the fixture says 0.7
   EXPECT_EQ(at("block=256;threads=129", "tail_mask").verdict, verdict::kHolds);  // 0x00000001
+  // 33 threads took 3 % longer than 64, but both times spread 2 % over their repetitions.
+  const Row noisy = at("block=256;threads=33", "time_vs_whole_warps");
+  EXPECT_NEAR(noisy.value, 1.03, 1e-12);
+  EXPECT_EQ(noisy.verdict, verdict::kWarn);
+  EXPECT_NE(noisy.why.find("too noisy to decide"), std::string::npos);
+  EXPECT_THROW(at("block=256;threads=1000", "time_vs_whole_warps"), std::runtime_error);  // no 1024 here
 }
 
 }  // namespace
