@@ -449,11 +449,15 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
   t.verdict = holds ? verdict::kHolds : verdict::kFails;
   // FMAs one scheduler issued per cycle, for this launch and for one full block: below 1, its warps
   // waited on their own FMA latency instead of filling every issue slot.
-  const double clock_hz = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  // Each launch's own clock where its probe measured one, the run's start-up clock otherwise.
+  auto clock_of = [&run](const BenchmarkResult& x) {
+    return x.has_counter("sm_clock_hz") ? x.counter_median("sm_clock_hz")
+                                        : run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  };
   const double fma = b.counter_median("fma_per_thread");
-  const double issue_here = per_scheduler(busiest) * fma / (b.median_seconds() * clock_hz);
+  const double issue_here = per_scheduler(busiest) * fma / (b.median_seconds() * clock_of(b));
   const double issue_full = per_scheduler(model::warps_per_block(block)) * fma /
-                            (full->median_seconds() * clock_hz);
+                            (full->median_seconds() * clock_of(*full));
   t.why = tag + "took " + fixed(100 * t.value, 1) + "% of one full block's time; the busiest block has " +
           std::to_string(busiest) + " warps, " + fixed(per_scheduler(busiest), 0) +
           " per scheduler, issuing " + fixed(issue_here, 2) + " FMA/cycle per scheduler (full block: " +
