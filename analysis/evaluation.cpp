@@ -174,7 +174,7 @@ std::string example_of(long long x, long long y, long long z) {
 
 Row exact_row(const BenchmarkResult& b, const std::string& metric, double measured,
               const std::string& model, double predicted, const std::string& why_holds,
-              const std::string& why_fails, const char* miss_verdict = verdict::kFails) {
+              const std::string& why_fails, const char* on_miss = verdict::kFails) {
   Row r = base_row(b);
   r.metric = metric;
   r.value = measured;
@@ -182,7 +182,7 @@ Row exact_row(const BenchmarkResult& b, const std::string& metric, double measur
   r.model = model;
   r = with_prediction(r, predicted);
   const bool same = measured == predicted;
-  r.verdict = same ? verdict::kHolds : miss_verdict;
+  r.verdict = same ? verdict::kHolds : on_miss;
   r.why = same ? why_holds : why_fails;
   return r;
 }
@@ -379,9 +379,7 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
                            tag + std::to_string(g.last_block_full_warps) + " full warps + " +
                                std::to_string(g.last_block_partial_lanes) + " lanes",
                            tag + "full warps in the last block differ from the model"));
-  const std::uint32_t tail_mask =
-      g.last_block_partial_lanes == 0 ? model::kFullWarpMask
-                                      : (1u << g.last_block_partial_lanes) - 1u;
+  const std::uint32_t tail_mask = model::tail_mask(g.last_block_threads);
   Row m = exact_row(b, "tail_mask", b.counter_median("tail_last_mask_observed"),
                     "(1 << (last mod 32)) - 1", static_cast<double>(tail_mask),
                     tag + "the last warp runs with mask " + hex_mask(tail_mask),
