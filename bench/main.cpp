@@ -7,10 +7,7 @@
 #include <ctime>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -121,19 +118,18 @@ void add_context(const DeviceInfo& info, double measured_clock_hz, const std::st
   AddCustomContext(key::kCommandLine, command_line);
 }
 
-// Names of the benchmarks that reported an error (a failed output check or CUDA call).
+// The benchmarks that reported an error (a failed output check or CUDA call), read back with the
+// analysis' own reader, so the run is also proven readable before it is filed.
 std::vector<std::string> errored_benchmarks(const fs::path& json_path) {
-  std::ifstream in(json_path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json doc = nlohmann::json::parse(analysis::replace_nonfinite_tokens(text.str()));
-  std::vector<std::string> names;
-  for (const auto& entry : doc.at("benchmarks")) {
-    if (entry.value("error_occurred", false)) {
-      names.push_back(entry.value("name", "?") + ": " + entry.value("error_message", ""));
+  std::vector<std::string> errors;
+  try {
+    for (const auto& b : analysis::read_run(json_path).benchmarks) {
+      if (b.error) errors.push_back(b.run_name + ": " + b.error_message);
     }
+  } catch (const analysis::RunFormatError& e) {
+    errors.push_back(e.what());
   }
-  return names;
+  return errors;
 }
 
 int run(int argc, char** argv) {
@@ -207,7 +203,7 @@ int run(int argc, char** argv) {
   if (!errors.empty()) {
     const fs::path failed = final_dir.string() + ".failed";
     fs::rename(partial_dir, failed);
-    std::fprintf(stderr, "warpcost-bench: %zu benchmark(s) failed; run kept in %s:\n",
+    std::fprintf(stderr, "warpcost-bench: %zu failure(s); run kept in %s:\n",
                  errors.size(), failed.c_str());
     for (const auto& e : errors) std::fprintf(stderr, "  %s\n", e.c_str());
     return 1;
