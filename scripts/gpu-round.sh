@@ -39,6 +39,7 @@ record_examples() {
   cat "$OUT/records.txt"
 }
 step "recorder examples" record_examples
+step "SASS of the divergence kernels" bash -c "set -o pipefail; scripts/check-sass.sh build/h200/kernels/libwarpcost_kernels.a --print | tee \"$OUT/sass.txt\""
 step "suite and analysis" ./warpcost run --preset h200 "$@"
 
 after=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)

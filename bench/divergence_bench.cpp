@@ -1,0 +1,171 @@
+// Divergence family: if/else at every lane split k = 0..32 for three lane patterns and the
+// warp-uniform control, equal and unequal bodies, the k-way switch (1..32 paths) and the two-level
+// nested if, at 64 resident warps per SM and, for a few configurations, at 4..32. Each benchmark
+// times the grid with events and records the median of its warps' own cycles in the branch region;
+// the analysis holds both against "time = sum of the populated paths".
+#include <benchmark/benchmark.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "bench_support.hpp"
+#include "divergence_runner.hpp"
+#include "timing.hpp"
+
+namespace warpcost {
+namespace {
+
+constexpr int kWarmupLaunches = 2;
+// 2048 dependent FMAs a path: ~66 us a path with 16 warps per scheduler, ~5 us with one.
+constexpr int kTrips = 2048;
+// The unequal bodies: T_if = 4 T_else.
+constexpr int kShortTrips = kTrips / 4;
+constexpr int kFullResidency = 64;
+
+void run_divergence(benchmark::State& state, const DivergenceConfig& config) {
+  run_guarded(state, [&] {
+    DivergenceRunner runner(bench_device(), config);
+    Stream stream;
+    EventPair events;
+    // Correctness before time: the outputs against the host replay, and every warp's ballot
+    // against the mask it was meant to branch on.
+    runner.launch(stream);
+    runner.check_outputs(stream);
+    const WarpCycleSummary first = runner.read_warps(stream);
+    if (first.votes_as_planned != first.warps) {
+      throw std::runtime_error(std::to_string(first.warps - first.votes_as_planned) + " of " +
+                               std::to_string(first.warps) +
+                               " warps voted a path-0 mask other than the planned one");
+    }
+    // Issue-bound, 4 bytes stored per thread once: no L2 flush, the cache plays no part.
+    for (int i = 0; i < kWarmupLaunches; ++i) runner.launch(stream);
+    double clock_hz_sum = 0.0;
+    for (auto _ : state) {
+      state.SetIterationTime(time_launch(stream, events, [&] { runner.launch(stream); }));
+      clock_hz_sum += runner.clock_hz(stream);
+    }
+    // The last launch's warps: one record per warp, read after the timed loop.
+    const WarpCycleSummary w = runner.read_warps(stream);
+    state.counters["sm_clock_hz"] = benchmark::Counter(clock_hz_sum, benchmark::Counter::kAvgIterations);
+    state.counters["warp_cycles_median"] = w.median_cycles;
+    state.counters["warp_cycles_p10"] = w.p10_cycles;
+    state.counters["warp_cycles_p90"] = w.p90_cycles;
+    if (w.all_first_path_median > 0) state.counters["first_path_warp_cycles_median"] = w.all_first_path_median;
+    if (w.no_first_path_median > 0) state.counters["other_path_warp_cycles_median"] = w.no_first_path_median;
+    state.counters["warps"] = static_cast<double>(w.warps);
+    state.counters["blocks"] = runner.blocks();
+    state.counters["sms_observed"] = w.sms;
+    state.counters["max_warps_on_one_sm"] = w.max_warps_on_one_sm;
+    state.counters["min_warps_on_one_sm"] = w.min_warps_on_one_sm;
+    state.counters["populated_paths"] = populated_paths(config, runner.masks(), 0);
+  });
+}
+
+void split(benchmark::State& state, kernels::SplitPattern pattern) {
+  DivergenceConfig c;
+  c.kind = BranchKind::kIfElse;
+  c.pattern = pattern;
+  c.k = static_cast<int>(state.range(0));
+  c.if_trips = static_cast<int>(state.range(1));
+  c.else_trips = static_cast<int>(state.range(2));
+  c.warps_per_sm = static_cast<int>(state.range(3));
+  run_divergence(state, c);
+}
+
+void warp_uniform(benchmark::State& state) {
+  DivergenceConfig c;
+  c.kind = BranchKind::kIfElse;
+  c.pattern = kernels::SplitPattern::kWarpUniform;
+  c.if_trips = static_cast<int>(state.range(0));
+  c.else_trips = static_cast<int>(state.range(1));
+  c.warps_per_sm = static_cast<int>(state.range(2));
+  run_divergence(state, c);
+}
+
+void k_way(benchmark::State& state) {
+  DivergenceConfig c;
+  c.kind = BranchKind::kSwitch;
+  c.paths = static_cast<int>(state.range(0));
+  c.trips = static_cast<int>(state.range(1));
+  c.warps_per_sm = static_cast<int>(state.range(2));
+  run_divergence(state, c);
+}
+
+void nested(benchmark::State& state) {
+  DivergenceConfig c;
+  c.kind = BranchKind::kNested;
+  c.leaves = static_cast<int>(state.range(0));
+  c.trips = static_cast<int>(state.range(1));
+  c.warps_per_sm = static_cast<int>(state.range(2));
+  run_divergence(state, c);
+}
+
+void every_split(benchmark::internal::Benchmark* b, int else_trips) {
+  for (int k = 0; k <= 32; ++k) b->Args({k, kTrips, else_trips, kFullResidency});
+}
+
+// The low-lanes sweep carries the extra configurations: unequal bodies at every k, the residency
+// sweep (k = 0, 16, 32 at 4..32 warps/SM) and Ex 8's empty else (k = 32 with a zero-trip else).
+void low_lane_configs(benchmark::internal::Benchmark* b) {
+  every_split(b, kTrips);
+  every_split(b, kShortTrips);
+  for (const int warps : {4, 8, 16, 32}) {
+    for (const int k : {0, 16, 32}) b->Args({k, kTrips, kTrips, warps});
+  }
+  b->Args({32, kTrips, 0, kFullResidency});
+}
+
+// Every path count at full residency; the powers of two again with one warp per scheduler.
+void switch_configs(benchmark::internal::Benchmark* b) {
+  for (int paths = 1; paths <= 32; ++paths) b->Args({paths, kTrips, kFullResidency});
+  for (const int paths : {1, 2, 4, 8, 16, 32}) b->Args({paths, kTrips, 4});
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(split, low, kernels::SplitPattern::kLowLanes)
+    ->Name("divergence/split_low")
+    ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
+    ->Apply(low_lane_configs)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_CAPTURE(split, interleaved, kernels::SplitPattern::kInterleaved)
+    ->Name("divergence/split_interleaved")
+    ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
+    ->Apply([](benchmark::internal::Benchmark* b) { every_split(b, kTrips); })
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_CAPTURE(split, random, kernels::SplitPattern::kRandom)
+    ->Name("divergence/split_random")
+    ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
+    ->Apply([](benchmark::internal::Benchmark* b) { every_split(b, kTrips); })
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// Even warps all-if, odd warps all-else: half the threads on each side and no warp diverges.
+BENCHMARK(warp_uniform)
+    ->Name("divergence/warp_uniform")
+    ->ArgNames({"if_trips", "else_trips", "warps_per_sm"})
+    ->ArgsProduct({{kTrips}, {kTrips}, {4, 8, 16, 32, 64}})
+    ->Args({kTrips, kShortTrips, 4})
+    ->Args({kTrips, kShortTrips, kFullResidency})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(k_way)
+    ->Name("divergence/switch")
+    ->ArgNames({"paths", "trips", "warps_per_sm"})
+    ->Apply(switch_configs)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(nested)
+    ->Name("divergence/nested")
+    ->ArgNames({"leaves", "trips", "warps_per_sm"})
+    ->ArgsProduct({{1, 2, 3, 4}, {kTrips}, {4, kFullResidency}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace warpcost

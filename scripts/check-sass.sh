@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Proof the divergence kernels branch for real: their SASS must hold a BSSY/BSYNC pair (the
+# convergence barrier the warp reconverges at), a predicated BRA (the split), and one FFMA per path
+# (the compiler kept every path's own code, nothing merged or predicated away).
+#   scripts/check-sass.sh LIBRARY_OR_BINARY [--print]
+# --print also prints the if/else kernel's SASS from the first BSSY to the last BSYNC.
+# Exit 0: every kernel passes; 1: one does not; 77: cuobjdump is not installed (ctest: skipped).
+set -uo pipefail
+object=${1:?usage: scripts/check-sass.sh LIBRARY_OR_BINARY [--print]}
+print=${2:-}
+command -v cuobjdump >/dev/null 2>&1 || { echo "cuobjdump not found: SASS check skipped" >&2; exit 77; }
+[ -f "$object" ] || { echo "check-sass: '$object' does not exist" >&2; exit 1; }
+sass=$(cuobjdump -sass "$object") || { echo "check-sass: cuobjdump failed on $object" >&2; exit 1; }
+
+# The SASS of the first function whose name contains $1, up to the next function.
+function_sass() {
+  awk -v name="$1" '/Function : /{inside = index($0, name) > 0 && !done; if (inside) done = 1}
+                    inside' <<<"$sass"
+}
+
+status=0
+check() {  # kernel name, FFMAs it must hold at least
+  local body ffma
+  body=$(function_sass "$1")
+  if [ -z "$body" ]; then echo "FAIL $1: not in $object"; status=1; return; fi
+  ffma=$(grep -c ' FFMA ' <<<"$body")
+  local bssy bsync pbra
+  bssy=$(grep -c ' BSSY ' <<<"$body")
+  bsync=$(grep -c ' BSYNC ' <<<"$body")
+  pbra=$(grep -cE '@!?P[0-9T]+ +BRA ' <<<"$body")
+  if [ "$bssy" -ge 1 ] && [ "$bsync" -ge 1 ] && [ "$pbra" -ge 1 ] && [ "$ffma" -ge "$2" ]; then
+    echo "ok   $1: $bssy BSSY, $bsync BSYNC, $pbra predicated BRA, $ffma FFMA (>= $2 paths)"
+  else
+    echo "FAIL $1: $bssy BSSY, $bsync BSYNC, $pbra predicated BRA, $ffma FFMA (need >= 1, >= 1, >= 1, >= $2)"
+    status=1
+  fi
+}
+check if_else_kernel 2
+check switch_kernel 32
+check nested_kernel 4
+
+if [ "$print" = "--print" ]; then
+  echo
+  echo "if_else_kernel, from the first BSSY to the last BSYNC:"
+  function_sass if_else_kernel | awk '/ BSSY /{on = 1} on {print} / BSYNC /{last = NR}' |
+    awk '{lines[NR] = $0; if ($0 ~ / BSYNC /) last = NR} END {for (i = 1; i <= last; ++i) print lines[i]}' |
+    sed -E 's#^ +/\*[0-9a-f]{4}\*/ +#  #; s# */\* 0x[0-9a-f]+ \*/##; s# +;$# ;#' | grep -v '^[[:space:]]*$'
+fi
+exit $status
