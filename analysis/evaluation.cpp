@@ -1,5 +1,7 @@
 #include "evaluation.hpp"
 
+#include "evaluation_support.hpp"
+
 #include <cmath>
 #include <algorithm>
 #include <cstdint>
@@ -11,7 +13,7 @@
 #include "statistics.hpp"
 
 namespace warpcost::analysis {
-namespace {
+namespace detail {
 
 std::string fixed(double v, int digits) {
   char buffer[64];
@@ -46,6 +48,29 @@ Row with_prediction(Row r, double predicted) {
   if (predicted != 0.0) r.rel_error = (r.value - predicted) / predicted;
   return r;
 }
+
+const BenchmarkResult* find_benchmark(const Run& run, const std::string& family,
+                                      const std::string& benchmark, const std::string& params) {
+  for (const auto& other : run.benchmarks) {
+    if (other.family == family && other.benchmark == benchmark && other.params_text() == params &&
+        !other.error && !other.seconds.empty()) {
+      return &other;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::base_row;
+using detail::cv_of;
+using detail::fixed;
+using detail::miss_verdict;
+using detail::noise_note;
+using detail::with_prediction;
+
 
 void add_time_rows(const BenchmarkResult& b, std::vector<Row>& rows) {
   Row t = base_row(b);
@@ -231,13 +256,7 @@ void evaluate_schedule(const BenchmarkResult& b, std::vector<Row>& rows) {
 
 const BenchmarkResult* find_benchmark(const Run& run, const std::string& benchmark,
                                       const std::string& params) {
-  for (const auto& other : run.benchmarks) {
-    if (other.family == "partial_warp" && other.benchmark == benchmark &&
-        other.params_text() == params && !other.error && !other.seconds.empty()) {
-      return &other;
-    }
-  }
-  return nullptr;
+  return detail::find_benchmark(run, "partial_warp", benchmark, params);
 }
 
 double useful_fma_rate(const BenchmarkResult& b) {
@@ -482,6 +501,7 @@ void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Ro
     if (b.benchmark == "d2d_copy") evaluate_d2d_copy(run, b, rows);
     if (b.benchmark == "launch_overhead") evaluate_launch_overhead(b, rows);
   }
+  if (b.family == "divergence") evaluate_divergence(run, b, rows);
   if (b.family == "partial_warp") {
     if (b.benchmark == "schedule") evaluate_schedule(b, rows);
     if (b.benchmark == "staircase") evaluate_staircase(run, b, rows);
@@ -501,6 +521,7 @@ std::vector<Row> evaluate_run(const Run& run) {
     }
   }
   evaluate_staircase_steps(run, rows);
+  evaluate_divergence_examples(run, rows);
   return rows;
 }
 

@@ -1,6 +1,7 @@
 // Divergence family: if/else at every lane split k = 0..32 for three lane patterns and the
 // warp-uniform control, equal and unequal bodies, the k-way switch (1..32 paths) and the two-level
-// nested if, at 64 resident warps per SM and, for a few configurations, at 4..32. Each benchmark
+// nested if, with one warp per scheduler (4 per SM) and, for the low-lane sweep and a few others,
+// at 8..64 warps per SM. Each benchmark
 // times the grid with events and records the median of its warps' own cycles in the branch region;
 // the analysis holds both against "time = sum of the populated paths".
 #include <benchmark/benchmark.h>
@@ -16,10 +17,14 @@ namespace warpcost {
 namespace {
 
 constexpr int kWarmupLaunches = 2;
-// 2048 dependent FMAs a path: ~66 us a path with 16 warps per scheduler, ~5 us with one.
-constexpr int kTrips = 2048;
+// 4096 dependent FMAs a path: ~60 us of branch region a path with one warp per scheduler, where
+// every warp issues alone and its own cycles are the path's cost.
+constexpr int kTrips = 4096;
 // The unequal bodies: T_if = 4 T_else.
 constexpr int kShortTrips = kTrips / 4;
+// One warp per scheduler (latency-bound: issue slots mostly idle) and the device's full residency
+// (16 warps per scheduler: issue-bound).
+constexpr int kOnePerScheduler = 4;
 constexpr int kFullResidency = 64;
 
 void run_divergence(benchmark::State& state, const DivergenceConfig& config) {
@@ -52,6 +57,7 @@ void run_divergence(benchmark::State& state, const DivergenceConfig& config) {
     state.counters["warp_cycles_p90"] = w.p90_cycles;
     if (w.all_first_path_median > 0) state.counters["first_path_warp_cycles_median"] = w.all_first_path_median;
     if (w.no_first_path_median > 0) state.counters["other_path_warp_cycles_median"] = w.no_first_path_median;
+    state.counters["region_span_s"] = w.region_span_s;
     state.counters["warps"] = static_cast<double>(w.warps);
     state.counters["blocks"] = runner.blocks();
     state.counters["sms_observed"] = w.sms;
@@ -100,25 +106,30 @@ void nested(benchmark::State& state) {
   run_divergence(state, c);
 }
 
-void every_split(benchmark::internal::Benchmark* b, int else_trips) {
-  for (int k = 0; k <= 32; ++k) b->Args({k, kTrips, else_trips, kFullResidency});
+void every_split(benchmark::internal::Benchmark* b, int else_trips, int warps_per_sm) {
+  for (int k = 0; k <= 32; ++k) b->Args({k, kTrips, else_trips, warps_per_sm});
 }
 
-// The low-lanes sweep carries the extra configurations: unequal bodies at every k, the residency
-// sweep (k = 0, 16, 32 at 4..32 warps/SM) and Ex 8's empty else (k = 32 with a zero-trip else).
+void pattern_configs(benchmark::internal::Benchmark* b) { every_split(b, kTrips, kOnePerScheduler); }
+
+// The low-lanes sweep carries the extra configurations: every k at full residency too, unequal
+// bodies at every k (and k = 0, 16, 32 at full residency), the residency sweep (k = 0, 16, 32 at
+// 8, 16 and 32 warps/SM) and Ex 8's empty else (k = 32 with a zero-trip else).
 void low_lane_configs(benchmark::internal::Benchmark* b) {
-  every_split(b, kTrips);
-  every_split(b, kShortTrips);
-  for (const int warps : {4, 8, 16, 32}) {
+  every_split(b, kTrips, kOnePerScheduler);
+  every_split(b, kTrips, kFullResidency);
+  every_split(b, kShortTrips, kOnePerScheduler);
+  for (const int k : {0, 16, 32}) b->Args({k, kTrips, kShortTrips, kFullResidency});
+  for (const int warps : {8, 16, 32}) {
     for (const int k : {0, 16, 32}) b->Args({k, kTrips, kTrips, warps});
   }
-  b->Args({32, kTrips, 0, kFullResidency});
+  b->Args({32, kTrips, 0, kOnePerScheduler});
 }
 
-// Every path count at full residency; the powers of two again with one warp per scheduler.
+// Every path count with one warp per scheduler; the powers of two again at full residency.
 void switch_configs(benchmark::internal::Benchmark* b) {
-  for (int paths = 1; paths <= 32; ++paths) b->Args({paths, kTrips, kFullResidency});
-  for (const int paths : {1, 2, 4, 8, 16, 32}) b->Args({paths, kTrips, 4});
+  for (int paths = 1; paths <= 32; ++paths) b->Args({paths, kTrips, kOnePerScheduler});
+  for (const int paths : {1, 2, 4, 8, 16, 32}) b->Args({paths, kTrips, kFullResidency});
 }
 
 }  // namespace
@@ -133,14 +144,14 @@ BENCHMARK_CAPTURE(split, low, kernels::SplitPattern::kLowLanes)
 BENCHMARK_CAPTURE(split, interleaved, kernels::SplitPattern::kInterleaved)
     ->Name("divergence/split_interleaved")
     ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
-    ->Apply([](benchmark::internal::Benchmark* b) { every_split(b, kTrips); })
+    ->Apply(pattern_configs)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_CAPTURE(split, random, kernels::SplitPattern::kRandom)
     ->Name("divergence/split_random")
     ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
-    ->Apply([](benchmark::internal::Benchmark* b) { every_split(b, kTrips); })
+    ->Apply(pattern_configs)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
@@ -148,8 +159,8 @@ BENCHMARK_CAPTURE(split, random, kernels::SplitPattern::kRandom)
 BENCHMARK(warp_uniform)
     ->Name("divergence/warp_uniform")
     ->ArgNames({"if_trips", "else_trips", "warps_per_sm"})
-    ->ArgsProduct({{kTrips}, {kTrips}, {4, 8, 16, 32, 64}})
-    ->Args({kTrips, kShortTrips, 4})
+    ->ArgsProduct({{kTrips}, {kTrips}, {kOnePerScheduler, 8, 16, 32, kFullResidency}})
+    ->Args({kTrips, kShortTrips, kOnePerScheduler})
     ->Args({kTrips, kShortTrips, kFullResidency})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
@@ -164,7 +175,7 @@ BENCHMARK(k_way)
 BENCHMARK(nested)
     ->Name("divergence/nested")
     ->ArgNames({"leaves", "trips", "warps_per_sm"})
-    ->ArgsProduct({{1, 2, 3, 4}, {kTrips}, {4, kFullResidency}})
+    ->ArgsProduct({{1, 2, 3, 4}, {kTrips}, {kOnePerScheduler, kFullResidency}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

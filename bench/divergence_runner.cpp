@@ -59,15 +59,19 @@ std::string divergence_config_problem(const DivergenceConfig& c, int max_warps_p
       if (auto p = trips_problem("trips", c.trips); !p.empty()) return p;
       break;
   }
-  const int cap = std::min(max_warps_per_sm, resident_blocks_per_sm * kWarpsPerBlock);
-  if (c.warps_per_sm < kWarpsPerBlock || c.warps_per_sm % kWarpsPerBlock != 0 ||
-      c.warps_per_sm > cap) {
+  if (c.warps_per_sm < kWarpsPerBlock || c.warps_per_sm % kWarpsPerBlock != 0) {
     return "warps per SM = " + std::to_string(c.warps_per_sm) + "; allowed: a multiple of " +
            std::to_string(kWarpsPerBlock) + " (blocks of " +
-           std::to_string(kernels::kDivergenceBlockThreads) + " threads) from " +
-           std::to_string(kWarpsPerBlock) + " to " + std::to_string(cap) +
-           " (the device holds " + std::to_string(max_warps_per_sm) + " warps/SM and this kernel " +
-           std::to_string(resident_blocks_per_sm) + " blocks/SM)";
+           std::to_string(kernels::kDivergenceBlockThreads) + " threads), at least " +
+           std::to_string(kWarpsPerBlock);
+  }
+  if (max_warps_per_sm <= 0) return {};  // no device to hold the residency against
+  const int cap = std::min(max_warps_per_sm, resident_blocks_per_sm * kWarpsPerBlock);
+  if (c.warps_per_sm > cap) {
+    return "warps per SM = " + std::to_string(c.warps_per_sm) + "; allowed: a multiple of " +
+           std::to_string(kWarpsPerBlock) + " from " + std::to_string(kWarpsPerBlock) + " to " +
+           std::to_string(cap) + " (the device holds " + std::to_string(max_warps_per_sm) +
+           " warps/SM and this kernel " + std::to_string(resident_blocks_per_sm) + " blocks/SM)";
   }
   return {};
 }
@@ -125,6 +129,8 @@ WarpCycleSummary summarize_warps(const DivergenceConfig& c, const kernels::Split
   std::vector<double> all_first;
   std::vector<double> no_first;
   std::map<unsigned int, int> per_sm;
+  unsigned long long first_start = records.front().start_ns;
+  unsigned long long last_stop = records.front().stop_ns;
   for (std::size_t w = 0; w < records.size(); ++w) {
     const auto& r = records[w];
     const double cycles = static_cast<double>(r.cycles);
@@ -133,7 +139,10 @@ WarpCycleSummary summarize_warps(const DivergenceConfig& c, const kernels::Split
     if (r.first_path_vote == 0u) no_first.push_back(cycles);
     if (r.first_path_vote == planned_vote(c, masks, w)) ++s.votes_as_planned;
     ++per_sm[r.smid];
+    first_start = std::min(first_start, r.start_ns);
+    last_stop = std::max(last_stop, r.stop_ns);
   }
+  s.region_span_s = last_stop > first_start ? static_cast<double>(last_stop - first_start) * 1e-9 : 0.0;
   s.warps = static_cast<long long>(records.size());
   s.median_cycles = analysis::median(all);
   s.p10_cycles = percentile(all, 0.10);

@@ -32,7 +32,8 @@ struct DivergenceConfig {
 };
 
 // Empty when the configuration can run; otherwise one sentence naming the value and what is
-// allowed. `resident_blocks_per_sm` is what the occupancy API allows for the kernel.
+// allowed. `resident_blocks_per_sm` is what the occupancy API allows for the kernel; with
+// max_warps_per_sm <= 0 (no device yet) the residency is checked only for its shape.
 std::string divergence_config_problem(const DivergenceConfig& config, int max_warps_per_sm,
                                       int resident_blocks_per_sm);
 
@@ -59,6 +60,9 @@ struct WarpCycleSummary {
   // both kinds); 0 when there are no such warps.
   double all_first_path_median = 0;
   double no_first_path_median = 0;
+  // %globaltimer from the first warp entering the region to the last one leaving it: the grid's
+  // time in the branch region, without launch, prologue and stores.
+  double region_span_s = 0;
   long long votes_as_planned = 0;  // warps whose ballot equals planned_vote
   int sms = 0;                     // distinct SMs the warps reported
   int max_warps_on_one_sm = 0;

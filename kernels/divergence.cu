@@ -31,18 +31,21 @@ __device__ __forceinline__ unsigned int lane() { return threadIdx.x & 31u; }
 // The region every kernel times: converge, read the clock, branch, reconverge, read it again.
 // Lane 0 files the warp's record; the probe threads file the launch's clock.
 struct WarpRegion {
+  unsigned long long start_ns;
   long long start;
   __device__ void begin() {
     __syncwarp();
+    start_ns = device::globaltimer_ns();
     start = clock64();
   }
   __device__ void end(WarpRecord* records, unsigned int vote) {
     __syncwarp();
     const long long stop = clock64();
+    const unsigned long long stop_ns = device::globaltimer_ns();
     if (lane() == 0) {
       const unsigned long long warp =
           (blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x) / 32u;
-      records[warp] = WarpRecord{stop - start, device::smid(), vote};
+      records[warp] = WarpRecord{stop - start, start_ns, stop_ns, device::smid(), vote};
     }
   }
 };

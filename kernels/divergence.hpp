@@ -1,7 +1,7 @@
 // Divergence family: warps whose lanes disagree at an if/else, a k-way switch or a two-level nested
 // if. Every path is a dependent FMA chain with a runtime trip count and its own constants, so the
 // compiler keeps a real branch; lane 0 of every warp records the SM cycles its warp spent in the
-// branch region and the SM it ran on.
+// branch region, the wall-clock interval of the region and the SM it ran on.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -65,6 +65,8 @@ float path_reference(unsigned long long global_id, int path, int trips);
 
 struct WarpRecord {
   long long cycles;       // clock64() after the branch's reconvergence minus clock64() before it
+  unsigned long long start_ns;  // %globaltimer just before the first clock64() read
+  unsigned long long stop_ns;   // %globaltimer just after the second
   unsigned int smid;      // %smid at the end of the region
   unsigned int first_path_vote;  // __ballot_sync of "this lane takes path 0" (the if side, the
                                  // switch's case 0, the nested if's outer if side)

@@ -39,6 +39,15 @@ record_examples() {
   cat "$OUT/records.txt"
 }
 step "recorder examples" record_examples
+diverge_examples() {
+  for args in "--split 20" "--split 20 --warps-per-sm 64" "--pattern warp_uniform" "--paths 8" "--leaves 3"; do
+    echo "\$ warpcost-diverge $args"
+    build/h200/bench/warpcost-diverge $args || return 1
+    echo
+  done > "$OUT/diverge.txt"
+  cat "$OUT/diverge.txt"
+}
+step "warpcost-diverge examples" diverge_examples
 step "SASS of the divergence kernels" bash -c "set -o pipefail; scripts/check-sass.sh build/h200/kernels/libwarpcost_kernels.a --print | tee \"$OUT/sass.txt\""
 step "suite and analysis" ./warpcost run --preset h200 "$@"
 

@@ -1,0 +1,34 @@
+// What the per-family evaluators share: row construction, number formatting and the noise-aware
+// verdict. Internal to the analysis library.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "evaluation.hpp"
+
+namespace warpcost::analysis {
+namespace detail {
+
+std::string fixed(double v, int digits);
+// CV of the repetitions' times.
+double cv_of(const BenchmarkResult& b);
+// A miss inside twice the noise is warn (too noisy to decide), outside it fails.
+const char* miss_verdict(double miss, double noise);
+// ", within twice the repetitions' noise (...)" when the miss is inside twice the noise, else "".
+std::string noise_note(double miss, double noise);
+Row base_row(const BenchmarkResult& b);
+// Sets predicted and the relative error (value - predicted) / predicted.
+Row with_prediction(Row r, double predicted);
+// The first error-free benchmark of this family, name and parameter text, or nullptr.
+const BenchmarkResult* find_benchmark(const Run& run, const std::string& family,
+                                      const std::string& benchmark, const std::string& params);
+
+}  // namespace detail
+
+// Family evaluators beyond evaluation.cpp's own.
+void evaluate_divergence(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows);
+// The worked examples the divergence family measures (Ex 7, Ex 8, the self-test's 16/16).
+void evaluate_divergence_examples(const Run& run, std::vector<Row>& rows);
+
+}  // namespace warpcost::analysis
