@@ -281,18 +281,40 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   const bool is_switch = b.benchmark == "switch";
   const char* key = is_switch ? "paths" : "leaves";
   const long long n = iparam(b, key);
+  const long long first = is_switch ? iparam(b, "first_path") : 0;
   const long long trips = iparam(b, "trips");
   const long long warps = iparam(b, "warps_per_sm");
+  auto params = [&](long long count, long long first_path) {
+    return std::string(key) + "=" + std::to_string(count) +
+           (is_switch ? ";first_path=" + std::to_string(first_path) : std::string()) +
+           ";trips=" + std::to_string(trips) + ";warps_per_sm=" + std::to_string(warps);
+  };
   const std::string tag = std::to_string(n) + (is_switch ? " switch paths" : " nested-if leaves") +
+                          (first != 0 ? " from path " + std::to_string(first) : std::string()) +
                           " of " + std::to_string(trips) + " trips, " + residency_tag(warps) + ": ";
   common_rows(b, tag, rows);
+  const BenchmarkResult* ref = find(run, b.benchmark, params(1, 0));
   if (n == 1) {
     reference_rows(b, tag, trips, rows);
+    if (first == 0 || ref == nullptr) return;
+    // One case alone: its code differs from case 0's only in its constants and its place in the
+    // binary, so the model says it costs the same.
+    Row r = base_row(b);
+    r.metric = "path_cost_vs_first_path";
+    r.value = cycles(b) / cycles(*ref);
+    r.unit = "ratio";
+    r.model = "equal bodies cost the same: case p alone = case 0 alone";
+    r = with_prediction(r, 1.0);
+    const bool holds = within(r, kSplitTolerance);
+    const double noise = std::hypot(counter_cv(b, "warp_cycles_median"), counter_cv(*ref, "warp_cycles_median"));
+    r.verdict = holds ? verdict::kHolds : miss_verdict(std::fabs(*r.rel_error), noise);
+    r.why = tag + "case " + std::to_string(first) + " alone took " + fixed(cycles(b), 0) +
+            " cycles a warp, case 0 alone " + fixed(cycles(*ref), 0) +
+            (holds ? "" : ": the same instructions cost differently at another place in the binary" +
+                              noise_note(std::fabs(*r.rel_error), noise));
+    rows.push_back(r);
     return;
   }
-  const std::string ref_params = std::string(key) + "=1;trips=" + std::to_string(trips) +
-                                 ";warps_per_sm=" + std::to_string(warps);
-  const BenchmarkResult* ref = find(run, b.benchmark, ref_params);
   if (ref == nullptr) return;
   Comparison c;
   c.b = &b;
@@ -304,7 +326,35 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   c.tolerance = is_switch ? kKWayTolerance : kSplitTolerance;
   c.populated_spans = static_cast<double>(n) * span(*ref);
   c.tag = tag;
+
+  // Where every populated case was also run alone, the sum of their own costs replaces n x case 0.
+  std::vector<model::BranchPath> measured;
+  double spans = 0.0;
+  for (long long p = 0; is_switch && first == 0 && p < n; ++p) {
+    const BenchmarkResult* alone = find(run, b.benchmark, params(1, p));
+    if (alone == nullptr) {
+      measured.clear();
+      break;
+    }
+    measured.push_back({1, cycles(*alone)});
+    spans += span(*alone);
+  }
+  if (!measured.empty()) c.populated_spans = spans;
   compare(c, rows);
+  if (measured.empty()) return;
+  Row m = base_row(b);
+  m.metric = "warp_slowdown_measured_paths";
+  m.value = cycles(b) / cycles(*ref);
+  m.unit = "ratio";
+  m.model = "T = sum of each populated case's own cost (each run alone), over case 0's";
+  m = with_prediction(m, model::divergent_time(measured) / cycles(*ref));
+  const bool holds = within(m, c.tolerance);
+  const double noise = std::hypot(counter_cv(b, "warp_cycles_median"), counter_cv(*ref, "warp_cycles_median"));
+  m.verdict = holds ? verdict::kHolds : miss_verdict(std::fabs(*m.rel_error), noise);
+  m.why = tag + "the cases alone sum to " + fixed(model::divergent_time(measured), 0) +
+          " cycles; the divergent warp took " + fixed(cycles(b), 0) +
+          (holds ? "" : noise_note(std::fabs(*m.rel_error), noise));
+  rows.push_back(m);
 }
 
 Row example_row(const BenchmarkResult& b, const std::string& example, double measured,

@@ -17,9 +17,9 @@ namespace warpcost {
 namespace {
 
 constexpr int kWarmupLaunches = 2;
-// 4096 dependent FMAs a path: ~60 us of branch region a path with one warp per scheduler, where
-// every warp issues alone and its own cycles are the path's cost.
-constexpr int kTrips = 4096;
+// 3072 trips of 8 dependent FMAs a path: some 55 us of branch region a path with one warp per
+// scheduler, where every warp issues alone and its own cycles are the path's cost.
+constexpr int kTrips = 3072;
 // The unequal bodies: T_if = 4 T_else.
 constexpr int kShortTrips = kTrips / 4;
 // One warp per scheduler (latency-bound: issue slots mostly idle) and the device's full residency
@@ -92,8 +92,9 @@ void k_way(benchmark::State& state) {
   DivergenceConfig c;
   c.kind = BranchKind::kSwitch;
   c.paths = static_cast<int>(state.range(0));
-  c.trips = static_cast<int>(state.range(1));
-  c.warps_per_sm = static_cast<int>(state.range(2));
+  c.first_path = static_cast<int>(state.range(1));
+  c.trips = static_cast<int>(state.range(2));
+  c.warps_per_sm = static_cast<int>(state.range(3));
   run_divergence(state, c);
 }
 
@@ -126,10 +127,12 @@ void low_lane_configs(benchmark::internal::Benchmark* b) {
   b->Args({32, kTrips, 0, kOnePerScheduler});
 }
 
-// Every path count with one warp per scheduler; the powers of two again at full residency.
+// Every path count with one warp per scheduler, then every path alone (paths = 1 from each first
+// path: what each case costs by itself), and the powers of two again at full residency.
 void switch_configs(benchmark::internal::Benchmark* b) {
-  for (int paths = 1; paths <= 32; ++paths) b->Args({paths, kTrips, kOnePerScheduler});
-  for (const int paths : {1, 2, 4, 8, 16, 32}) b->Args({paths, kTrips, kFullResidency});
+  for (int paths = 1; paths <= 32; ++paths) b->Args({paths, 0, kTrips, kOnePerScheduler});
+  for (int first = 1; first < 32; ++first) b->Args({1, first, kTrips, kOnePerScheduler});
+  for (const int paths : {1, 2, 4, 8, 16, 32}) b->Args({paths, 0, kTrips, kFullResidency});
 }
 
 }  // namespace
@@ -167,7 +170,7 @@ BENCHMARK(warp_uniform)
 
 BENCHMARK(k_way)
     ->Name("divergence/switch")
-    ->ArgNames({"paths", "trips", "warps_per_sm"})
+    ->ArgNames({"paths", "first_path", "trips", "warps_per_sm"})
     ->Apply(switch_configs)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

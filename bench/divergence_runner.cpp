@@ -49,6 +49,9 @@ std::string divergence_config_problem(const DivergenceConfig& c, int max_warps_p
       if (c.paths < 1 || c.paths > kernels::kMaxPaths) {
         return "paths = " + std::to_string(c.paths) + "; allowed: 1..32 distinct paths per 32-lane warp";
       }
+      if (c.first_path < 0 || c.first_path >= kernels::kMaxPaths) {
+        return "first path = " + std::to_string(c.first_path) + "; allowed: 0..31";
+      }
       if (auto p = trips_problem("trips", c.trips); !p.empty()) return p;
       break;
     case BranchKind::kNested:
@@ -85,7 +88,7 @@ ThreadPath thread_path(const DivergenceConfig& c, const kernels::SplitMasks& mas
       return take_if ? ThreadPath{0, c.if_trips} : ThreadPath{1, c.else_trips};
     }
     case BranchKind::kSwitch:
-      return {lane % c.paths, c.trips};
+      return {(c.first_path + lane % c.paths) % kernels::kMaxPaths, c.trips};
     case BranchKind::kNested: {
       const kernels::NestedMasks n = kernels::nested_masks(c.leaves);
       return {kernels::nested_leaf(n.outer, n.inner, lane), c.trips};
@@ -178,8 +181,8 @@ void DivergenceRunner::launch(const Stream& stream) {
                               records_.data(), clocks_.data(), stream.get());
       break;
     case BranchKind::kSwitch:
-      kernels::launch_switch(config_.paths, config_.trips, blocks_, out_.data(), records_.data(),
-                             clocks_.data(), stream.get());
+      kernels::launch_switch(config_.paths, config_.first_path, config_.trips, blocks_, out_.data(),
+                             records_.data(), clocks_.data(), stream.get());
       break;
     case BranchKind::kNested:
       kernels::launch_nested(nested_.outer, nested_.inner, config_.trips, blocks_, out_.data(),

@@ -25,6 +25,7 @@ struct DivergenceConfig {
   std::uint32_t seed = 1;  // the random pattern's draw
   // switch and nested if: every path `trips` long
   int paths = 1;   // switch: 1..32
+  int first_path = 0;  // switch: lane l takes path (first_path + l mod paths) mod 32
   int leaves = 1;  // nested: 1..4
   int trips = 2048;
   // residency: warps per SM, in blocks of 4 warps, one wave

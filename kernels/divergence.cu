@@ -22,7 +22,10 @@ __host__ __device__ inline float chain_start(unsigned long long global_id) {
 template <int Path>
 __device__ __forceinline__ float chain(float a, int trips) {
 #pragma unroll 1
-  for (int i = 0; i < trips; ++i) a = fmaf(a, path_multiplier(Path), path_addend(Path));
+  for (int i = 0; i < trips; ++i) {
+#pragma unroll
+    for (int j = 0; j < kFmasPerTrip; ++j) a = fmaf(a, path_multiplier(Path), path_addend(Path));
+  }
   return a;
 }
 
@@ -69,12 +72,12 @@ __global__ void if_else_kernel(const __grid_constant__ SplitMasks masks, int if_
   probe.finish(clocks);
 }
 
-__global__ void switch_kernel(int paths, int trips, float* out, WarpRecord* records,
-                              ClockSample* clocks) {
+__global__ void switch_kernel(int paths, int first_path, int trips, float* out,
+                              WarpRecord* records, ClockSample* clocks) {
   BlockClockProbe probe;
   const unsigned long long gid = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
-  const int path = static_cast<int>(lane()) % paths;
-  const unsigned int vote = __ballot_sync(kFullMask, path == 0);
+  const int path = (first_path + static_cast<int>(lane()) % paths) % kMaxPaths;
+  const unsigned int vote = __ballot_sync(kFullMask, path == first_path);
   float a = chain_start(gid);
   WarpRegion region;
   region.begin();
@@ -206,7 +209,9 @@ SplitMasks split_masks(SplitPattern pattern, int k, std::uint32_t seed) {
 
 float path_reference(unsigned long long global_id, int path, int trips) {
   float a = chain_start(global_id);
-  for (int i = 0; i < trips; ++i) a = std::fma(a, path_multiplier(path), path_addend(path));
+  for (int i = 0; i < trips * kFmasPerTrip; ++i) {
+    a = std::fma(a, path_multiplier(path), path_addend(path));
+  }
   return a;
 }
 
@@ -238,16 +243,19 @@ void launch_if_else(const SplitMasks& masks, int if_trips, int else_trips, unsig
   WARPCOST_CHECK_LAUNCH("if_else_kernel");
 }
 
-void launch_switch(int paths, int trips, unsigned int blocks, float* d_out, WarpRecord* d_records,
-                   ClockSample* d_clocks, cudaStream_t stream) {
+void launch_switch(int paths, int first_path, int trips, unsigned int blocks, float* d_out,
+                   WarpRecord* d_records, ClockSample* d_clocks, cudaStream_t stream) {
   if (paths < 1 || paths > kMaxPaths) {
     throw std::invalid_argument("paths = " + std::to_string(paths) +
                                 "; allowed: 1..32 distinct paths per 32-lane warp");
   }
+  if (first_path < 0 || first_path >= kMaxPaths) {
+    throw std::invalid_argument("first path = " + std::to_string(first_path) + "; allowed: 0..31");
+  }
   require_trips("trips", trips);
   require_blocks(blocks);
-  switch_kernel<<<blocks, kDivergenceBlockThreads, 0, stream>>>(paths, trips, d_out, d_records,
-                                                                d_clocks);
+  switch_kernel<<<blocks, kDivergenceBlockThreads, 0, stream>>>(paths, first_path, trips, d_out,
+                                                                d_records, d_clocks);
   WARPCOST_CHECK_LAUNCH("switch_kernel");
 }
 

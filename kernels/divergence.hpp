@@ -41,10 +41,13 @@ SplitMasks split_masks(SplitPattern pattern, int k, std::uint32_t seed);
 
 // ---- the path bodies -------------------------------------------------------------------------
 
-// Path p's chain: a <- fma(a, path_multiplier(p), path_addend(p)), `trips` times, from a start of
+// Path p's chain: a <- fma(a, path_multiplier(p), path_addend(p)), kFmasPerTrip times per trip and
+// `trips` trips (a loop the compiler may not unroll, around kFmasPerTrip unrolled FMAs, so the
+// chain's latency rather than the loop's branch sets a trip's cost), from a start of
 // (global thread id mod 1024)/1024. Both constants are exact in float, so host and device agree
 // bit for bit. Paths 0 and 1 are the if and else sides; the switch uses 0..31, the nested if 0..3.
 inline constexpr int kMaxPaths = 32;
+inline constexpr int kFmasPerTrip = 8;
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
@@ -68,8 +71,8 @@ struct WarpRecord {
   unsigned long long start_ns;  // %globaltimer just before the first clock64() read
   unsigned long long stop_ns;   // %globaltimer just after the second
   unsigned int smid;      // %smid at the end of the region
-  unsigned int first_path_vote;  // __ballot_sync of "this lane takes path 0" (the if side, the
-                                 // switch's case 0, the nested if's outer if side)
+  unsigned int first_path_vote;  // __ballot_sync of "this lane takes the first path" (the if
+                                 // side, the switch's case first_path, the nested if's outer if)
 };
 
 // ---- launches --------------------------------------------------------------------------------
@@ -83,9 +86,10 @@ inline constexpr unsigned int kDivergenceBlockThreads = 128;
 void launch_if_else(const SplitMasks& masks, int if_trips, int else_trips, unsigned int blocks,
                     float* d_out, WarpRecord* d_records, ClockSample* d_clocks, cudaStream_t stream);
 
-// switch (lane mod paths) with 32 cases, each its own chain of `trips`; paths in 1..32.
-void launch_switch(int paths, int trips, unsigned int blocks, float* d_out, WarpRecord* d_records,
-                   ClockSample* d_clocks, cudaStream_t stream);
+// switch ((first_path + lane mod paths) mod 32) with 32 cases, each its own chain of `trips`;
+// paths in 1..32, first_path in 0..31 (paths = 1 with first_path p runs path p uniformly).
+void launch_switch(int paths, int first_path, int trips, unsigned int blocks, float* d_out,
+                   WarpRecord* d_records, ClockSample* d_clocks, cudaStream_t stream);
 
 // Two levels: if (outer bit) { if (inner bit) path 0 else path 1 } else { if (inner bit) path 2
 // else path 3 }, each leaf `trips` long.

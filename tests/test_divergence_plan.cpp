@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <bitset>
+#include <cmath>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -103,6 +104,9 @@ TEST(DivergenceConfig, ProblemsNameTheValueAndWhatIsAllowed) {
             "paths = 33; allowed: 1..32 distinct paths per 32-lane warp");
   c.paths = 0;
   EXPECT_NE(divergence_config_problem(c, 64, 16).find("paths = 0"), std::string::npos);
+  c.paths = 4;
+  c.first_path = 32;
+  EXPECT_EQ(divergence_config_problem(c, 64, 16), "first path = 32; allowed: 0..31");
   c = ok;
   c.kind = BranchKind::kNested;
   c.trips = -1;
@@ -149,6 +153,14 @@ TEST(DivergencePlan, PathsVotesAndPopulatedCounts) {
   EXPECT_EQ(populated_paths(s, masks, 3), 7);
   EXPECT_EQ(thread_path(s, masks, 32 * 3 + 9).path, 2);
   EXPECT_EQ(planned_vote(s, masks, 0), 0x10204081u);  // lanes 0, 7, 14, 21, 28
+  // A uniform run of one case: paths = 1 from first path 29; and the wrap past case 31.
+  s.paths = 1;
+  s.first_path = 29;
+  EXPECT_EQ(thread_path(s, masks, 77).path, 29);
+  EXPECT_EQ(populated_paths(s, masks, 2), 1);
+  EXPECT_EQ(planned_vote(s, masks, 2), 0xffffffffu);
+  s.paths = 4;
+  EXPECT_EQ(thread_path(s, masks, 3).path, 0);  // (29 + 3) mod 32
 
   DivergenceConfig n;
   n.kind = BranchKind::kNested;
@@ -185,9 +197,15 @@ TEST(PathReference, ConstantsAreExactAndChainsDifferPerPath) {
   EXPECT_EQ(kernels::path_multiplier(0), 4095.0f / 4096.0f);
   EXPECT_EQ(kernels::path_addend(31), 32.0f / 1024.0f);
   EXPECT_EQ(kernels::path_reference(1000, 3, 0), 1000.0f / 1024.0f);
+  // One trip is kFmasPerTrip FMAs.
+  float a = 7.0f / 1024.0f;
+  for (int i = 0; i < kernels::kFmasPerTrip; ++i) {
+    a = std::fma(a, kernels::path_multiplier(2), kernels::path_addend(2));
+  }
+  EXPECT_EQ(kernels::path_reference(7, 2, 1), a);
   EXPECT_NE(kernels::path_reference(7, 0, 100), kernels::path_reference(7, 1, 100));
   // The chain heads for its fixed point addend / (1 - multiplier) = 4 and stays finite.
-  EXPECT_NEAR(kernels::path_reference(7, 5, 200000), 4.0f, 1e-3f);
+  EXPECT_NEAR(kernels::path_reference(7, 5, 50000), 4.0f, 1e-3f);
 }
 
 }  // namespace
