@@ -281,12 +281,15 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   const bool is_switch = b.benchmark == "switch";
   const char* key = is_switch ? "paths" : "leaves";
   const long long n = iparam(b, key);
-  const long long first = is_switch ? iparam(b, "first_path") : 0;
+  // Runs before the switch could run one case alone have no first_path parameter.
+  bool has_first = false;
+  for (const auto& kv : b.params) has_first = has_first || kv.first == "first_path";
+  const long long first = has_first ? iparam(b, "first_path") : 0;
   const long long trips = iparam(b, "trips");
   const long long warps = iparam(b, "warps_per_sm");
   auto params = [&](long long count, long long first_path) {
     return std::string(key) + "=" + std::to_string(count) +
-           (is_switch ? ";first_path=" + std::to_string(first_path) : std::string()) +
+           (has_first ? ";first_path=" + std::to_string(first_path) : std::string()) +
            ";trips=" + std::to_string(trips) + ";warps_per_sm=" + std::to_string(warps);
   };
   const std::string tag = std::to_string(n) + (is_switch ? " switch paths" : " nested-if leaves") +
@@ -330,7 +333,7 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   // Where every populated case was also run alone, the sum of their own costs replaces n x case 0.
   std::vector<model::BranchPath> measured;
   double spans = 0.0;
-  for (long long p = 0; is_switch && first == 0 && p < n; ++p) {
+  for (long long p = 0; has_first && first == 0 && p < n; ++p) {
     const BenchmarkResult* alone = find(run, b.benchmark, params(1, p));
     if (alone == nullptr) {
       measured.clear();

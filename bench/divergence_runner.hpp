@@ -20,14 +20,14 @@ struct DivergenceConfig {
   // if/else
   kernels::SplitPattern pattern = kernels::SplitPattern::kLowLanes;
   int k = 16;  // lanes of 32 on the if side (ignored by the warp-uniform control)
-  int if_trips = 2048;
-  int else_trips = 2048;
+  int if_trips = 384;
+  int else_trips = 384;
   std::uint32_t seed = 1;  // the random pattern's draw
   // switch and nested if: every path `trips` long
   int paths = 1;   // switch: 1..32
   int first_path = 0;  // switch: lane l takes path (first_path + l mod paths) mod 32
   int leaves = 1;  // nested: 1..4
-  int trips = 2048;
+  int trips = 384;
   // residency: warps per SM, in blocks of 4 warps, one wave
   int warps_per_sm = 64;
 };

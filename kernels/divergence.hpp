@@ -42,12 +42,15 @@ SplitMasks split_masks(SplitPattern pattern, int k, std::uint32_t seed);
 // ---- the path bodies -------------------------------------------------------------------------
 
 // Path p's chain: a <- fma(a, path_multiplier(p), path_addend(p)), kFmasPerTrip times per trip and
-// `trips` trips (a loop the compiler may not unroll, around kFmasPerTrip unrolled FMAs, so the
-// chain's latency rather than the loop's branch sets a trip's cost), from a start of
+// `trips` trips (a loop the compiler may not unroll, around kFmasPerTrip unrolled FMAs), from a
+// start of
 // (global thread id mod 1024)/1024. Both constants are exact in float, so host and device agree
 // bit for bit. Paths 0 and 1 are the if and else sides; the switch uses 0..31, the nested if 0..3.
 inline constexpr int kMaxPaths = 32;
-inline constexpr int kFmasPerTrip = 8;
+// 64 FMAs a trip: the chain's latency (~256 cycles) sets a trip's cost. With 8, identical loops
+// cost 39 or 41 cycles a trip by where the compiler placed them (run 20261130T023823Z): the
+// instruction fetch of a loop head off a 128-byte line costs ~2 cycles a trip, here under 1%.
+inline constexpr int kFmasPerTrip = 64;
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
