@@ -80,6 +80,8 @@ std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
   for (const auto& er : runs) {
     std::map<std::string, std::vector<const Row*>> by_family;
     for (const Row& r : er.rows) by_family[r.family].push_back(&r);
+    const std::string divergence = divergence_summary_markdown(er);
+    if (!divergence.empty()) md += "\n## " + cell(er.run.run_id()) + " — divergence summary\n" + divergence;
     for (const auto& [family, rows] : by_family) {
       md += "\n## " + cell(er.run.run_id()) + " — " + family + "\n\n";
       md += "| benchmark | params | metric | measured | model | predicted | error | verdict | "
@@ -94,16 +96,34 @@ std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
       }
     }
   }
-  md += "\n" + worked_examples_markdown();
+  md += "\n" + worked_examples_markdown(runs);
   return md;
 }
 
-std::string worked_examples_markdown() {
+std::string worked_examples_markdown(const std::vector<EvaluatedRun>& runs) {
   using namespace model;
-  std::string md = "## Worked examples: what the models compute\n\n";
-  md += "| example | case | model | result |\n|---|---|---|---|\n";
-  auto row = [&md](const std::string& ex, const std::string& c, const std::string& m,
-                   const std::string& r) { md += "| " + ex + " | " + c + " | " + m + " | " + r + " |\n"; };
+  // example -> the latest run's measurement of it.
+  std::map<std::string, std::string> measured;
+  for (const auto& er : runs) {
+    for (const Row& r : er.rows) {
+      if (r.benchmark != "worked_example") continue;
+      const auto start = r.params.find("example=");
+      if (start == std::string::npos) continue;
+      const auto end = r.params.find(';', start);
+      const std::string example = r.params.substr(start + 8, end == std::string::npos ? std::string::npos : end - start - 8);
+      measured[example] = format("%.3f", r.value) + "× on " + cell(er.run.context.text(schema::key::kGpuName)) +
+                          " (" + r.verdict + ", " + cell(er.run.run_id()) + ")";
+    }
+  }
+  std::string md = "## Worked examples: what the models compute";
+  md += measured.empty() ? "\n\n" : ", and what the GPU measured\n\n";
+  md += "| example | case | model | result | measured |\n|---|---|---|---|---|\n";
+  auto row = [&md, &measured](const std::string& ex, const std::string& c, const std::string& m,
+                              const std::string& r) {
+    const auto it = measured.find(ex);
+    md += "| " + ex + " | " + c + " | " + m + " | " + r + " | " +
+          (it == measured.end() ? std::string("—") : it->second) + " |\n";
+  };
   auto n = [](long long v) { return std::to_string(v); };
 
   row("1", "block (256,1,1)", "ceil(256/32)", n(warps_per_block(256)) + " warps, " +

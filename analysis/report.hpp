@@ -14,7 +14,11 @@ std::string human_value(double value, const std::string& unit);
 
 std::string markdown_report(const std::vector<EvaluatedRun>& runs);
 
-// The worked examples of the reference page, each as the model functions compute it.
-std::string worked_examples_markdown();
+// The worked examples of the reference page, each as the model functions compute it, and, where
+// the runs measured one (rows of benchmark "worked_example"), the latest measurement.
+std::string worked_examples_markdown(const std::vector<EvaluatedRun>& runs = {});
+
+// The divergence family's summary tables for one run; empty when it has no divergence sweep.
+std::string divergence_summary_markdown(const EvaluatedRun& run);
 
 }  // namespace warpcost::analysis
