@@ -1,5 +1,11 @@
-# The revision recorded in every run's JSON context, fixed at configure time. A copy of the tree
-# without .git (the GPU machine gets one) takes it from the WARPCOST_GIT_REV environment variable.
+# The revision recorded in every run's JSON context, fixed at configure time. WARPCOST_GIT_REV in
+# the environment wins: a copy of the tree (the GPU machine gets one) may carry no .git, or one
+# from another commit than the files it holds.
+if(DEFINED ENV{WARPCOST_GIT_REV})
+  set(WARPCOST_GIT_REVISION "$ENV{WARPCOST_GIT_REV}" CACHE INTERNAL "warpcost revision at configure time")
+  message(STATUS "warpcost revision: ${WARPCOST_GIT_REVISION} (from WARPCOST_GIT_REV)")
+  return()
+endif()
 execute_process(
   COMMAND git -C ${PROJECT_SOURCE_DIR} rev-parse --short=12 HEAD
   RESULT_VARIABLE warpcost_git_rc OUTPUT_VARIABLE warpcost_git_rev
@@ -11,8 +17,6 @@ if(warpcost_git_rc EQUAL 0)
   if(warpcost_git_dirty)
     string(APPEND warpcost_git_rev "-dirty")
   endif()
-elseif(DEFINED ENV{WARPCOST_GIT_REV})
-  set(warpcost_git_rev "$ENV{WARPCOST_GIT_REV}")
 else()
   set(warpcost_git_rev "unknown")
 endif()
