@@ -1,5 +1,7 @@
 #include "cli.hpp"
 
+#include "compare.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -19,17 +21,54 @@ namespace {
 
 const char* const kUsage =
     "usage: warpcost-analyze [--csv FILE] [--report FILE] [--per-run] [--quiet] PATH...\n"
+    "       warpcost-analyze --compare BASE NEW [--csv FILE] [--report FILE] [--quiet]\n"
     "  PATH       a run's bench.json, a run folder, or a folder of runs (results/)\n"
     "  --csv      write the tidy CSV of all runs to FILE\n"
     "  --report   write the markdown report of all runs to FILE\n"
     "  --per-run  also write warpcost.csv and report.md into each run's folder\n"
     "  --quiet    do not print the report\n"
+    "  --compare  BASE and NEW are one run each: per benchmark in both, new/base median time\n"
+    "             and same / faster / slower / unclear (1% band, Mann-Whitney U p < 0.05)\n"
     "With a single run and neither --csv nor --report, the CSV and report go into its folder.\n";
 
 bool skipped_folder(const fs::path& p) {
   const std::string name = p.filename().string();
   return (!name.empty() && name[0] == '.') ||
          (name.size() > 7 && name.compare(name.size() - 7, 7, ".failed") == 0);
+}
+
+}  // namespace
+
+namespace {
+
+Run read_single_run(const std::string& input) {
+  const std::vector<fs::path> runs = find_runs(input);
+  if (runs.size() != 1) {
+    throw std::runtime_error(input + ": holds " + std::to_string(runs.size()) +
+                             " runs; --compare takes one run a side (a bench.json or a run folder)");
+  }
+  return read_run(runs.front());
+}
+
+int compare_main(const std::string& base_path, const std::string& new_path,
+                 const std::string& csv_path, const std::string& report_path, bool quiet,
+                 std::ostream& out, std::ostream& err) {
+  try {
+    const Run base = read_single_run(base_path);
+    const Run next = read_single_run(new_path);
+    const RunComparison c = compare_runs(base, next);
+    const std::string md = comparison_markdown(c);
+    std::vector<std::pair<fs::path, std::string>> outputs;
+    if (!csv_path.empty()) outputs.emplace_back(csv_path, comparison_csv(c));
+    if (!report_path.empty()) outputs.emplace_back(report_path, md);
+    write_files_atomically(outputs);
+    if (!quiet) out << md;
+    for (const auto& [path, content] : outputs) err << "wrote " << path.string() << "\n";
+    return kExitOk;
+  } catch (const std::exception& e) {
+    err << "warpcost-analyze: " << e.what() << "\n";
+    return kExitBadInput;
+  }
 }
 
 }  // namespace
@@ -80,6 +119,7 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
   std::string report_path;
   bool per_run = false;
   bool quiet = false;
+  bool compare = false;
   std::vector<std::string> inputs;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -93,6 +133,8 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
       per_run = true;
     } else if (a == "--quiet") {
       quiet = true;
+    } else if (a == "--compare") {
+      compare = true;
     } else if (a == "--help" || a == "-h") {
       out << kUsage;
       return kExitOk;
@@ -102,6 +144,14 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
     } else {
       inputs.push_back(a);
     }
+  }
+  if (compare) {
+    if (inputs.size() != 2 || per_run) {
+      err << "warpcost-analyze: --compare takes exactly two runs, BASE and NEW"
+          << (per_run ? ", and no --per-run" : "") << "\n" << kUsage;
+      return kExitUsage;
+    }
+    return compare_main(inputs[0], inputs[1], csv_path, report_path, quiet, out, err);
   }
   if (inputs.empty()) {
     err << "warpcost-analyze: name at least one run or folder of runs\n" << kUsage;
