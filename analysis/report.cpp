@@ -102,18 +102,43 @@ std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
 
 std::string worked_examples_markdown(const std::vector<EvaluatedRun>& runs) {
   using namespace model;
-  // example -> the latest run's measurement of it.
-  std::map<std::string, std::string> measured;
+  // example -> family -> the texts of the last run (in the order given) that measured it there,
+  // and where it ran. An example can be measured by several families (the self-test) or by several
+  // rows of one run (Ex 9's two shapes).
+  struct Measured {
+    std::string where;
+    std::vector<std::string> texts;
+  };
+  std::map<std::string, std::map<std::string, Measured>> found;
   for (const auto& er : runs) {
+    const std::string where =
+        cell(er.run.context.text(schema::key::kGpuName)) + ", " + cell(er.run.run_id());
     for (const Row& r : er.rows) {
       if (r.benchmark != "worked_example") continue;
       const auto start = r.params.find("example=");
       if (start == std::string::npos) continue;
       const auto end = r.params.find(';', start);
       const std::string example = r.params.substr(start + 8, end == std::string::npos ? std::string::npos : end - start - 8);
-      measured[example] = format("%.3f", r.value) + "× on " + cell(er.run.context.text(schema::key::kGpuName)) +
-                          " (" + r.verdict + ", " + cell(er.run.run_id()) + ")";
+      std::string value = r.unit == "ratio" ? format("%.3f", r.value) + "×" : format("%.0f", r.value);
+      if (r.metric == "tail_active_threads") value += " threads";
+      if (r.metric == "warps_per_block") value += r.value == 1.0 ? " warp" : " warps";
+      if (r.metric == "threads_mapped_as_model") {
+        value += " of " + format("%.0f", r.predicted.value_or(0)) + " threads mapped";
+      }
+      Measured& m = found[example][r.family];
+      if (m.where != where) m = Measured{where, {}};  // a later run replaces an earlier one
+      m.texts.push_back(value + " (" + r.verdict + ")");
     }
+  }
+  std::map<std::string, std::string> measured;
+  for (const auto& [example, by_family] : found) {
+    std::string text;
+    for (const auto& [family, m] : by_family) {
+      std::string joined;
+      for (const auto& t : m.texts) joined += (joined.empty() ? "" : "; ") + t;
+      text += (text.empty() ? "" : "; ") + joined + " on " + m.where;
+    }
+    measured[example] = text;
   }
   std::string md = "## Worked examples: what the models compute";
   md += measured.empty() ? "\n\n" : ", and what the GPU measured\n\n";

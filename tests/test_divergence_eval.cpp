@@ -188,9 +188,29 @@ TEST(DivergenceReport, SummaryTablesAndTheMeasuredWorkedExamples) {
   EXPECT_NE(md.find("### Divergence: two-level nested if"), std::string::npos);
   const std::string examples = worked_examples_markdown({er});
   EXPECT_NE(examples.find("| 7 | 20/12 split, 30 + 30 cycles | Σ populated paths | 60 cycles, 2.0× | "
-                          "1.999× on NVIDIA H200 (holds, fixture-gpu/20260104T000000Z) |"),
+                          "1.999× (holds) on NVIDIA H200, fixture-gpu/20260104T000000Z |"),
             std::string::npos)
       << examples;
+  // Two families measure the self-test; each keeps its own latest run.
+  const analysis::Run pw = read_run(kFixture.parent_path() / "partial_warp.json");
+  std::vector<Row> pw_rows = evaluate_run(pw);
+  EvaluatedRun other{pw, pw_rows};
+  // The partial-warp fixture measures Ex 3 only; give it the self-test's 72-thread block too.
+  Row st = pw_rows.front();
+  st.family = "partial_warp";
+  st.benchmark = "worked_example";
+  st.params = "example=self-test;measured_by=schedule/x=72;y=1;z=1";
+  st.metric = "warps_per_block";
+  st.unit = "count";
+  st.value = 3;
+  st.predicted = 3;
+  st.verdict = "holds";
+  other.rows.push_back(st);
+  const std::string both = worked_examples_markdown({other, er});
+  EXPECT_NE(both.find("| 1.999× (holds) on NVIDIA H200, fixture-gpu/20260104T000000Z; 3 warps (holds) on "),
+            std::string::npos)
+      << both;
+  EXPECT_NE(both.find("192 of 192 threads mapped (holds)"), std::string::npos) << both;
   // Without runs the table still prints, with nothing measured.
   EXPECT_NE(worked_examples_markdown().find("| 7 | 20/12 split, 30 + 30 cycles | Σ populated paths | "
                                             "60 cycles, 2.0× | — |"),

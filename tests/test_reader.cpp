@@ -184,6 +184,22 @@ TEST_F(PartialWarpEvaluation, RecorderCountersAgainstCeilAndTailMask) {
   EXPECT_EQ(at("x=33;y=1;z=1", "warps_with_one_clock").verdict, verdict::kWarn);
 }
 
+TEST_F(PartialWarpEvaluation, WorkedExamplesGetRowsOfTheirOwn) {
+  // Ex 3's block measured by the recorder: every thread where the model puts it.
+  const Row ex3 = at("example=3;measured_by=schedule/x=48;y=4;z=1", "threads_mapped_as_model");
+  EXPECT_EQ(ex3.benchmark, "worked_example");
+  EXPECT_DOUBLE_EQ(*ex3.predicted, 192.0);
+  EXPECT_EQ(ex3.verdict, verdict::kHolds);
+  // The note's 1000 threads in blocks of 256: 232 in the last block.
+  const Row note = at("example=note;measured_by=grid_tail/block=256;threads=1000", "tail_active_threads");
+  EXPECT_DOUBLE_EQ(*note.predicted, 232.0);
+  EXPECT_EQ(note.verdict, verdict::kHolds);
+  // A shape no example uses gets none.
+  for (const Row& r : rows_) {
+    EXPECT_EQ(r.params.find("measured_by=schedule/x=33"), std::string::npos) << r.params;
+  }
+}
+
 TEST_F(PartialWarpEvaluation, StaircaseUsefulFractionAgainstTheNextMultipleOf32) {
   const Row f33 = at("threads=33", "useful_fraction");
   EXPECT_NEAR(f33.value, 33.0 / 64.0, 1e-12);
