@@ -41,6 +41,14 @@ bool skipped_folder(const fs::path& p) {
 
 namespace {
 
+// Writes every output or none, prints the markdown unless asked not to, and names each file.
+void deliver(const std::vector<std::pair<fs::path, std::string>>& outputs, const std::string& markdown,
+             bool quiet, std::ostream& out, std::ostream& err) {
+  write_files_atomically(outputs);
+  if (!quiet) out << markdown;
+  for (const auto& [path, content] : outputs) err << "wrote " << path.string() << "\n";
+}
+
 Run read_single_run(const std::string& input) {
   const std::vector<fs::path> runs = find_runs(input);
   if (runs.size() != 1) {
@@ -61,9 +69,7 @@ int compare_main(const std::string& base_path, const std::string& new_path,
     std::vector<std::pair<fs::path, std::string>> outputs;
     if (!csv_path.empty()) outputs.emplace_back(csv_path, comparison_csv(c));
     if (!report_path.empty()) outputs.emplace_back(report_path, md);
-    write_files_atomically(outputs);
-    if (!quiet) out << md;
-    for (const auto& [path, content] : outputs) err << "wrote " << path.string() << "\n";
+    deliver(outputs, md, quiet, out, err);
     return kExitOk;
   } catch (const std::exception& e) {
     err << "warpcost-analyze: " << e.what() << "\n";
@@ -198,9 +204,7 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
     const std::string report = markdown_report(runs);
     if (!csv_path.empty()) outputs.emplace_back(csv_path, tidy_csv(runs));
     if (!report_path.empty()) outputs.emplace_back(report_path, report);
-    write_files_atomically(outputs);
-    if (!quiet) out << report;
-    for (const auto& [path, content] : outputs) err << "wrote " << path.string() << "\n";
+    deliver(outputs, report, quiet, out, err);
     return kExitOk;
   } catch (const std::exception& e) {
     err << "warpcost-analyze: " << e.what() << "\n";

@@ -1,11 +1,11 @@
 #include "compare.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <stdexcept>
 
 #include "statistics.hpp"
+#include "text_format.hpp"
 #include "tidy_csv.hpp"
 
 namespace warpcost::analysis {
@@ -20,13 +20,7 @@ double u_statistic(const std::vector<double>& a, const std::vector<double>& b) {
   return u;
 }
 
-std::string fmt(const char* f, double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, f, v);
-  return buffer;
-}
-
-std::string pct(double ratio) { return fmt("%+.2f", 100.0 * (ratio - 1.0)) + "%"; }
+std::string pct(double ratio) { return format_number("%+.2f", 100.0 * (ratio - 1.0)) + "%"; }
 
 }  // namespace
 
@@ -97,7 +91,7 @@ RunComparison compare_runs(const Run& base, const Run& next) {
     r.p_value = mann_whitney_p(b.seconds, n.seconds);
     const bool separate = r.p_value < kSignificance;
     const std::string reps = std::to_string(b.seconds.size()) + " and " + std::to_string(n.seconds.size()) +
-                             " repetitions, U-test p = " + fmt("%.3g", r.p_value);
+                             " repetitions, U-test p = " + format_number("%.3g", r.p_value);
     if (std::fabs(r.ratio - 1.0) < kSameBand) {
       r.verdict = compare_verdict::kSame;
       r.why = "medians " + pct(r.ratio) + " apart, inside the 1% band (" + reps + ")";
@@ -109,7 +103,7 @@ RunComparison compare_runs(const Run& base, const Run& next) {
       r.why = "medians " + pct(r.ratio) + " apart but the repetitions overlap (" + reps +
               (b.seconds.size() < 4 || n.seconds.size() < 4
                    ? "; fewer than 4 repetitions a side can never reach p < 0.05"
-                   : ", CVs " + fmt("%.2f", 100 * r.base_cv) + "% and " + fmt("%.2f", 100 * r.new_cv) + "%") +
+                   : ", CVs " + format_number("%.2f", 100 * r.base_cv) + "% and " + format_number("%.2f", 100 * r.new_cv) + "%") +
               ")";
     }
     c.rows.push_back(r);
@@ -155,9 +149,9 @@ std::string comparison_markdown(const RunComparison& c) {
   for (const auto& r : c.rows) {
     const bool measured = r.verdict != compare_verdict::kError;
     md += "| " + r.family + " | " + r.benchmark + " | " + r.params + " | " +
-          (measured ? fmt("%.4g", r.base_median_s * 1e6) + " us" : "—") + " | " +
-          (measured ? fmt("%.4g", r.new_median_s * 1e6) + " us" : "—") + " | " +
-          (measured ? fmt("%.4f", r.ratio) : "—") + " | " + (measured ? fmt("%.3g", r.p_value) : "—") +
+          (measured ? format_number("%.4g", r.base_median_s * 1e6) + " us" : "—") + " | " +
+          (measured ? format_number("%.4g", r.new_median_s * 1e6) + " us" : "—") + " | " +
+          (measured ? format_number("%.4f", r.ratio) : "—") + " | " + (measured ? format_number("%.3g", r.p_value) : "—") +
           " | " + r.verdict + " | " + r.why + " |\n";
   }
   return md;

@@ -15,12 +15,6 @@
 namespace warpcost::analysis {
 namespace detail {
 
-std::string fixed(double v, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
-  return buffer;
-}
-
 double cv_of(const BenchmarkResult& b) { return coefficient_of_variation(b.seconds); }
 
 // A comparison outside its target but inside twice the repetitions' own spread cannot be decided by
@@ -66,7 +60,6 @@ namespace {
 
 using detail::base_row;
 using detail::cv_of;
-using detail::fixed;
 using detail::miss_verdict;
 using detail::noise_note;
 using detail::with_prediction;
@@ -174,11 +167,7 @@ void evaluate_launch_overhead(const BenchmarkResult& b, std::vector<Row>& rows) 
 
 // ---- partial_warp ----------------------------------------------------------------------------
 
-std::string hex_mask(double v) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "0x%08x", static_cast<std::uint32_t>(v));
-  return buffer;
-}
+std::string hex_mask(double v) { return analysis::hex_mask(static_cast<std::uint32_t>(v)); }
 
 // Which worked example or lesson case a recorded shape answers.
 std::string example_of(long long x, long long y, long long z) {

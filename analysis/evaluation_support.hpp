@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "evaluation.hpp"
+#include "text_format.hpp"
 
 namespace warpcost::analysis {
 namespace detail {
 
-std::string fixed(double v, int digits);
 // CV of the repetitions' times.
 double cv_of(const BenchmarkResult& b);
 // A miss inside twice the noise is warn (too noisy to decide), outside it fails.

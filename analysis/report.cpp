@@ -6,24 +6,19 @@
 
 #include "models.hpp"
 #include "result_schema.hpp"
+#include "text_format.hpp"
 
 namespace warpcost::analysis {
 namespace {
-
-std::string format(const char* fmt, double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, fmt, v);
-  return buffer;
-}
 
 std::string scaled(double value, const char* const* prefixes, const double* factors, int n,
                    const std::string& unit) {
   for (int i = 0; i < n; ++i) {
     if (std::fabs(value) >= factors[i] || i == n - 1) {
-      return format("%.4g", value / factors[i]) + " " + prefixes[i] + unit;
+      return format_number("%.4g", value / factors[i]) + " " + prefixes[i] + unit;
     }
   }
-  return format("%.4g", value) + " " + unit;
+  return format_number("%.4g", value) + " " + unit;
 }
 
 std::string cell(const std::string& text) {
@@ -32,11 +27,6 @@ std::string cell(const std::string& text) {
   return out;
 }
 
-std::string hex_mask(std::uint32_t mask) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "0x%08x", mask);
-  return buffer;
-}
 
 }  // namespace
 
@@ -52,9 +42,9 @@ std::string human_value(double value, const std::string& unit) {
     static const double f[] = {1e12, 1e9, 1e6, 1e3, 1.0};
     return scaled(value, p, f, 5, unit == "Hz" ? "Hz" : "B/s");
   }
-  if (unit == "%") return format("%.2f", value) + " %";
-  if (unit == "ratio") return format("%.4g", value);
-  return format("%.6g", value) + (unit.empty() ? "" : " " + unit);
+  if (unit == "%") return format_number("%.2f", value) + " %";
+  if (unit == "ratio") return format_number("%.4g", value);
+  return format_number("%.6g", value) + (unit.empty() ? "" : " " + unit);
 }
 
 std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
@@ -67,7 +57,7 @@ std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
     const RunContext& c = er.run.context;
     md += "| " + cell(c.text(key::kRunId)) + " | " + cell(c.text(key::kGpuName)) + " | " +
           c.text(key::kCc) + " | " + c.text(key::kSmCount) + " | " + c.text(key::kMaxWarpsPerSm) +
-          " | " + format("%.0f", c.number(key::kL2Bytes) / 1048576.0) + " MiB | " +
+          " | " + format_number("%.0f", c.number(key::kL2Bytes) / 1048576.0) + " MiB | " +
           human_value(c.number(key::kSmClockMeasuredKhz) * 1e3, "Hz") + " / " +
           human_value(c.number(key::kSmClockMaxKhz) * 1e3, "Hz") + " | " +
           cell(c.text(key::kDriverVersion)) + " | " + c.text(key::kCudaRuntime) + " | " +
@@ -91,7 +81,7 @@ std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
               (r->verdict == "error" ? std::string("—") : human_value(r->value, r->unit)) + " | " +
               cell(r->model) + " | " +
               (r->predicted ? human_value(*r->predicted, r->unit) : std::string()) + " | " +
-              (r->rel_error ? format("%+.2f", 100.0 * *r->rel_error) + " %" : std::string()) +
+              (r->rel_error ? format_number("%+.2f", 100.0 * *r->rel_error) + " %" : std::string()) +
               " | " + r->verdict + " | " + cell(r->why) + " |\n";
       }
     }
@@ -119,11 +109,11 @@ std::string worked_examples_markdown(const std::vector<EvaluatedRun>& runs) {
       if (start == std::string::npos) continue;
       const auto end = r.params.find(';', start);
       const std::string example = r.params.substr(start + 8, end == std::string::npos ? std::string::npos : end - start - 8);
-      std::string value = r.unit == "ratio" ? format("%.3f", r.value) + "×" : format("%.0f", r.value);
+      std::string value = r.unit == "ratio" ? format_number("%.3f", r.value) + "×" : format_number("%.0f", r.value);
       if (r.metric == "tail_active_threads") value += " threads";
       if (r.metric == "warps_per_block") value += r.value == 1.0 ? " warp" : " warps";
       if (r.metric == "threads_mapped_as_model") {
-        value += " of " + format("%.0f", r.predicted.value_or(0)) + " threads mapped";
+        value += " of " + format_number("%.0f", r.predicted.value_or(0)) + " threads mapped";
       }
       Measured& m = found[example][r.family];
       if (m.where != where) m = Measured{where, {}};  // a later run replaces an earlier one
@@ -175,11 +165,11 @@ std::string worked_examples_markdown(const std::vector<EvaluatedRun>& runs) {
   row("6", "L = 400, W = 1", "ceil(L/W) vs 64", n(warps_to_hide_latency(400, 1)) +
       " warps > 64: memory-bound");
   row("7", "20/12 split, 30 + 30 cycles", "Σ populated paths",
-      format("%.0f", divergent_time({{20, 30}, {12, 30}})) + " cycles, " +
-          format("%.1f", divergence_slowdown({{20, 30}, {12, 30}}, 30)) + "×");
+      format_number("%.0f", divergent_time({{20, 30}, {12, 30}})) + " cycles, " +
+          format_number("%.1f", divergence_slowdown({{20, 30}, {12, 30}}, 30)) + "×");
   row("8", "32/0 split, 30 cycles", "Σ populated paths",
-      format("%.0f", divergent_time({{32, 30}, {0, 30}})) + " cycles, " +
-          format("%.1f", divergence_slowdown({{32, 30}, {0, 30}}, 30)) + "×");
+      format_number("%.0f", divergent_time({{32, 30}, {0, 30}})) + " cycles, " +
+          format_number("%.1f", divergence_slowdown({{32, 30}, {0, 30}}, 30)) + "×");
   const GridTail tail = grid_tail(1000, 256);
   row("note", "N = 1000, B = 256", "N − B(ceil(N/B) − 1)",
       n(tail.last_block_threads) + " threads in the last block: " + n(tail.last_block_full_warps) +
@@ -189,12 +179,12 @@ std::string worked_examples_markdown(const std::vector<EvaluatedRun>& runs) {
           n(warps_per_block(256)) + " warps / " + n(wasted_lanes(256)) + " wasted");
   const SchedulerDemand d = scheduler_demand(4, 400, 1, 20, 64);
   row("10", "N_sched 4, L 400, T_issue 1, I_warp 20, cap 64", "N_sched·L/T_issue/I_warp",
-      format("%.0f", d.instruction_slots) + " slots, " + format("%.0f", d.warps_needed) +
+      format_number("%.0f", d.instruction_slots) + " slots, " + format_number("%.0f", d.warps_needed) +
           " warps > " + n(d.cap) + ": short " + n(d.deficit));
   row("self-test", "(72,1,1); L 300, W 15; 16/16 at 40 + 40", "as above",
       n(warps_per_block(72)) + " warps, " + n(wasted_lanes(72)) + " wasted; " +
           n(warps_to_hide_latency(300, 15)) + " warps; " +
-          format("%.1f", divergence_slowdown({{16, 40}, {16, 40}}, 40)) + "×");
+          format_number("%.1f", divergence_slowdown({{16, 40}, {16, 40}}, 40)) + "×");
   md += "\nExample 4's and 5's bodies are missing from the reference page; 4 uses a 16-thread "
         "block and 5 the self-test's L = 300, W = 15.\n";
   return md;

@@ -1,6 +1,5 @@
 // The divergence family's summary tables: the split sweep, the k-way switch, the nested if and the
 // residency sweep, each a grid of slowdowns beside the model, built from the evaluated rows.
-#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -8,6 +7,7 @@
 #include <utility>
 
 #include "report.hpp"
+#include "text_format.hpp"
 
 namespace warpcost::analysis {
 namespace {
@@ -28,12 +28,6 @@ Params parse_params(const std::string& text) {
   return p;
 }
 
-std::string num(double v, int digits = 3) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
-  return buffer;
-}
-
 // (benchmark, params, metric) -> row of one run.
 class RowIndex {
  public:
@@ -52,14 +46,14 @@ class RowIndex {
                    const std::string& metric, bool show_verdict = true) const {
     const Row* r = find(benchmark, params, metric);
     if (r == nullptr) return "—";
-    std::string text = num(r->value);
+    std::string text = fixed(r->value, 3);
     if (show_verdict && r->verdict != "holds") text += " (" + r->verdict + ")";
     return text;
   }
   std::string predicted(const std::string& benchmark, const std::string& params,
                         const std::string& metric) const {
     const Row* r = find(benchmark, params, metric);
-    return r == nullptr || !r->predicted ? "—" : num(*r->predicted);
+    return r == nullptr || !r->predicted ? "—" : fixed(*r->predicted, 3);
   }
 
  private:

@@ -1,5 +1,7 @@
 #include "schedule_check.hpp"
 
+#include "text_format.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -8,11 +10,6 @@
 namespace warpcost::analysis {
 namespace {
 
-std::string hex(std::uint32_t v) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "0x%08x", v);
-  return buffer;
-}
 
 // At most this many failures of one kind are listed; the count says how many there were.
 constexpr std::size_t kMaxListed = 8;
@@ -89,7 +86,7 @@ ScheduleCheck check_schedule(const model::BlockShape& shape, const std::vector<T
     if (r.lane_id >= 32 || ((r.active_mask >> r.lane_id) & 1u) == 0) {
       note(c.gate_failures, gate_count,
            "gate 2: " + who + ": lane " + std::to_string(r.lane_id) + " is not in its mask " +
-               hex(r.active_mask));
+               hex_mask(r.active_mask));
     }
     sms.insert(r.smid);
     if (r.lane_id == 0) ++c.warps_observed;
@@ -107,8 +104,8 @@ ScheduleCheck check_schedule(const model::BlockShape& shape, const std::vector<T
                std::to_string(model::lane_of(t)) + "), (" + std::to_string(r.tx) + "," +
                std::to_string(r.ty) + "," + std::to_string(r.tz) + ") (model (" +
                std::to_string(expected.x) + "," + std::to_string(expected.y) + "," +
-               std::to_string(expected.z) + ")), mask " + hex(r.active_mask) + " (model " +
-               hex(expected_mask) + ")");
+               std::to_string(expected.z) + ")), mask " + hex_mask(r.active_mask) + " (model " +
+               hex_mask(expected_mask) + ")");
     }
   }
   close_list(c.gate_failures, gate_count, "gate failures");

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "cli_test_support.hpp"
 #include "tidy_csv.hpp"
 
 namespace fs = std::filesystem;
@@ -20,42 +20,7 @@ namespace {
 
 const fs::path kFixtures = WARPCOST_FIXTURES;
 
-class AnalyzeCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("warpcost-cli-" + std::string(info->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    fs::copy(kFixtures / "runs", dir_ / "results", fs::copy_options::recursive);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  int analyze(const std::vector<std::string>& args) {
-    out_.str("");
-    err_.str("");
-    return analyze_main(args, out_, err_);
-  }
-  static std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-  // Every regular file under dir_, to prove a failed call wrote nothing.
-  std::vector<fs::path> files() const {
-    std::vector<fs::path> all;
-    for (const auto& e : fs::recursive_directory_iterator(dir_)) {
-      if (e.is_regular_file()) all.push_back(e.path());
-    }
-    std::sort(all.begin(), all.end());
-    return all;
-  }
-
-  fs::path dir_;
-  std::ostringstream out_;
-  std::ostringstream err_;
-};
+class AnalyzeCli : public CliTest {};
 
 // A strict RFC 4180 reader: the test's own, so the writer is checked against an independent parser.
 std::vector<std::vector<std::string>> parse_csv(const std::string& text) {

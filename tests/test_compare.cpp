@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "cli_test_support.hpp"
 #include "compare.hpp"
 #include "run_reader.hpp"
 
@@ -125,26 +125,7 @@ TEST(CompareRuns, CsvHasOneRowPerBenchmarkAndTheDocumentedColumns) {
   EXPECT_NE(comparison_markdown(c).find("benchmarks in both"), std::string::npos);
 }
 
-class CompareCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("warpcost-compare-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    fs::copy(kFixtures / "runs", dir_ / "results", fs::copy_options::recursive);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  int analyze(const std::vector<std::string>& args) {
-    out_.str("");
-    err_.str("");
-    return analyze_main(args, out_, err_);
-  }
-  fs::path dir_;
-  std::ostringstream out_;
-  std::ostringstream err_;
-};
+class CompareCli : public CliTest {};
 
 TEST_F(CompareCli, ComparesTwoRunFoldersAndWritesTheCsv) {
   const fs::path a = dir_ / "results/fixture-gpu/20260101T000000Z";
