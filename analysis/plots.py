@@ -118,6 +118,15 @@ def residency_data(rows):
     return {"run": run, "points": sorted(pts)}
 
 
+def plot_grid(ax, points):
+    """The grid's slowdown (x, measured, predicted) and its fixed-part model."""
+    if not points:
+        return
+    ax.plot([x for x, _, _ in points], [v for _, v, _ in points], "x", ms=4, label="grid time (events)")
+    ax.plot([x for x, _, _ in points], [p for _, _, p in points], "--", lw=0.8,
+            label="grid model: fixed part + populated regions")
+
+
 def main(argv):
     if len(argv) != 3:
         print("usage: plots.py WARPCOST_CSV OUT_DIR", file=sys.stderr)
@@ -172,11 +181,7 @@ def main(argv):
         model = sp["series"]["low"]
         ax.plot([k for k, _, _ in model], [p for _, _, p in model], "-", lw=0.8,
                 label="model: sum of populated paths")
-        if sp["grid"]:
-            ax.plot([k for k, _, _ in sp["grid"]], [v for _, v, _ in sp["grid"]], "x", ms=4,
-                    label="grid time (events)")
-            ax.plot([k for k, _, _ in sp["grid"]], [p for _, _, p in sp["grid"]], "--", lw=0.8,
-                    label="grid model: fixed part + populated regions")
+        plot_grid(ax, sp["grid"])
         if sp["unequal"]:
             ax.plot([k for k, _, _ in sp["unequal"]], [v for _, v, _ in sp["unequal"]], "d", ms=3,
                     label="per warp, T_if = 4 T_else")
@@ -200,11 +205,7 @@ def main(argv):
             ns = sorted(sw["summed"])
             ax.plot(ns, [sw["summed"][n] for n in ns], ":", lw=0.8,
                     label="model: sum of each case run alone")
-        if sw["grid"]:
-            ax.plot([n for n, _, _ in sw["grid"]], [v for _, v, _ in sw["grid"]], "x", ms=4,
-                    label="grid time (events)")
-            ax.plot([n for n, _, _ in sw["grid"]], [p for _, _, p in sw["grid"]], "--", lw=0.8,
-                    label="grid model: fixed part + populated regions")
+        plot_grid(ax, sw["grid"])
         ax.set_xlabel("distinct switch paths in a warp")
         ax.set_ylabel("slowdown vs one path")
         ax.set_title("divergence: k-way switch, one warp per scheduler")
