@@ -156,6 +156,16 @@ void common_rows(const BenchmarkResult& b, const std::string& tag, std::vector<R
           (b.has_counter("region_span_s") ? "; the region spanned " + us(span(b)) + " of the grid"
                                           : std::string());
   rows.push_back(c);
+  // The spread over warps as rows of its own: where it is wide, warps shared their scheduler.
+  for (const char* q : {"p10", "p90"}) {
+    Row p = base_row(b);
+    p.metric = std::string("warp_cycles_") + q;
+    p.value = b.counter_median(p.metric);
+    p.unit = "cycles";
+    p.verdict = verdict::kInfo;
+    p.why = tag + q + " of the warps' cycles in the branch region";
+    rows.push_back(p);
+  }
 
   const long long requested = iparam(b, "warps_per_sm");
   Row r = base_row(b);

@@ -176,15 +176,12 @@ std::string divergence_summary_markdown(const EvaluatedRun& er) {
     for (const long long w : residencies) {
       const std::string ws = std::to_string(w);
       const std::string half = split(16, equal_trips, equal_trips, ws);
-      const Row* ref = idx.find("split_low", split(32, equal_trips, equal_trips, ws), "warp_cycles");
-      std::string spread = "—";
-      if (ref != nullptr) {
-        const auto at = ref->why.find("p10..p90 ");
-        if (at != std::string::npos) {
-          const auto end = ref->why.find(';', at);
-          spread = ref->why.substr(at + 9, end == std::string::npos ? std::string::npos : end - at - 9);
-        }
-      }
+      const std::string uniform = split(32, equal_trips, equal_trips, ws);
+      const Row* p10 = idx.find("split_low", uniform, "warp_cycles_p10");
+      const Row* p90 = idx.find("split_low", uniform, "warp_cycles_p90");
+      const std::string spread = p10 != nullptr && p90 != nullptr
+                                     ? fixed(p10->value, 0) + ".." + fixed(p90->value, 0)
+                                     : "—";
       md += "| " + ws + " | " + std::to_string(w / 4) + " | " +
             idx.cell("split_low", half, "warp_slowdown") + " | " +
             idx.cell("split_low", half, "grid_slowdown") + " | " +
