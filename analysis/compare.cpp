@@ -1,5 +1,6 @@
 #include "compare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -18,6 +19,14 @@ double u_statistic(const std::vector<double>& a, const std::vector<double>& b) {
     for (const double y : b) u += x < y ? 1.0 : (x == y ? 0.5 : 0.0);
   }
   return u;
+}
+
+// The two-sided U test's smallest p-value for n and m untied values: the two extreme splits of
+// the C(n+m, n) possible.
+double smallest_p(std::size_t n, std::size_t m) {
+  double splits = 1.0;
+  for (std::size_t i = 1; i <= n; ++i) splits = splits * static_cast<double>(m + i) / static_cast<double>(i);
+  return std::min(1.0, 2.0 / splits);
 }
 
 std::string pct(double ratio) { return format_number("%+.2f", 100.0 * (ratio - 1.0)) + "%"; }
@@ -101,8 +110,9 @@ RunComparison compare_runs(const Run& base, const Run& next) {
     } else {
       r.verdict = compare_verdict::kUnclear;
       r.why = "medians " + pct(r.ratio) + " apart but the repetitions overlap (" + reps +
-              (b.seconds.size() < 4 || n.seconds.size() < 4
-                   ? "; fewer than 4 repetitions a side can never reach p < 0.05"
+              (smallest_p(b.seconds.size(), n.seconds.size()) >= kSignificance
+                   ? "; with so few repetitions the smallest possible p is " +
+                         format_number("%.3g", smallest_p(b.seconds.size(), n.seconds.size()))
                    : ", CVs " + format_number("%.2f", 100 * r.base_cv) + "% and " + format_number("%.2f", 100 * r.new_cv) + "%") +
               ")";
     }

@@ -89,6 +89,13 @@ TEST(CompareRuns, ADifferenceInsideTheNoiseIsUnclear) {
   EXPECT_EQ(c.rows[0].verdict, compare_verdict::kUnclear) << c.rows[0].why;
   EXPECT_NEAR(c.rows[0].ratio, 1.04, 1e-12);
   EXPECT_GE(c.rows[0].p_value, kSignificance);
+
+  // Three repetitions a side can never separate: the reason says so.
+  a.benchmarks[0].seconds = {1.00, 1.01, 0.99};
+  b.benchmarks[0].seconds = {1.20, 1.21, 1.19};
+  const RunComparison few = compare_runs(a, b);
+  EXPECT_EQ(few.rows[0].verdict, compare_verdict::kUnclear);
+  EXPECT_NE(few.rows[0].why.find("the smallest possible p is 0.1"), std::string::npos) << few.rows[0].why;
 }
 
 TEST(CompareRuns, ErrorsAndBenchmarksOnOneSideOnly) {
