@@ -30,24 +30,20 @@ step "build and test (h200 preset)" ./warpcost test --preset h200
 step "compute-sanitizer memcheck on the GPU tests" \
   compute-sanitizer --tool memcheck --error-exitcode 9 build/h200/tests/test_gpu \
   --gtest_filter=-GpuLaunchWrapper.ReportsAnImpossibleConfigurationAsAnError
-record_examples() {
-  for shape in "48" "100" "1023" "48 4 1" "8 4 3"; do
-    echo "\$ warpcost-record $shape"
-    build/h200/bench/warpcost-record $shape || return 1
+# Runs one of the command-line tools once per argument list, into $OUT/FILE and the log.
+examples() {
+  local file=$1 tool=$2
+  shift 2
+  for args in "$@"; do
+    echo "\$ $tool $args"
+    "build/h200/bench/$tool" $args || return 1
     echo
-  done > "$OUT/records.txt"
-  cat "$OUT/records.txt"
+  done > "$OUT/$file"
+  cat "$OUT/$file"
 }
-step "recorder examples" record_examples
-diverge_examples() {
-  for args in "--split 20" "--split 20 --warps-per-sm 64" "--pattern warp_uniform" "--paths 8" "--leaves 3"; do
-    echo "\$ warpcost-diverge $args"
-    build/h200/bench/warpcost-diverge $args || return 1
-    echo
-  done > "$OUT/diverge.txt"
-  cat "$OUT/diverge.txt"
-}
-step "warpcost-diverge examples" diverge_examples
+step "recorder examples" examples records.txt warpcost-record "48" "100" "1023" "48 4 1" "8 4 3"
+step "warpcost-diverge examples" examples diverge.txt warpcost-diverge "--split 20" \
+  "--split 20 --warps-per-sm 64" "--pattern warp_uniform" "--paths 8" "--leaves 3"
 step "SASS of the divergence kernels" bash -c "set -o pipefail; scripts/check-sass.sh build/h200/kernels/libwarpcost_kernels.a --print | tee \"$OUT/sass.txt\""
 step "suite and analysis" ./warpcost run --preset h200 "$@"
 
