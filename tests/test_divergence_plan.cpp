@@ -2,6 +2,8 @@
 // the summary of per-warp records, and the host replay's constants. No GPU needed.
 #include <gtest/gtest.h>
 
+#include "message_of.hpp"
+
 #include <bitset>
 #include <cmath>
 #include <set>
@@ -17,16 +19,6 @@ namespace {
 using kernels::SplitPattern;
 
 int popcount(std::uint32_t m) { return static_cast<int>(std::bitset<32>(m).count()); }
-
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "no exception";
-}
 
 TEST(SplitMasks, EveryPatternPutsExactlyKLanesOnTheIfSide) {
   for (const auto p : {SplitPattern::kLowLanes, SplitPattern::kInterleaved, SplitPattern::kRandom}) {

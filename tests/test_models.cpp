@@ -2,7 +2,8 @@
 // each number the example states, then the properties the examples rest on, then bad arguments.
 #include <gtest/gtest.h>
 
-#include <functional>
+#include "message_of.hpp"
+
 #include <stdexcept>
 #include <string>
 
@@ -202,15 +203,6 @@ TEST(ModelProperty, LittlesLawAndPeak) {
   EXPECT_NEAR(theoretical_dram_peak_bytes_per_s(3'201'000, 6144), 4.9167e12, 1e8);
   EXPECT_EQ(arch_params(9, 0).schedulers_per_sm, 4);
   EXPECT_DOUBLE_EQ(arch_params(7, 5).issue_interval_cycles, 1.0);
-}
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no exception)";
 }
 
 TEST(ModelErrors, BadArgumentsAreRejectedWithTheValueAndWhatIsAllowed) {
