@@ -82,6 +82,9 @@ DeviceInfo query_device_info(int device) {
   info.max_threads_per_block = prop.maxThreadsPerBlock;
   for (int d = 0; d < 3; ++d) info.max_block_dim[d] = prop.maxThreadsDim[d];
   info.l2_bytes = prop.l2CacheSize;
+  info.shared_per_sm = attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  info.shared_per_block_optin = attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  info.shared_reserved_per_block = attribute(cudaDevAttrReservedSharedMemoryPerBlock, device);
   info.global_memory_bytes = static_cast<long long>(prop.totalGlobalMem);
   // CUDA 13 dropped the clock fields from cudaDeviceProp; the attributes still answer.
   info.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, device);

@@ -23,6 +23,9 @@ struct DeviceInfo {
   int max_threads_per_block = 0;
   int max_block_dim[3] = {0, 0, 0};
   long long l2_bytes = 0;
+  long long shared_per_sm = 0;           // bytes of shared memory an SM has for blocks
+  long long shared_per_block_optin = 0;  // the most one block may ask for (opt-in)
+  long long shared_reserved_per_block = 0;  // what the system keeps per resident block
   long long global_memory_bytes = 0;
   long long memory_clock_khz = 0;
   int memory_bus_width_bits = 0;

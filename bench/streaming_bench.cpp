@@ -1,0 +1,157 @@
+// Latency and load streaming: the pointer chase over footprints from 16 KiB to 4 GiB (random ring
+// and fixed stride), and the read stream at every warps/SM count a uniform block size can hold
+// exactly, for every compiled W (ALU instructions per load). Each benchmark states its work as
+// counters (bytes read, loads, instructions, the residency plan) for the analysis' knees.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "bench_support.hpp"
+#include "streaming_runner.hpp"
+#include "timing.hpp"
+
+namespace warpcost {
+namespace {
+
+constexpr int kWarmupLaunches = 1;
+// A launch reads at least 8x the L2 (60 MiB on the H200), and never less than 512 MiB, so the
+// stream comes from DRAM: a launch starts where the previous one's L2-resident tail is not.
+constexpr std::uint64_t kMinStreamBytes = 512 * kMiB;
+// Fixed iterations: a full sweep is some 600 points, and each must stay well under 0.1 s of GPU.
+constexpr int kStreamIterations = 10;
+constexpr int kChaseRepetitions = 3;
+
+std::uint64_t stream_bytes(const DeviceInfo& device) {
+  const auto eight_l2 = static_cast<std::uint64_t>(8 * device.l2_bytes);
+  const std::uint64_t rounded = (eight_l2 + kMiB - 1) / kMiB * kMiB;
+  return std::max(kMinStreamBytes, rounded);
+}
+
+void chase(benchmark::State& state, kernels::RingOrder order) {
+  run_guarded(state, [&] {
+    ChaseConfig c;
+    c.footprint_bytes = static_cast<std::uint64_t>(state.range(0)) * 1024;
+    c.order = order;
+    Stream stream;
+    EventPair events;
+    ChaseRunner runner(bench_device(), c, stream);
+    double cycles = 0;
+    double ns = 0;
+    for (auto _ : state) {
+      state.SetIterationTime(time_launch(stream, events, [&] { runner.launch(stream); }));
+      const kernels::ChaseResult r = runner.result(stream);  // checks where the chase ended
+      if (r.smid_start != r.smid_end) throw std::runtime_error("the chasing thread changed SM");
+      cycles += static_cast<double>(r.cycles);
+      ns += static_cast<double>(r.ns);
+    }
+    const double loads = static_cast<double>(c.steps) * static_cast<double>(state.iterations());
+    state.counters["cycles_per_load"] = cycles / loads;
+    state.counters["ns_per_load"] = ns / loads;
+    state.counters["sm_clock_hz"] = cycles / (ns * 1e-9);
+    state.counters["nodes"] = static_cast<double>(runner.nodes());
+    state.counters["warm_steps"] = static_cast<double>(runner.warm_steps());
+    state.counters["steps"] = static_cast<double>(c.steps);
+    state.counters["footprint_bytes"] = static_cast<double>(c.footprint_bytes);
+  });
+}
+
+void stream_read(benchmark::State& state, kernels::AluUse use) {
+  run_guarded(state, [&] {
+    const DeviceInfo& device = bench_device();
+    StreamConfig c;
+    c.kernel.load_bytes = static_cast<int>(state.range(0));
+    c.kernel.alu_per_load = static_cast<int>(state.range(1));
+    c.kernel.use = use;
+    c.warps_per_sm = static_cast<int>(state.range(2));
+    c.bytes = stream_bytes(device);
+    Stream stream;
+    EventPair events;
+    StreamRunner runner(device, c, stream);
+    runner.launch(stream);
+    runner.check_sums(stream);  // correctness before time
+    for (int i = 0; i < kWarmupLaunches; ++i) runner.launch(stream);
+    for (auto _ : state) {
+      state.SetIterationTime(time_launch(stream, events, [&] { runner.launch(stream); }));
+    }
+    const double loads = static_cast<double>(runner.elements());
+    state.counters["bytes_read"] = static_cast<double>(runner.bytes_read());
+    state.counters["loads"] = loads;
+    state.counters["useful_instructions"] = loads * (c.kernel.alu_per_load + 1);
+    state.counters["loaded_latency_cycles"] = runner.loaded_latency_cycles(stream);
+    state.counters["warps_per_block"] = runner.plan().warps_per_block;
+    state.counters["blocks_per_sm"] = runner.plan().blocks_per_sm;
+    state.counters["shared_bytes_per_block"] = static_cast<double>(runner.plan().shared_bytes);
+    state.counters["blocks"] = runner.blocks();
+  });
+}
+
+// 16 KiB to 4 GiB in powers of two.
+void footprints(benchmark::internal::Benchmark* b) {
+  for (long long kib = 16; kib <= 4LL * 1024 * 1024; kib *= 2) b->Arg(kib);
+}
+
+// Counts a uniform block size can hold exactly with at most 32 blocks of at most 32 warps: every
+// count to 64 except the primes above 32, which the runner would refuse with the reason.
+bool holdable(int warps) {
+  for (int b = 1; b <= 32; ++b) {
+    if (warps % b == 0 && warps / b <= 32) return true;
+  }
+  return false;
+}
+
+void full_sweep(benchmark::internal::Benchmark* b) {
+  for (const int w : kernels::kStreamAluCounts) {
+    for (int warps = 1; warps <= 64; ++warps) {
+      if (holdable(warps)) b->Args({16, w, warps});
+    }
+  }
+  for (const int bytes : {4, 8}) {
+    for (const int warps : {1, 2, 4, 8, 16, 32, 48, 64}) b->Args({bytes, 0, warps});
+  }
+}
+
+void dependent_sweep(benchmark::internal::Benchmark* b) {
+  for (const int w : {1, 8, 64, 256}) {
+    for (const int warps : {1, 2, 4, 8, 16, 32, 64}) b->Args({16, w, warps});
+  }
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(chase, random, kernels::RingOrder::kRandom)
+    ->Name("latency/chase_random")
+    ->ArgName("footprint_kib")
+    ->Apply(footprints)
+    ->Iterations(1)
+    ->Repetitions(kChaseRepetitions)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+BENCHMARK_CAPTURE(chase, stride, kernels::RingOrder::kStride)
+    ->Name("latency/chase_stride")
+    ->ArgName("footprint_kib")
+    ->Apply(footprints)
+    ->Iterations(1)
+    ->Repetitions(kChaseRepetitions)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+BENCHMARK_CAPTURE(stream_read, independent, kernels::AluUse::kIndependent)
+    ->Name("streaming/read_independent")
+    ->ArgNames({"load_bytes", "alu_per_load", "warps_per_sm"})
+    ->Apply(full_sweep)
+    ->Iterations(kStreamIterations)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_CAPTURE(stream_read, dependent, kernels::AluUse::kDependent)
+    ->Name("streaming/read_dependent")
+    ->ArgNames({"load_bytes", "alu_per_load", "warps_per_sm"})
+    ->Apply(dependent_sweep)
+    ->Iterations(kStreamIterations)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace warpcost

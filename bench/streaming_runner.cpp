@@ -1,0 +1,235 @@
+#include "streaming_runner.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "calibration.hpp"
+#include "statistics.hpp"
+
+namespace warpcost {
+namespace {
+
+constexpr int kMaxWarpsPerBlock = 32;
+constexpr int kSampledThreads = 256;
+// Rings up to this many nodes (128 MiB, twice the H200's L2) are warmed with one whole lap before
+// the timed steps, so the L1 and L2 plateaus are measured warm; larger rings only with 64 Ki
+// steps, since a lap of 16 Mi DRAM misses would take seconds and the DRAM plateau wants them cold.
+constexpr std::uint64_t kFullWarmNodes = std::uint64_t{1} << 19;
+constexpr std::uint64_t kPartialWarmSteps = 65536;
+constexpr std::uint64_t kCheckedWholeRing = std::uint64_t{1} << 16;
+constexpr std::uint64_t kFullLapCheckNodes = std::uint64_t{1} << 20;
+
+std::string bytes_text(long long b) { return std::to_string(b) + " bytes"; }
+
+}  // namespace
+
+ResidencyLimits residency_limits(const DeviceInfo& d) {
+  return {d.max_warps_per_sm, d.max_blocks_per_sm, d.max_threads_per_block, d.shared_per_sm,
+          d.shared_per_block_optin, d.shared_reserved_per_block};
+}
+
+ResidencyPlan plan_residency(int w, const ResidencyLimits& l) {
+  ResidencyPlan p;
+  p.warps_per_sm = w;
+  if (w < 1 || w > l.max_warps_per_sm) {
+    p.problem = "warps per SM = " + std::to_string(w) + "; allowed: 1.." +
+                std::to_string(l.max_warps_per_sm);
+    return p;
+  }
+  const int widest = std::min(kMaxWarpsPerBlock, l.max_threads_per_block / 32);
+  for (int b = 1; b <= widest && p.warps_per_block == 0; ++b) {
+    if (w % b == 0 && w / b <= l.max_blocks_per_sm) p.warps_per_block = b;
+  }
+  if (p.warps_per_block == 0) {
+    p.problem = "warps per SM = " + std::to_string(w) + ": no block of 1.." + std::to_string(widest) +
+                " warps divides it into at most " + std::to_string(l.max_blocks_per_sm) +
+                " blocks per SM, so it cannot be held exactly";
+    return p;
+  }
+  const int b = p.warps_per_block;
+  const int k = w / b;
+  p.blocks_per_sm = k;
+  // Pinning is needed only where one more block would still fit the block and warp caps.
+  if (k >= l.max_blocks_per_sm || (k + 1) * b > l.max_warps_per_sm) return p;
+  const long long share = l.shared_per_sm / k - l.shared_reserved_per_block;
+  p.shared_bytes = std::min(share, l.shared_per_block_optin);
+  if (p.shared_bytes < 0 || (k + 1) * (p.shared_bytes + l.shared_reserved_per_block) <= l.shared_per_sm) {
+    p.problem = "warps per SM = " + std::to_string(w) + ": " + std::to_string(k) + " blocks of " +
+                std::to_string(b) + " warps cannot be pinned with shared memory (" +
+                bytes_text(l.shared_per_sm) + " an SM, at most " +
+                bytes_text(l.shared_per_block_optin) + " a block)";
+    p.shared_bytes = 0;
+  }
+  return p;
+}
+
+StreamRunner::StreamRunner(const DeviceInfo& device, const StreamConfig& config, const Stream& stream)
+    : config_(config) {
+  if (const std::string problem = kernels::stream_kernel_problem(config.kernel); !problem.empty()) {
+    throw std::invalid_argument(problem);
+  }
+  plan_ = plan_residency(config.warps_per_sm, residency_limits(device));
+  if (!plan_.problem.empty()) throw std::invalid_argument(plan_.problem);
+  const auto width = static_cast<std::uint64_t>(config.kernel.load_bytes);
+  if (config.bytes < width || config.bytes % 16 != 0) {
+    throw std::invalid_argument("stream buffer = " + bytes_text(static_cast<long long>(config.bytes)) +
+                                "; allowed: a positive multiple of 16 bytes");
+  }
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  WARPCOST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (config.bytes > free_bytes) {
+    throw std::invalid_argument("stream buffer = " + bytes_text(static_cast<long long>(config.bytes)) +
+                                "; allowed: at most the " + bytes_text(static_cast<long long>(free_bytes)) +
+                                " of free device memory");
+  }
+  const void* kernel = kernels::stream_kernel_function(config.kernel);
+  const int threads = plan_.warps_per_block * 32;
+  WARPCOST_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(plan_.shared_bytes)));
+  WARPCOST_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     cudaSharedmemCarveoutMaxShared));
+  int resident = 0;
+  WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads,
+                                                              static_cast<std::size_t>(plan_.shared_bytes)));
+  if (resident != plan_.blocks_per_sm) {
+    throw std::invalid_argument("warps per SM = " + std::to_string(config.warps_per_sm) +
+                                ": the occupancy API allows " + std::to_string(resident) +
+                                " blocks of " + std::to_string(threads) + " threads with " +
+                                bytes_text(plan_.shared_bytes) + " of shared memory, not the planned " +
+                                std::to_string(plan_.blocks_per_sm));
+  }
+  blocks_ = static_cast<unsigned int>(device.sm_count * plan_.blocks_per_sm);
+  elements_ = config.bytes / width;
+  data_ = DeviceBuffer<std::uint32_t>(config.bytes / 4);
+  kernels::launch_fill_pattern(data_.data(), data_.size(), config.seed, stream.get());
+  sums_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(threads));
+  latency_ = DeviceBuffer<long long>(static_cast<std::size_t>(blocks_) * kernels::kLatencySamplesPerBlock);
+  WARPCOST_CUDA(cudaMemsetAsync(latency_.data(), 0xFF, latency_.bytes(), stream.get()));  // -1: no sample
+}
+
+void StreamRunner::launch(const Stream& stream) {
+  kernels::launch_stream(config_.kernel, data_.data(), elements_, blocks_,
+                         static_cast<unsigned int>(plan_.warps_per_block * 32),
+                         static_cast<std::size_t>(plan_.shared_bytes), sums_.data(), latency_.data(),
+                         stream.get());
+}
+
+void StreamRunner::check_sums(const Stream& stream) const {
+  std::vector<std::uint32_t> got(sums_.size());
+  WARPCOST_CUDA(cudaMemcpyAsync(got.data(), sums_.data(), sums_.bytes(), cudaMemcpyDeviceToHost,
+                                stream.get()));
+  stream.synchronize();
+  const std::uint64_t threads = got.size();
+  const std::uint64_t step = std::max<std::uint64_t>(1, threads / kSampledThreads);
+  for (std::uint64_t g = 0; g < threads; g += step) {
+    const std::uint32_t want = kernels::stream_reference(config_.kernel, g, threads, elements_, config_.seed);
+    if (got[g] != want) {
+      throw std::runtime_error("stream thread " + std::to_string(g) + " summed " +
+                               std::to_string(got[g]) + ", host replay " + std::to_string(want));
+    }
+  }
+}
+
+double StreamRunner::loaded_latency_cycles(const Stream& stream) const {
+  std::vector<long long> samples(latency_.size());
+  WARPCOST_CUDA(cudaMemcpyAsync(samples.data(), latency_.data(), latency_.bytes(),
+                                cudaMemcpyDeviceToHost, stream.get()));
+  stream.synchronize();
+  std::vector<double> kept;
+  for (const long long s : samples) {
+    if (s >= 0) kept.push_back(static_cast<double>(s));
+  }
+  if (kept.empty()) throw std::runtime_error("no loaded-latency sample was written");
+  return analysis::median(kept);
+}
+
+std::string chase_problem(const ChaseConfig& c, std::uint64_t free_bytes) {
+  const std::uint64_t f = c.footprint_bytes;
+  if (f < 2 * kernels::kNodeBytes || (f & (f - 1)) != 0) {
+    return "footprint = " + std::to_string(f) + " bytes; allowed: a power of two of at least " +
+           std::to_string(2 * kernels::kNodeBytes) + " bytes (two 256-byte nodes)";
+  }
+  if (f > free_bytes) {
+    return "footprint = " + std::to_string(f) + " bytes; allowed: at most the " +
+           std::to_string(free_bytes) + " bytes of free device memory";
+  }
+  if (c.steps == 0) return "chase steps = 0; allowed: 1 or more";
+  return {};
+}
+
+ChaseRunner::ChaseRunner(const DeviceInfo& device, const ChaseConfig& config, const Stream& stream)
+    : config_(config) {
+  (void)device;
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  WARPCOST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (const std::string p = chase_problem(config, free_bytes); !p.empty()) throw std::invalid_argument(p);
+  nodes_ = config.footprint_bytes / kernels::kNodeBytes;
+  warm_ = nodes_ <= kFullWarmNodes ? nodes_ : kPartialWarmSteps;
+  ring_ = DeviceBuffer<unsigned char>(config.footprint_bytes);
+  result_ = DeviceBuffer<kernels::ChaseResult>(1);
+  kernels::launch_build_ring(ring_.data(), nodes_, config.order, config.seed, stream.get());
+}
+
+void ChaseRunner::launch(const Stream& stream) {
+  kernels::launch_chase(ring_.data(), kernels::ring_node(0, nodes_, config_.order, config_.seed),
+                        warm_, config_.steps, result_.data(), stream.get());
+}
+
+kernels::ChaseResult ChaseRunner::result(const Stream& stream) const {
+  kernels::ChaseResult r{};
+  WARPCOST_CUDA(cudaMemcpyAsync(&r, result_.data(), sizeof r, cudaMemcpyDeviceToHost, stream.get()));
+  stream.synchronize();
+  const std::uint64_t expected =
+      kernels::ring_node((warm_ + config_.steps) % nodes_, nodes_, config_.order, config_.seed);
+  if (r.final_node != expected) {
+    throw std::runtime_error("chase ended on node " + std::to_string(r.final_node) + ", the ring says " +
+                             std::to_string(expected));
+  }
+  return r;
+}
+
+void ChaseRunner::check_ring(const Stream& stream) {
+  const auto base = reinterpret_cast<std::uint64_t>(ring_.data());
+  // Small rings come back whole; larger ones node by node, 4096 nodes spread over the ring.
+  std::vector<unsigned char> whole;
+  if (nodes_ <= kCheckedWholeRing) {
+    whole.resize(ring_.bytes());
+    WARPCOST_CUDA(cudaMemcpyAsync(whole.data(), ring_.data(), ring_.bytes(), cudaMemcpyDeviceToHost,
+                                  stream.get()));
+    stream.synchronize();
+  }
+  const std::uint64_t step = whole.empty() ? nodes_ / 4096 : 1;
+  for (std::uint64_t j = 0; j < nodes_; j += step) {
+    const std::uint64_t here = kernels::ring_node(j, nodes_, config_.order, config_.seed);
+    const std::uint64_t next = kernels::ring_node((j + 1) % nodes_, nodes_, config_.order, config_.seed);
+    std::uint64_t stored = 0;
+    if (whole.empty()) {
+      WARPCOST_CUDA(cudaMemcpyAsync(&stored, ring_.data() + here * kernels::kNodeBytes, sizeof stored,
+                                    cudaMemcpyDeviceToHost, stream.get()));
+      stream.synchronize();
+    } else {
+      std::memcpy(&stored, whole.data() + here * kernels::kNodeBytes, sizeof stored);
+    }
+    if (stored != base + next * kernels::kNodeBytes) {
+      throw std::runtime_error("ring node " + std::to_string(here) + " points to byte " +
+                               std::to_string(stored - base) + ", not to node " + std::to_string(next));
+    }
+  }
+  if (nodes_ > kFullLapCheckNodes) return;
+  // A lap of exactly `nodes` steps from node ring_node(0) comes back to it: every node once.
+  kernels::launch_chase(ring_.data(), kernels::ring_node(0, nodes_, config_.order, config_.seed), 0,
+                        nodes_, result_.data(), stream.get());
+  kernels::ChaseResult r{};
+  WARPCOST_CUDA(cudaMemcpyAsync(&r, result_.data(), sizeof r, cudaMemcpyDeviceToHost, stream.get()));
+  stream.synchronize();
+  if (r.final_node != kernels::ring_node(0, nodes_, config_.order, config_.seed)) {
+    throw std::runtime_error("a lap of " + std::to_string(nodes_) + " steps ended on node " +
+                             std::to_string(r.final_node) + ", not on its start");
+  }
+}
+
+}  // namespace warpcost

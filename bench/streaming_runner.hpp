@@ -1,0 +1,102 @@
+// The streaming family on the device: a residency plan that holds an exact number of warps per SM,
+// one configuration launched over a pattern-filled buffer, its sums checked against the host
+// replay and its loaded-latency samples summarised. The pointer chase of the latency family too.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cuda_raii.hpp"
+#include "device_info.hpp"
+#include "latency.hpp"
+#include "streaming.hpp"
+
+namespace warpcost {
+
+// w warps per SM held exactly: k blocks of B warps on every SM, a grid of SMs × k blocks, and
+// dynamic shared memory per block sized so that k fit and k + 1 do not.
+struct ResidencyPlan {
+  int warps_per_sm = 0;
+  int warps_per_block = 0;  // B: the smallest divisor of w with w / B blocks within the block cap
+  int blocks_per_sm = 0;    // k = w / B
+  long long shared_bytes = 0;  // dynamic shared memory per block (0: the block cap pins k)
+  std::string problem;         // empty when feasible; otherwise why not
+};
+
+struct ResidencyLimits {
+  int max_warps_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  int max_threads_per_block = 0;
+  long long shared_per_sm = 0;
+  long long shared_per_block_optin = 0;
+  long long shared_reserved_per_block = 0;
+};
+ResidencyLimits residency_limits(const DeviceInfo& device);
+
+ResidencyPlan plan_residency(int warps_per_sm, const ResidencyLimits& limits);
+
+struct StreamConfig {
+  kernels::StreamKernelConfig kernel;
+  int warps_per_sm = 64;
+  std::uint64_t bytes = 0;  // buffer size; at least 8x the L2 for a DRAM stream
+  std::uint32_t seed = 5;
+};
+
+class StreamRunner {
+ public:
+  // Throws std::invalid_argument naming the value when the kernel, the residency or the buffer
+  // cannot be had: the occupancy API must confirm the planned blocks per SM before any launch.
+  StreamRunner(const DeviceInfo& device, const StreamConfig& config, const Stream& stream);
+
+  void launch(const Stream& stream);
+  // Replays 256 threads spread over the grid; throws std::runtime_error naming the first that
+  // differs.
+  void check_sums(const Stream& stream) const;
+  // Median clock64 cycles of the probe threads' first loads in the last launch.
+  double loaded_latency_cycles(const Stream& stream) const;
+
+  const ResidencyPlan& plan() const noexcept { return plan_; }
+  unsigned int blocks() const noexcept { return blocks_; }
+  std::uint64_t elements() const noexcept { return elements_; }
+  std::uint64_t bytes_read() const noexcept { return elements_ * static_cast<std::uint64_t>(config_.kernel.load_bytes); }
+
+ private:
+  StreamConfig config_;
+  ResidencyPlan plan_;
+  unsigned int blocks_ = 0;
+  std::uint64_t elements_ = 0;
+  DeviceBuffer<std::uint32_t> data_;
+  DeviceBuffer<std::uint32_t> sums_;
+  DeviceBuffer<long long> latency_;
+};
+
+struct ChaseConfig {
+  std::uint64_t footprint_bytes = 0;  // a power of two, at least 2 nodes of kNodeBytes
+  kernels::RingOrder order = kernels::RingOrder::kRandom;
+  std::uint32_t seed = 9;
+  std::uint64_t steps = 65536;
+};
+
+// "" or why the chase cannot run on this device (footprint shape, free memory).
+std::string chase_problem(const ChaseConfig& config, std::uint64_t free_bytes);
+
+class ChaseRunner {
+ public:
+  ChaseRunner(const DeviceInfo& device, const ChaseConfig& config, const Stream& stream);
+  void launch(const Stream& stream);
+  kernels::ChaseResult result(const Stream& stream) const;
+  // Checks the ring node by node (all nodes up to 2^16, a spread sample beyond) and that a chase
+  // of exactly `nodes` steps returns to its start; throws std::runtime_error naming the node.
+  void check_ring(const Stream& stream);
+  std::uint64_t nodes() const noexcept { return nodes_; }
+  std::uint64_t warm_steps() const noexcept { return warm_; }
+
+ private:
+  ChaseConfig config_;
+  std::uint64_t nodes_ = 0;
+  std::uint64_t warm_ = 0;
+  DeviceBuffer<unsigned char> ring_;
+  DeviceBuffer<kernels::ChaseResult> result_;
+};
+
+}  // namespace warpcost

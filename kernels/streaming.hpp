@@ -1,0 +1,50 @@
+// Streaming family: every thread of a persistent grid reads a buffer far larger than the L2 with
+// 4-, 8- or 16-byte loads and does W integer ALU instructions per load, either on the loaded value
+// (dependent: the load must return first) or on four chains of its own (independent: they can
+// issue while the load is in flight). Thread 0 of every block times its first loads with clock64.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace warpcost::kernels {
+
+enum class AluUse { kIndependent, kDependent };
+const char* alu_use_name(AluUse use);
+
+// The compiled W values (ALU instructions per load): each is its own kernel, fully unrolled, so the
+// instruction count between loads is exactly W plus the loop's own few.
+inline constexpr int kStreamAluCounts[] = {0, 1, 2, 4, 8, 16, 32, 64, 128, 256};
+inline constexpr int kLatencySamplesPerBlock = 8;
+
+struct StreamKernelConfig {
+  int load_bytes = 16;  // 4, 8 or 16
+  int alu_per_load = 0; // one of kStreamAluCounts
+  AluUse use = AluUse::kIndependent;
+};
+
+// Empty when the kernel exists; otherwise one sentence naming the value and what is allowed.
+std::string stream_kernel_problem(const StreamKernelConfig& config);
+
+// The kernel itself, for cudaFuncSetAttribute and the occupancy API. Throws std::invalid_argument
+// for a configuration stream_kernel_problem rejects.
+const void* stream_kernel_function(const StreamKernelConfig& config);
+
+// Reads `elements` loads of load_bytes from d_data (the pattern words of calibration.hpp's fill);
+// thread g writes its folded sum to d_sums[g]; thread 0 of block b writes the clock64 cycles of
+// its first kLatencySamplesPerBlock loads to d_latency[b * kLatencySamplesPerBlock ..] (fewer when
+// it has fewer loads; the rest stay as they were). `shared_bytes` of dynamic shared memory per
+// block only pin how many blocks fit on an SM.
+void launch_stream(const StreamKernelConfig& config, const void* d_data, std::uint64_t elements,
+                   unsigned int blocks, unsigned int threads_per_block, std::size_t shared_bytes,
+                   std::uint32_t* d_sums, long long* d_latency, cudaStream_t stream);
+
+// Host replay of thread `gid`'s sum for a grid of `threads` threads over data filled with
+// pattern_word(word, seed).
+std::uint32_t stream_reference(const StreamKernelConfig& config, std::uint64_t gid,
+                               std::uint64_t threads, std::uint64_t elements, std::uint32_t seed);
+
+}  // namespace warpcost::kernels

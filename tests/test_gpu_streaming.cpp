@@ -1,0 +1,86 @@
+// The latency and streaming kernels on the GPU: the ring is the ring the host planned and a lap
+// visits every node; the stream's sums match the host replay at several widths, W values and
+// residencies; the residency the occupancy API confirms; impossible requests refused.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "gpu_test_support.hpp"
+#include "streaming_runner.hpp"
+
+namespace warpcost {
+namespace {
+
+TEST(GpuChase, TheRingIsBuiltAsPlannedAndALapVisitsEveryNode) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  for (const auto order : {kernels::RingOrder::kRandom, kernels::RingOrder::kStride}) {
+    for (const std::uint64_t bytes : {64ull << 10, 16ull << 20, 1ull << 30}) {
+      ChaseConfig c;
+      c.footprint_bytes = bytes;
+      c.order = order;
+      c.steps = 4096;
+      ChaseRunner runner(device, c, stream);
+      EXPECT_NO_THROW(runner.check_ring(stream)) << kernels::ring_order_name(order) << " " << bytes;
+      runner.launch(stream);
+      EXPECT_NO_THROW(runner.result(stream));  // ends on the node the ring predicts
+    }
+  }
+}
+
+TEST(GpuChase, A16KiBRingIsFasterPerLoadThanA1GiBRing) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  auto cycles = [&](std::uint64_t bytes) {
+    ChaseConfig c;
+    c.footprint_bytes = bytes;
+    ChaseRunner runner(device, c, stream);
+    runner.launch(stream);
+    const kernels::ChaseResult r = runner.result(stream);
+    return static_cast<double>(r.cycles) / static_cast<double>(c.steps);
+  };
+  const double near = cycles(16ull << 10);
+  const double far = cycles(1ull << 30);
+  EXPECT_GT(near, 5.0);
+  EXPECT_GT(far, 3.0 * near) << "L1-resident " << near << " cycles, DRAM " << far;
+}
+
+TEST(GpuStream, SumsMatchTheHostReplayAtEveryWidthAndUse) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  const StreamConfig configs[] = {
+      {{16, 0, kernels::AluUse::kIndependent}, 64, 64ull << 20, 5},
+      {{4, 8, kernels::AluUse::kDependent}, 4, 16ull << 20, 6},
+      {{8, 256, kernels::AluUse::kIndependent}, 33, 16ull << 20, 7},
+      {{16, 1, kernels::AluUse::kDependent}, 1, 16ull << 20, 8},
+  };
+  for (const auto& c : configs) {
+    StreamRunner runner(device, c, stream);
+    runner.launch(stream);
+    EXPECT_NO_THROW(runner.check_sums(stream)) << c.kernel.load_bytes << " B, W " << c.kernel.alu_per_load;
+    EXPECT_GT(runner.loaded_latency_cycles(stream), 10.0);
+    EXPECT_EQ(runner.plan().warps_per_block * runner.plan().blocks_per_sm, c.warps_per_sm);
+  }
+}
+
+TEST(GpuStream, CountsThatCannotBeHeldAreRefusedWithTheReason) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  StreamConfig c{{16, 0, kernels::AluUse::kIndependent}, 37, 16ull << 20, 5};
+  try {
+    StreamRunner runner(device, c, stream);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("warps per SM = 37"), std::string::npos) << e.what();
+  }
+  c.warps_per_sm = device.max_warps_per_sm + 1;
+  EXPECT_THROW(StreamRunner(device, c, stream), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace warpcost

@@ -1,0 +1,110 @@
+// The streaming and latency families' host side: the residency plan that holds an exact number of
+// warps per SM, the ring permutation, the stream's host replay, and every bad-input message.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "latency.hpp"
+#include "pattern.hpp"
+#include "streaming.hpp"
+#include "streaming_runner.hpp"
+
+namespace warpcost {
+namespace {
+
+// An H200's limits (cc 9.0): 64 warps and 32 blocks an SM, 228 KiB of shared memory an SM, 227 KiB
+// a block, 1 KiB reserved per block.
+const ResidencyLimits kH200{64, 32, 1024, 233472, 232448, 1024};
+
+TEST(ResidencyPlan, EveryHoldableCountIsPlannedSoKFitAndKPlusOneDoNot) {
+  int feasible = 0;
+  for (int w = 1; w <= 64; ++w) {
+    const ResidencyPlan p = plan_residency(w, kH200);
+    if (!p.problem.empty()) continue;
+    ++feasible;
+    EXPECT_EQ(p.warps_per_block * p.blocks_per_sm, w);
+    EXPECT_LE(p.blocks_per_sm, 32);
+    EXPECT_LE(p.warps_per_block, 32);
+    if (p.shared_bytes > 0) {
+      const long long per_block = p.shared_bytes + kH200.shared_reserved_per_block;
+      EXPECT_LE(p.blocks_per_sm * per_block, kH200.shared_per_sm) << w;
+      EXPECT_GT((p.blocks_per_sm + 1) * per_block, kH200.shared_per_sm) << w;
+      EXPECT_LE(p.shared_bytes, kH200.shared_per_block_optin) << w;
+    } else {
+      // Unpinned only where one more block would break the block or the warp cap.
+      EXPECT_TRUE(p.blocks_per_sm == 32 || (p.blocks_per_sm + 1) * p.warps_per_block > 64) << w;
+    }
+  }
+  EXPECT_EQ(feasible, 57);  // 64 less the seven primes above 32
+  EXPECT_EQ(plan_residency(1, kH200).warps_per_block, 1);
+  EXPECT_EQ(plan_residency(64, kH200).warps_per_block, 2);
+  EXPECT_EQ(plan_residency(64, kH200).blocks_per_sm, 32);
+  EXPECT_EQ(plan_residency(33, kH200).warps_per_block, 3);
+}
+
+TEST(ResidencyPlan, ImpossibleCountsSayWhy) {
+  EXPECT_EQ(plan_residency(65, kH200).problem, "warps per SM = 65; allowed: 1..64");
+  EXPECT_EQ(plan_residency(0, kH200).problem, "warps per SM = 0; allowed: 1..64");
+  EXPECT_NE(plan_residency(37, kH200).problem.find("warps per SM = 37: no block of 1..32 warps"),
+            std::string::npos);
+}
+
+TEST(Ring, RandomOrderIsAPermutationAndDiffersFromTheStride) {
+  for (const std::uint64_t nodes : {2ull, 4ull, 64ull, 1024ull, 65536ull}) {
+    std::set<std::uint64_t> seen;
+    int in_place = 0;
+    for (std::uint64_t j = 0; j < nodes; ++j) {
+      const std::uint64_t n = kernels::ring_node(j, nodes, kernels::RingOrder::kRandom, 9);
+      EXPECT_LT(n, nodes);
+      seen.insert(n);
+      if (n == j) ++in_place;
+    }
+    EXPECT_EQ(seen.size(), nodes) << nodes << " nodes";
+    if (nodes >= 1024) {
+      EXPECT_LT(in_place, static_cast<int>(nodes / 16)) << "hardly shuffled";
+    }
+  }
+  EXPECT_EQ(kernels::ring_node(77, 1024, kernels::RingOrder::kStride, 9), 77u);
+  EXPECT_NE(kernels::ring_node(5, 1024, kernels::RingOrder::kRandom, 9),
+            kernels::ring_node(5, 1024, kernels::RingOrder::kRandom, 10));
+}
+
+TEST(ChaseConfig, FootprintsMustBePowersOfTwoThatFit) {
+  ChaseConfig c;
+  c.footprint_bytes = 3000;
+  EXPECT_EQ(chase_problem(c, 1ull << 40),
+            "footprint = 3000 bytes; allowed: a power of two of at least 512 bytes (two 256-byte nodes)");
+  c.footprint_bytes = 1ull << 33;
+  EXPECT_EQ(chase_problem(c, 1ull << 32),
+            "footprint = 8589934592 bytes; allowed: at most the 4294967296 bytes of free device memory");
+  c.footprint_bytes = 16384;
+  EXPECT_EQ(chase_problem(c, 1ull << 32), "");
+}
+
+TEST(StreamKernel, ProblemsAndTheHostReplay) {
+  kernels::StreamKernelConfig k;
+  EXPECT_EQ(kernels::stream_kernel_problem(k), "");
+  k.load_bytes = 12;
+  EXPECT_EQ(kernels::stream_kernel_problem(k), "load width = 12 bytes; allowed: 4, 8 or 16");
+  k.load_bytes = 16;
+  k.alu_per_load = -1;
+  EXPECT_EQ(kernels::stream_kernel_problem(k), "W = -1 ALU instructions per load; allowed: 0 or more");
+  k.alu_per_load = 3;
+  EXPECT_NE(kernels::stream_kernel_problem(k).find("allowed (compiled): 0, 1, 2, 4"), std::string::npos);
+
+  // One thread, one 4-byte load, no ALU work: the word itself, xor the four untouched side chains.
+  kernels::StreamKernelConfig one{4, 0, kernels::AluUse::kIndependent};
+  const std::uint32_t side = 7u ^ 8u ^ 9u ^ 10u;  // gid 7: chains start at 7, 8, 9, 10
+  EXPECT_EQ(kernels::stream_reference(one, 7, 100, 8, 3), pattern_word(7, 3) ^ side);
+  // Dependent ALU work changes the loaded value; independent work changes only the side chains.
+  kernels::StreamKernelConfig dep{16, 8, kernels::AluUse::kDependent};
+  kernels::StreamKernelConfig ind{16, 8, kernels::AluUse::kIndependent};
+  EXPECT_NE(kernels::stream_reference(dep, 5, 64, 1000, 3), kernels::stream_reference(ind, 5, 64, 1000, 3));
+  // A thread past the last element sums nothing but its chains.
+  EXPECT_EQ(kernels::stream_reference(one, 50, 100, 8, 3), 50u ^ 51u ^ 52u ^ 53u);
+}
+
+}  // namespace
+}  // namespace warpcost
