@@ -529,6 +529,8 @@ void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Ro
     if (b.benchmark == "launch_overhead") evaluate_launch_overhead(b, rows);
   }
   if (b.family == "divergence") evaluate_divergence(run, b, rows);
+  if (b.family == "latency") evaluate_latency(b, rows);
+  if (b.family == "streaming") evaluate_streaming(run, b, rows);
   if (b.family == "partial_warp") {
     if (b.benchmark == "schedule") evaluate_schedule(b, rows);
     if (b.benchmark == "staircase") evaluate_staircase(run, b, rows);
@@ -549,6 +551,7 @@ std::vector<Row> evaluate_run(const Run& run) {
   }
   evaluate_staircase_steps(run, rows);
   evaluate_divergence_examples(run, rows);
+  evaluate_streaming_curves(run, rows);
   return rows;
 }
 

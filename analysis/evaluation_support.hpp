@@ -28,6 +28,10 @@ const BenchmarkResult* find_benchmark(const Run& run, const std::string& family,
 
 // Family evaluators beyond evaluation.cpp's own.
 void evaluate_divergence(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows);
+// The latency and streaming families: per benchmark, then per run (plateaus, knees, Ex 5, 6, 10).
+void evaluate_latency(const BenchmarkResult& b, std::vector<Row>& rows);
+void evaluate_streaming(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows);
+void evaluate_streaming_curves(const Run& run, std::vector<Row>& rows);
 // The worked examples the divergence family measures (Ex 7, Ex 8, the self-test's 16/16).
 void evaluate_divergence_examples(const Run& run, std::vector<Row>& rows);
 

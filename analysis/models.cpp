@@ -1,5 +1,7 @@
 #include "models.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -216,6 +218,24 @@ double theoretical_dram_peak_bytes_per_s(long long memory_clock_khz, int bus_wid
   if (memory_clock_khz < 1) reject("memory clock", str(memory_clock_khz) + " kHz", "> 0");
   if (bus_width_bits < 8) reject("bus width", str(static_cast<long long>(bus_width_bits)) + " bits", ">= 8");
   return static_cast<double>(memory_clock_khz) * 1e3 * (bus_width_bits / 8.0) * 2.0;
+}
+
+Knee measured_knee(const std::vector<std::pair<double, double>>& points, double fraction) {
+  if (points.empty()) reject("knee curve", "no points", "at least one (warps, rate) point");
+  if (!(fraction > 0.0 && fraction <= 1.0)) reject("knee fraction", str(fraction), "0 < fraction <= 1");
+  Knee k;
+  for (const auto& [warps, rate] : points) {
+    if (!(rate >= 0.0) || !std::isfinite(rate)) reject("rate", str(rate), ">= 0 and finite");
+    k.plateau = std::max(k.plateau, rate);
+  }
+  k.warps = -1;
+  for (const auto& [warps, rate] : points) {
+    if (rate >= fraction * k.plateau && (k.warps < 0 || warps < k.warps)) {
+      k.warps = warps;
+      k.rate_at_knee = rate;
+    }
+  }
+  return k;
 }
 
 ArchParams arch_params(int cc_major, int cc_minor) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace warpcost::model {
@@ -105,6 +106,14 @@ struct LittlesLaw {
 // bytes in flight = B × L; warps = B·L / bytes_per_warp
 LittlesLaw littles_law(double bandwidth_bytes_per_s, double latency_s,
                        double bytes_in_flight_per_warp);
+
+struct Knee {
+  double plateau = 0;        // the largest rate of the curve
+  double warps = 0;          // fewest warps whose rate reaches fraction x plateau
+  double rate_at_knee = 0;
+};
+// knee = min { warps : rate(warps) >= fraction x max rate }, over (warps, rate) points in any order
+Knee measured_knee(const std::vector<std::pair<double, double>>& warps_and_rate, double fraction);
 
 // ---- device facts ----------------------------------------------------------------------------
 

@@ -112,6 +112,7 @@ std::string worked_examples_markdown(const std::vector<EvaluatedRun>& runs) {
       std::string value = r.unit == "ratio" ? format_number("%.3f", r.value) + "×" : format_number("%.0f", r.value);
       if (r.metric == "tail_active_threads") value += " threads";
       if (r.metric == "warps_per_block") value += r.value == 1.0 ? " warp" : " warps";
+      if (r.metric == "knee_warps_per_sm") value += " warps/SM (knee)";
       if (r.metric == "threads_mapped_as_model") {
         value += " of " + format_number("%.0f", r.predicted.value_or(0)) + " threads mapped";
       }

@@ -1,0 +1,321 @@
+// Latency and load streaming against the latency-hiding models. The chase gives the unloaded
+// latency of each level (its plateaus); the stream gives bandwidth against warps per SM for every
+// W, whose knee (the fewest warps reaching 90% of the curve's plateau) is held against
+// N = ceil(L/W) per scheduler, the scheduler demand N_sched·L/(T_issue·I_warp) capped at the warp
+// limit, and Little's law. Each knee row says by how much a model misses and why.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "evaluation_support.hpp"
+#include "models.hpp"
+#include "result_schema.hpp"
+#include "statistics.hpp"
+
+namespace warpcost::analysis {
+namespace {
+
+using namespace detail;
+
+constexpr double kKneeFraction = 0.90;
+// A knee model holds within two warps per SM or 25% of the measured knee, whichever is larger:
+// the sweep's own step near the knee is 1-4 warps.
+constexpr double kKneeRelative = 0.25;
+constexpr double kKneeAbsolute = 2.0;
+// Footprints that are L1-resident, L2-resident (relative to the run's L2) and DRAM-resident.
+constexpr double kL1MaxBytes = 64.0 * 1024;
+constexpr double kL2MinBytes = 1024.0 * 1024;
+constexpr double kL2MaxShareOfL2 = 0.25;
+constexpr double kDramMinMultipleOfL2 = 16.0;
+
+struct Plateau {
+  double cycles = 0;
+  double ns = 0;
+  std::vector<long long> footprints_kib;
+};
+
+// The chase's plateaus for one ring order: median cycles and ns over the footprints of each level.
+std::map<std::string, Plateau> plateaus(const Run& run, const std::string& benchmark) {
+  const double l2 = run.context.number(schema::key::kL2Bytes);
+  std::map<std::string, std::vector<const BenchmarkResult*>> members;
+  for (const auto& b : run.benchmarks) {
+    if (b.family != "latency" || b.benchmark != benchmark || b.error || b.seconds.empty()) continue;
+    const double bytes = b.param("footprint_kib") * 1024.0;
+    if (bytes <= kL1MaxBytes) members["L1"].push_back(&b);
+    if (bytes >= kL2MinBytes && bytes <= kL2MaxShareOfL2 * l2) members["L2"].push_back(&b);
+    if (bytes >= kDramMinMultipleOfL2 * l2) members["DRAM"].push_back(&b);
+  }
+  std::map<std::string, Plateau> out;
+  for (const auto& [level, bs] : members) {
+    std::vector<double> cycles;
+    std::vector<double> ns;
+    Plateau p;
+    for (const auto* b : bs) {
+      cycles.push_back(b->counter_median("cycles_per_load"));
+      ns.push_back(b->counter_median("ns_per_load"));
+      p.footprints_kib.push_back(static_cast<long long>(b->param("footprint_kib")));
+    }
+    p.cycles = median(cycles);
+    p.ns = median(ns);
+    out[level] = p;
+  }
+  return out;
+}
+
+void evaluate_chase(const BenchmarkResult& b, std::vector<Row>& rows) {
+  const std::string tag = std::string(b.benchmark == "chase_random" ? "random ring" : "fixed stride") +
+                          ", " + std::to_string(static_cast<long long>(b.param("footprint_kib"))) +
+                          " KiB: ";
+  Row c = base_row(b);
+  c.metric = "latency_cycles";
+  c.value = b.counter_median("cycles_per_load");
+  c.unit = "cycles";
+  c.verdict = verdict::kInfo;
+  c.why = tag + "one thread, " + fixed(b.counter_median("steps"), 0) + " dependent loads after " +
+          fixed(b.counter_median("warm_steps"), 0) + " untimed";
+  rows.push_back(c);
+  Row n = base_row(b);
+  n.metric = "latency_ns";
+  n.value = b.counter_median("ns_per_load") * 1e-9;
+  n.unit = "s";
+  n.verdict = verdict::kInfo;
+  n.why = tag + "%globaltimer over the same loads";
+  rows.push_back(n);
+}
+
+void plateau_rows(const Run& run, std::vector<Row>& rows) {
+  for (const char* benchmark : {"chase_random", "chase_stride"}) {
+    for (const auto& [level, p] : plateaus(run, benchmark)) {
+      Row r;
+      r.family = "latency";
+      r.benchmark = "latency_plateau";
+      r.params = std::string("order=") + (std::string(benchmark) == "chase_random" ? "random" : "stride") +
+                 ";level=" + level;
+      r.metric = "latency_cycles";
+      r.value = p.cycles;
+      r.unit = "cycles";
+      r.verdict = verdict::kInfo;
+      std::string kib;
+      for (const long long f : p.footprints_kib) kib += (kib.empty() ? "" : ", ") + std::to_string(f);
+      r.why = level + " plateau: median over footprints of " + kib + " KiB, " + fixed(p.ns, 1) + " ns";
+      rows.push_back(r);
+    }
+  }
+}
+
+void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  const double peak = model::theoretical_dram_peak_bytes_per_s(
+      static_cast<long long>(run.context.number(schema::key::kMemoryClockKhz)),
+      static_cast<int>(run.context.number(schema::key::kMemoryBusWidthBits)));
+  const std::string tag = std::to_string(static_cast<long long>(b.param("warps_per_sm"))) +
+                          " warps/SM, " + std::to_string(static_cast<long long>(b.param("load_bytes"))) +
+                          "-byte loads, W = " + std::to_string(static_cast<long long>(b.param("alu_per_load"))) +
+                          ": ";
+  Row bw = base_row(b);
+  bw.metric = "dram__bytes_read.sum.per_second";
+  bw.value = b.counter_median("bytes_read") / b.median_seconds();
+  bw.unit = "B/s";
+  bw.model = "at most the theoretical peak: memory clock x bus width/8 x 2";
+  bw = with_prediction(bw, peak);
+  const double share = bw.value / peak;
+  bw.verdict = share <= 1.0 + kBoundSlack ? verdict::kHolds : verdict::kFails;
+  bw.why = tag + fixed(100 * share, 1) + "% of the theoretical peak" +
+           (share <= 1.0 + kBoundSlack ? "" : ": above the peak, so the stream did not come from DRAM");
+  rows.push_back(bw);
+
+  Row ins = base_row(b);
+  ins.metric = "useful_instructions_per_second";
+  ins.value = b.counter_median("useful_instructions") / b.median_seconds();
+  ins.unit = "inst/s";
+  ins.verdict = verdict::kInfo;
+  ins.why = tag + "(W + 1) thread instructions per load over the launch";
+  rows.push_back(ins);
+
+  Row lat = base_row(b);
+  lat.metric = "loaded_latency_cycles";
+  lat.value = b.counter_median("loaded_latency_cycles");
+  lat.unit = "cycles";
+  lat.verdict = verdict::kInfo;
+  lat.why = tag + "median clock64 around one lane's load and first use, the first loads of every block";
+  rows.push_back(lat);
+}
+
+// One curve: a ring order of use x width x W, bandwidth against warps per SM.
+using CurveKey = std::tuple<std::string, long long, long long>;
+
+Row knee_row(const std::string& params, const std::string& metric, double measured, double predicted,
+             const std::string& model_text, const std::string& why) {
+  Row r;
+  r.family = "streaming";
+  r.benchmark = "knee";
+  r.params = params;
+  r.metric = metric;
+  r.value = measured;
+  r.unit = "count";
+  r.model = model_text;
+  r = with_prediction(r, predicted);
+  const double miss = std::fabs(measured - predicted);
+  const bool holds = miss <= std::max(kKneeAbsolute, kKneeRelative * measured);
+  r.verdict = holds ? verdict::kHolds : verdict::kFails;
+  r.why = why + (holds ? "" : "; the model misses by " + fixed(miss, 0) + " warps/SM");
+  return r;
+}
+
+void knee_rows(const Run& run, std::vector<Row>& rows) {
+  std::map<CurveKey, std::vector<const BenchmarkResult*>> curves;
+  for (const auto& b : run.benchmarks) {
+    if (b.family != "streaming" || b.error || b.seconds.empty()) continue;
+    curves[{b.benchmark, static_cast<long long>(b.param("load_bytes")),
+            static_cast<long long>(b.param("alu_per_load"))}]
+        .push_back(&b);
+  }
+  const auto dram = plateaus(run, "chase_random");
+  const auto found = dram.find("DRAM");
+  const std::string& cc = run.context.text(schema::key::kCc);
+  const auto dot = cc.find('.');
+  const model::ArchParams arch = model::arch_params(
+      std::stoi(cc.substr(0, dot)), dot == std::string::npos ? 0 : std::stoi(cc.substr(dot + 1)));
+  const auto cap = static_cast<long long>(run.context.number(schema::key::kMaxWarpsPerSm));
+  const double sms = run.context.number(schema::key::kSmCount);
+  for (const auto& [key, members] : curves) {
+    if (members.size() < 3) continue;
+    const auto& [benchmark, width, w] = key;
+    std::vector<std::pair<double, double>> points;
+    for (const auto* b : members) {
+      points.emplace_back(b->param("warps_per_sm"), b->counter_median("bytes_read") / b->median_seconds());
+    }
+    const model::Knee knee = model::measured_knee(points, kKneeFraction);
+    const std::string use = benchmark == "read_dependent" ? "dependent" : "independent";
+    const std::string params = "use=" + use + ";load_bytes=" + std::to_string(width) +
+                               ";alu_per_load=" + std::to_string(w);
+    const BenchmarkResult* at_knee = nullptr;
+    for (const auto* b : members) {
+      if (b->param("warps_per_sm") == knee.warps) at_knee = b;
+    }
+    Row m;
+    m.family = "streaming";
+    m.benchmark = "knee";
+    m.params = params;
+    m.metric = "knee_warps_per_sm";
+    m.value = knee.warps;
+    m.unit = "count";
+    m.verdict = verdict::kInfo;
+    m.why = "fewest warps/SM reaching 90% of the curve's plateau " + fixed(knee.plateau / 1e12, 3) +
+            " TB/s (" + std::to_string(members.size()) + " residencies)";
+    rows.push_back(m);
+    if (found == dram.end()) continue;  // no chase in this run: no unloaded latency to hold against
+    const double latency = found->second.cycles;
+    // The textbook counts W instructions between loads; with W = 0 a warp still issues the load
+    // itself, which is Ex 6's W = 1.
+    const double instructions = std::max<double>(static_cast<double>(w), 1.0);
+    const long long per_scheduler = model::warps_to_hide_latency(latency, instructions);
+    const double n_sm = static_cast<double>(per_scheduler * arch.schedulers_per_sm);
+    const double loaded = at_knee ? at_knee->counter_median("loaded_latency_cycles") : latency;
+    const std::string numbers = "unloaded L = " + fixed(latency, 0) + " cycles (random-chase DRAM plateau), " +
+                                "loaded latency at the knee " + fixed(loaded, 0) + " cycles, W = " +
+                                std::to_string(w);
+    rows.push_back(knee_row(params, "knee_model_ceil_l_over_w", knee.warps,
+                            std::min<double>(n_sm, static_cast<double>(cap)),
+                            "N = ceil(L/W) per scheduler x N_sched, at most the warp cap",
+                            numbers + ": ceil(L/W) = " + std::to_string(per_scheduler) + " a scheduler, " +
+                                fixed(n_sm, 0) + " an SM" +
+                                (n_sm > static_cast<double>(cap) ? " > the cap of " + std::to_string(cap) : "")));
+    const model::SchedulerDemand d = model::scheduler_demand(
+        arch.schedulers_per_sm, latency, arch.issue_interval_cycles, static_cast<double>(w + 1), cap);
+    rows.push_back(knee_row(params, "knee_model_scheduler_demand", knee.warps,
+                            static_cast<double>(std::min(d.warps_needed_whole, cap)),
+                            "N_sched·L/(T_issue·I_warp), I_warp = W + 1 (the load), at most the cap",
+                            numbers + ": " + fixed(d.instruction_slots, 0) + " slots / " +
+                                std::to_string(w + 1) + " = " + fixed(d.warps_needed, 1) + " warps" +
+                                (d.fits ? "" : ", short " + std::to_string(d.deficit) + " of the cap")));
+    const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+    const double per_warp_bytes = 32.0 * static_cast<double>(width);  // one load in flight a warp
+    const model::LittlesLaw little = model::littles_law(knee.plateau, loaded / clock, per_warp_bytes);
+    const double little_sm = little.warps_needed / sms;
+    rows.push_back(knee_row(params, "knee_model_littles_law", knee.warps, std::min(little_sm, static_cast<double>(cap)),
+                            "bytes in flight = bandwidth x loaded latency, over 32 lanes x width a warp",
+                            "plateau " + fixed(knee.plateau / 1e12, 3) + " TB/s x loaded " + fixed(loaded, 0) +
+                                " cycles = " + fixed(little.bytes_in_flight / 1024, 0) + " KiB in flight, " +
+                                fixed(little_sm, 1) + " warps/SM at one " + std::to_string(width) +
+                                "-byte load per lane in flight"));
+  }
+}
+
+// Ex 5, 6 and 10 on this GPU: the textbook's numbers are for L = 300 or 400; here L is measured, so
+// each row holds the measured knee (or bandwidth) against the model fed with the measured L.
+void worked_example_rows(const Run& run, std::vector<Row>& rows) {
+  auto find_row = [&rows](const std::string& params, const std::string& metric) -> const Row* {
+    for (const Row& r : rows) {
+      if (r.benchmark == "knee" && r.params == params && r.metric == metric) return &r;
+    }
+    return nullptr;
+  };
+  const std::string w16 = "use=independent;load_bytes=16;alu_per_load=16";
+  if (const Row* ex5 = find_row(w16, "knee_model_ceil_l_over_w")) {
+    Row e = *ex5;
+    e.benchmark = "worked_example";
+    e.params = "example=5;measured_by=knee/" + w16;
+    e.metric = "knee_warps_per_sm";
+    e.why = "Ex 5 (L = 300, W = 15: 20 warps a scheduler) with this GPU's L and W = 16: " + ex5->why;
+    rows.push_back(e);
+  }
+  if (const Row* ex10 = find_row(w16, "knee_model_scheduler_demand")) {
+    Row e = *ex10;
+    e.benchmark = "worked_example";
+    e.params = "example=10;measured_by=knee/" + w16;
+    e.metric = "knee_warps_per_sm";
+    e.why = "Ex 10 (4·400/1/20 = 80 > 64) with this GPU's L and I_warp = 17: " + ex10->why;
+    rows.push_back(e);
+  }
+  // Ex 6: no compute between loads cannot be hidden, so the stream is bandwidth-bound: its plateau
+  // should be the copy's rate of the same run.
+  const std::string w0 = "use=independent;load_bytes=16;alu_per_load=0";
+  const Row* knee0 = find_row(w0, "knee_warps_per_sm");
+  const BenchmarkResult* copy = find_benchmark(run, "calibration", "d2d_copy", "mib=4096");
+  if (knee0 != nullptr && copy != nullptr) {
+    double plateau = 0;
+    for (const auto& b : run.benchmarks) {
+      if (b.family == "streaming" && b.benchmark == "read_independent" && !b.error && !b.seconds.empty() &&
+          b.param("load_bytes") == 16 && b.param("alu_per_load") == 0) {
+        plateau = std::max(plateau, b.counter_median("bytes_read") / b.median_seconds());
+      }
+    }
+    const double copy_rate = (copy->counter_median("bytes_read") + copy->counter_median("bytes_written")) /
+                             copy->median_seconds();
+    Row e;
+    e.family = "streaming";
+    e.benchmark = "worked_example";
+    e.params = "example=6;measured_by=knee/" + w0;
+    e.metric = "bandwidth_vs_copy";
+    e.value = plateau / copy_rate;
+    e.unit = "ratio";
+    e.model = "L/W warps exceed the cap: memory-bound, the stream runs at the memory's rate";
+    e = with_prediction(e, 1.0);
+    const bool holds = *e.rel_error >= -0.10;
+    e.verdict = holds ? verdict::kHolds : verdict::kFails;
+    e.why = "Ex 6 (W = 1: 400 warps > 64): the W = 0 stream's plateau " + fixed(plateau / 1e12, 3) +
+            " TB/s against the device-to-device copy's " + fixed(copy_rate / 1e12, 3) + " TB/s" +
+            (holds ? ": bandwidth-bound, as the example says" : ": more than 10% under the copy");
+    rows.push_back(e);
+  }
+}
+
+}  // namespace
+
+void evaluate_latency(const BenchmarkResult& b, std::vector<Row>& rows) { evaluate_chase(b, rows); }
+
+void evaluate_streaming(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  evaluate_stream(run, b, rows);
+}
+
+void evaluate_streaming_curves(const Run& run, std::vector<Row>& rows) {
+  plateau_rows(run, rows);
+  knee_rows(run, rows);
+  worked_example_rows(run, rows);
+}
+
+}  // namespace warpcost::analysis

@@ -1,0 +1,87 @@
+// The latency and streaming evaluators on a synthetic run whose numbers were chosen so every
+// plateau, knee and model prediction can be worked out by hand (tests/fixtures/streaming.json,
+// written by make_streaming_fixture.py next to it).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "evaluation.hpp"
+#include "models.hpp"
+#include "run_reader.hpp"
+
+namespace warpcost::analysis {
+namespace {
+
+const std::filesystem::path kFixture = std::filesystem::path(WARPCOST_FIXTURES) / "streaming.json";
+
+Row find_row(const std::vector<Row>& rows, const std::string& benchmark, const std::string& params,
+             const std::string& metric) {
+  for (const Row& r : rows) {
+    if (r.benchmark == benchmark && r.params == params && r.metric == metric) return r;
+  }
+  ADD_FAILURE() << "no row " << benchmark << " " << params << " " << metric;
+  return Row{};
+}
+
+const std::string kW16 = "use=independent;load_bytes=16;alu_per_load=16";
+
+TEST(MeasuredKnee, FewestWarpsReachingTheFractionOfThePlateau) {
+  const model::Knee k = model::measured_knee({{64, 4.5}, {1, 0.3}, {16, 4.5}, {8, 2.4}}, 0.9);
+  EXPECT_DOUBLE_EQ(k.plateau, 4.5);
+  EXPECT_DOUBLE_EQ(k.warps, 16);
+  EXPECT_DOUBLE_EQ(model::measured_knee({{2, 1.0}, {4, 0.95}}, 0.9).warps, 2);
+  EXPECT_THROW(model::measured_knee({}, 0.9), std::invalid_argument);
+  EXPECT_THROW(model::measured_knee({{1, 1.0}}, 1.5), std::invalid_argument);
+}
+
+TEST(StreamingEvaluation, ChasePlateausPerLevel) {
+  const std::vector<Row> rows = evaluate_run(read_run(kFixture));
+  EXPECT_DOUBLE_EQ(find_row(rows, "latency_plateau", "order=random;level=L1", "latency_cycles").value, 33);
+  EXPECT_DOUBLE_EQ(find_row(rows, "latency_plateau", "order=random;level=L2", "latency_cycles").value, 250);
+  const Row dram = find_row(rows, "latency_plateau", "order=random;level=DRAM", "latency_cycles");
+  EXPECT_DOUBLE_EQ(dram.value, 800);
+  EXPECT_NE(dram.why.find("1048576, 2097152 KiB"), std::string::npos) << dram.why;
+}
+
+TEST(StreamingEvaluation, KneeAndEachModelsPredictionInNumbers) {
+  const std::vector<Row> rows = evaluate_run(read_run(kFixture));
+  EXPECT_DOUBLE_EQ(find_row(rows, "knee", kW16, "knee_warps_per_sm").value, 16);
+  // ceil(800/16) = 50 a scheduler, 200 an SM: capped at 64; the knee is at 16, so it fails.
+  const Row n = find_row(rows, "knee", kW16, "knee_model_ceil_l_over_w");
+  EXPECT_DOUBLE_EQ(*n.predicted, 64);
+  EXPECT_EQ(n.verdict, "fails");
+  EXPECT_NE(n.why.find("ceil(L/W) = 50 a scheduler, 200 an SM > the cap of 64"), std::string::npos) << n.why;
+  // 4 x 800 / 17 = 188.2 warps, short 125 of the cap.
+  const Row d = find_row(rows, "knee", kW16, "knee_model_scheduler_demand");
+  EXPECT_NE(d.why.find("3200 slots / 17 = 188.2 warps, short 125"), std::string::npos) << d.why;
+  // Little: 4.5 TB/s x 900 cycles at the run's clock over 512 bytes a warp, per SM.
+  const Row l = find_row(rows, "knee", kW16, "knee_model_littles_law");
+  const analysis::Run run = read_run(kFixture);
+  const double clock = run.context.number("sm_clock_measured_khz") * 1e3;
+  EXPECT_NEAR(*l.predicted, 4.5e12 * 900 / clock / 512 / 132, 1e-6);
+  // The bandwidth rows stay under the theoretical peak.
+  const Row bw = find_row(rows, "read_independent", "load_bytes=16;alu_per_load=16;warps_per_sm=64",
+                          "dram__bytes_read.sum.per_second");
+  EXPECT_NEAR(bw.value, 4.5e12, 1e3);
+  EXPECT_EQ(bw.verdict, "holds");
+}
+
+TEST(StreamingEvaluation, WorkedExamples5_6And10) {
+  const std::vector<Row> rows = evaluate_run(read_run(kFixture));
+  const Row ex5 = find_row(rows, "worked_example", "example=5;measured_by=knee/" + kW16, "knee_warps_per_sm");
+  EXPECT_DOUBLE_EQ(ex5.value, 16);
+  const Row ex10 = find_row(rows, "worked_example", "example=10;measured_by=knee/" + kW16, "knee_warps_per_sm");
+  EXPECT_NE(ex10.why.find("Ex 10"), std::string::npos);
+  // Ex 6: the W = 0 stream runs at the copy's rate (4.5 against 4.26 TB/s).
+  const Row ex6 = find_row(rows, "worked_example",
+                           "example=6;measured_by=knee/use=independent;load_bytes=16;alu_per_load=0",
+                           "bandwidth_vs_copy");
+  EXPECT_NEAR(ex6.value, 4.5 / 4.26, 1e-9);
+  EXPECT_EQ(ex6.verdict, "holds");
+}
+
+}  // namespace
+}  // namespace warpcost::analysis
