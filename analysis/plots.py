@@ -118,6 +118,33 @@ def residency_data(rows):
     return {"run": run, "points": sorted(pts)}
 
 
+def streaming_data(rows):
+    run = newest_run(rows, "streaming", "read_independent")
+    if run is None:
+        return None
+    curves = {}
+    for r in select(rows, run, "read_independent", "dram__bytes_read.sum.per_second", load_bytes=16):
+        curves.setdefault(int(r["p"]["alu_per_load"]), []).append((int(r["p"]["warps_per_sm"]), r["v"]))
+    knees = {int(r["p"]["alu_per_load"]): r["v"]
+             for r in select(rows, run, "knee", "knee_warps_per_sm", use="independent", load_bytes=16)}
+    peak = next((r["pred"] for r in select(rows, run, "read_independent",
+                                            "dram__bytes_read.sum.per_second") if r["pred"]), None)
+    return {"run": run, "curves": {w: sorted(c) for w, c in curves.items()}, "knees": knees, "peak": peak}
+
+
+def latency_data(rows):
+    run = newest_run(rows, "latency", "chase_random")
+    if run is None:
+        return None
+    series = {}
+    for bench in ("chase_random", "chase_stride"):
+        series[bench] = sorted((int(r["p"]["footprint_kib"]), r["v"])
+                               for r in select(rows, run, bench, "latency_cycles"))
+    plateaus = {(r["p"]["order"], r["p"]["level"]): r["v"]
+                for r in select(rows, run, "latency_plateau", "latency_cycles")}
+    return {"run": run, "series": series, "plateaus": plateaus}
+
+
 def plot_grid(ax, points):
     """The grid's slowdown (x, measured, predicted) and its fixed-part model."""
     if not points:
@@ -229,6 +256,44 @@ def main(argv):
         ax.set_title("divergence: which measure the model describes, by residency")
         ax.legend(fontsize=8)
         save(fig, "divergence-residency.svg", rs["run"])
+
+    sd = streaming_data(rows)
+    if sd and sd["curves"]:
+        fig, ax = plt.subplots(figsize=(9, 5.5))
+        for w in sorted(sd["curves"]):
+            pts = sd["curves"][w]
+            line, = ax.plot([x for x, _ in pts], [v / 1e12 for _, v in pts], ".-", ms=3, lw=0.8,
+                            label="W = %d" % w)
+            knee = sd["knees"].get(w)
+            if knee is not None:
+                at = dict(pts).get(int(knee))
+                if at is not None:
+                    ax.plot([knee], [at / 1e12], "o", ms=7, fillstyle="none", color=line.get_color())
+        if sd["peak"]:
+            ax.axhline(sd["peak"] / 1e12, ls="--", lw=0.8, color="gray", label="theoretical DRAM peak")
+        ax.set_xlabel("resident warps per SM")
+        ax.set_ylabel("read bandwidth (TB/s)")
+        ax.set_title("load streaming: bandwidth vs warps/SM per W (16-byte loads); circles: the knee")
+        ax.legend(fontsize=7, ncol=2)
+        save(fig, "streaming-bandwidth.svg", sd["run"])
+
+    ld = latency_data(rows)
+    if ld and ld["series"]["chase_random"]:
+        fig, ax = plt.subplots(figsize=(9, 5))
+        for bench, label in (("chase_random", "random ring"), ("chase_stride", "fixed stride")):
+            pts = ld["series"][bench]
+            if pts:
+                ax.plot([k * 1024 for k, _ in pts], [v for _, v in pts], "o-", ms=3, lw=0.8, label=label)
+        for (order, level), cycles in sorted(ld["plateaus"].items()):
+            if order == "random":
+                ax.axhline(cycles, ls=":", lw=0.8, color="gray")
+                ax.text(16 * 1024, cycles, " %s %.0f cycles" % (level, cycles), va="bottom", fontsize=7)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("footprint (bytes)")
+        ax.set_ylabel("cycles per dependent load")
+        ax.set_title("pointer-chase latency: L1, L2 and DRAM plateaus")
+        ax.legend(fontsize=8)
+        save(fig, "latency-plateaus.svg", ld["run"])
 
     for path in written:
         print("wrote " + path)
