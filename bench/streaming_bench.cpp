@@ -112,8 +112,9 @@ void full_sweep(benchmark::internal::Benchmark* b) {
   }
 }
 
+// W up to 64: a dependent chain of 256 IMADs a load at one warp per SM would take 0.1 s a launch.
 void dependent_sweep(benchmark::internal::Benchmark* b) {
-  for (const int w : {1, 8, 64, 256}) {
+  for (const int w : {1, 8, 64}) {
     for (const int warps : {1, 2, 4, 8, 16, 32, 64}) b->Args({16, w, warps});
   }
 }
