@@ -107,14 +107,14 @@ void plateau_rows(const Run& run, std::vector<Row>& rows) {
   }
 }
 
-void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
-  const double peak = model::theoretical_dram_peak_bytes_per_s(
+double dram_peak(const Run& run) {
+  return model::theoretical_dram_peak_bytes_per_s(
       static_cast<long long>(run.context.number(schema::key::kMemoryClockKhz)),
       static_cast<int>(run.context.number(schema::key::kMemoryBusWidthBits)));
-  const std::string tag = std::to_string(static_cast<long long>(b.param("warps_per_sm"))) +
-                          " warps/SM, " + std::to_string(static_cast<long long>(b.param("load_bytes"))) +
-                          "-byte loads, W = " + std::to_string(static_cast<long long>(b.param("alu_per_load"))) +
-                          ": ";
+}
+
+// A bandwidth row held against the theoretical peak: above it, the data did not come from DRAM.
+Row bandwidth_row(const BenchmarkResult& b, double peak, const std::string& tag) {
   Row bw = base_row(b);
   bw.metric = "dram__bytes_read.sum.per_second";
   bw.value = b.counter_median("bytes_read") / b.median_seconds();
@@ -125,7 +125,43 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
   bw.verdict = share <= 1.0 + kBoundSlack ? verdict::kHolds : verdict::kFails;
   bw.why = tag + fixed(100 * share, 1) + "% of the theoretical peak" +
            (share <= 1.0 + kBoundSlack ? "" : ": above the peak, so the stream did not come from DRAM");
-  rows.push_back(bw);
+  return bw;
+}
+
+// The one-load-per-thread stream: bandwidth at a block size, with the residency that size allows.
+void evaluate_one_per_thread(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  const auto threads = static_cast<long long>(b.param("block_threads"));
+  const auto blocks = static_cast<long long>(b.counter_median("resident_blocks_per_sm"));
+  const auto warps = static_cast<long long>(b.counter_median("resident_warps_per_sm"));
+  const std::string tag = std::to_string(threads) + " threads a block, " + std::to_string(blocks) +
+                          " blocks = " + std::to_string(warps) + " warps/SM resident: ";
+  rows.push_back(bandwidth_row(b, dram_peak(run), tag));
+  Row r = base_row(b);
+  r.metric = "resident_warps_per_sm";
+  r.value = static_cast<double>(warps);
+  r.unit = "count";
+  r.verdict = verdict::kInfo;
+  const auto cap = static_cast<long long>(run.context.number(schema::key::kMaxWarpsPerSm));
+  const auto block_cap = static_cast<long long>(run.context.number(schema::key::kMaxBlocksPerSm));
+  r.why = tag + (warps < cap && blocks == block_cap
+                     ? "the " + std::to_string(block_cap) + "-block cap binds before the " + std::to_string(cap) +
+                           "-warp cap"
+                     : warps < cap ? "the warp cap leaves room for less than one more block"
+                                   : "the warp cap is reached");
+  rows.push_back(r);
+}
+
+void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  if (b.benchmark == "read_one_per_thread") {
+    evaluate_one_per_thread(run, b, rows);
+    return;
+  }
+  const double peak = dram_peak(run);
+  const std::string tag = std::to_string(static_cast<long long>(b.param("warps_per_sm"))) +
+                          " warps/SM, " + std::to_string(static_cast<long long>(b.param("load_bytes"))) +
+                          "-byte loads, W = " + std::to_string(static_cast<long long>(b.param("alu_per_load"))) +
+                          ": ";
+  rows.push_back(bandwidth_row(b, peak, tag));
 
   Row ins = base_row(b);
   ins.metric = "useful_instructions_per_second";
@@ -168,7 +204,7 @@ Row knee_row(const std::string& params, const std::string& metric, double measur
 void knee_rows(const Run& run, std::vector<Row>& rows) {
   std::map<CurveKey, std::vector<const BenchmarkResult*>> curves;
   for (const auto& b : run.benchmarks) {
-    if (b.family != "streaming" || b.error || b.seconds.empty()) continue;
+    if (b.family != "streaming" || b.benchmark == "read_one_per_thread" || b.error || b.seconds.empty()) continue;
     curves[{b.benchmark, static_cast<long long>(b.param("load_bytes")),
             static_cast<long long>(b.param("alu_per_load"))}]
         .push_back(&b);
@@ -304,6 +340,69 @@ void worked_example_rows(const Run& run, std::vector<Row>& rows) {
   }
 }
 
+// The targets for the stream: the best read of the run against 96% of the theoretical peak
+// and against the same run's device-to-device copy, naming the configuration; and the whole
+// persistent sweep's GPU time against a minute.
+constexpr double kPeakShareTarget = 0.96;
+constexpr double kSweepGpuSecondsTarget = 60.0;
+
+void target_rows(const Run& run, std::vector<Row>& rows) {
+  const BenchmarkResult* best = nullptr;
+  double best_rate = 0;
+  double sweep_seconds = 0;
+  int sweep_points = 0;
+  for (const auto& b : run.benchmarks) {
+    if (b.family != "streaming" || b.error || b.seconds.empty()) continue;
+    const double rate = b.counter_median("bytes_read") / b.median_seconds();
+    if (rate > best_rate) {
+      best_rate = rate;
+      best = &b;
+    }
+    if (b.benchmark == "read_independent" && b.param("load_bytes") == 16 && b.has_counter("gpu_seconds")) {
+      sweep_seconds += b.counter_median("gpu_seconds");
+      ++sweep_points;
+    }
+  }
+  if (best == nullptr) return;
+  const double peak = dram_peak(run);
+  const BenchmarkResult* copy = find_benchmark(run, "calibration", "d2d_copy", "mib=4096");
+  const double copy_rate =
+      copy == nullptr ? 0.0
+                      : (copy->counter_median("bytes_read") + copy->counter_median("bytes_written")) /
+                            copy->median_seconds();
+  Row r;
+  r.family = "streaming";
+  r.benchmark = "peak_read";
+  r.params = "best=" + best->benchmark + "/" + best->params_text();
+  r.metric = "dram__bytes_read.sum.per_second";
+  r.value = best_rate;
+  r.unit = "B/s";
+  r.model = "at least 96% of the theoretical DRAM peak, and above the same run's device-to-device copy";
+  r = with_prediction(r, kPeakShareTarget * peak);
+  const bool over_share = best_rate >= kPeakShareTarget * peak;
+  const bool over_copy = copy != nullptr && best_rate > copy_rate;
+  r.verdict = over_share && over_copy ? verdict::kHolds : verdict::kFails;
+  r.why = "best read " + best->benchmark + " " + best->params_text() + ": " + fixed(best_rate / 1e12, 3) +
+          " TB/s, " + fixed(100 * best_rate / peak, 1) + "% of the " + fixed(peak / 1e12, 3) + " TB/s peak" +
+          (copy == nullptr ? "; no device-to-device copy in this run"
+                           : ", " + fixed(best_rate / copy_rate, 3) + "x the copy's " + fixed(copy_rate / 1e12, 3) +
+                                 " TB/s");
+  rows.push_back(r);
+  if (sweep_points == 0) return;
+  Row t;
+  t.family = "streaming";
+  t.benchmark = "sweep_gpu_time";
+  t.params = "benchmark=read_independent;load_bytes=16";
+  t.metric = "gpu_seconds";
+  t.value = sweep_seconds;
+  t.unit = "s";
+  t.model = "the full persistent sweep (every W x every warps/SM) in under a minute of GPU time";
+  t = with_prediction(t, kSweepGpuSecondsTarget);
+  t.verdict = sweep_seconds < kSweepGpuSecondsTarget ? verdict::kHolds : verdict::kFails;
+  t.why = std::to_string(sweep_points) + " points, every launch timed by events (checked, warm-up and timed)";
+  rows.push_back(t);
+}
+
 }  // namespace
 
 void evaluate_latency(const BenchmarkResult& b, std::vector<Row>& rows) { evaluate_chase(b, rows); }
@@ -316,6 +415,7 @@ void evaluate_streaming_curves(const Run& run, std::vector<Row>& rows) {
   plateau_rows(run, rows);
   knee_rows(run, rows);
   worked_example_rows(run, rows);
+  target_rows(run, rows);
 }
 
 }  // namespace warpcost::analysis

@@ -1,6 +1,7 @@
 // Latency and load streaming: the pointer chase over footprints from 16 KiB to 4 GiB (random ring
 // and fixed stride), and the read stream at every warps/SM count a uniform block size can hold
-// exactly, for every compiled W (ALU instructions per load). Each benchmark states its work as
+// exactly, for every compiled W (ALU instructions per load); and the one-load-per-thread stream at
+// every block size from 32 to 1024 threads. Each benchmark states its work as
 // counters (bytes read, loads, instructions, the residency plan) for the analysis' knees.
 #include <benchmark/benchmark.h>
 
@@ -69,12 +70,19 @@ void stream_read(benchmark::State& state, kernels::AluUse use) {
     Stream stream;
     EventPair events;
     StreamRunner runner(device, c, stream);
-    runner.launch(stream);
+    // Every launch is timed, the checked and warm-up ones too, so gpu_seconds is the point's whole
+    // GPU time; only the `for (auto _ : state)` launches count as iterations.
+    double gpu_seconds = time_launch(stream, events, [&] { runner.launch(stream); });
     runner.check_sums(stream);  // correctness before time
-    for (int i = 0; i < kWarmupLaunches; ++i) runner.launch(stream);
-    for (auto _ : state) {
-      state.SetIterationTime(time_launch(stream, events, [&] { runner.launch(stream); }));
+    for (int i = 0; i < kWarmupLaunches; ++i) {
+      gpu_seconds += time_launch(stream, events, [&] { runner.launch(stream); });
     }
+    for (auto _ : state) {
+      const double t = time_launch(stream, events, [&] { runner.launch(stream); });
+      gpu_seconds += t;
+      state.SetIterationTime(t);
+    }
+    state.counters["gpu_seconds"] = gpu_seconds;
     const double loads = static_cast<double>(runner.elements());
     state.counters["bytes_read"] = static_cast<double>(runner.bytes_read());
     state.counters["loads"] = loads;
@@ -84,6 +92,37 @@ void stream_read(benchmark::State& state, kernels::AluUse use) {
     state.counters["blocks_per_sm"] = runner.plan().blocks_per_sm;
     state.counters["shared_bytes_per_block"] = static_cast<double>(runner.plan().shared_bytes);
     state.counters["blocks"] = runner.blocks();
+  });
+}
+
+// The non-persistent stream at one block size: the occupancy the block size allows, not a pinned one.
+void stream_one_per_thread(benchmark::State& state) {
+  run_guarded(state, [&] {
+    const DeviceInfo& device = bench_device();
+    OnePerThreadConfig c;
+    c.threads_per_block = static_cast<int>(state.range(0));
+    c.bytes = stream_bytes(device);
+    Stream stream;
+    EventPair events;
+    OnePerThreadRunner runner(device, c, stream);
+    // Every launch is timed, the checked and warm-up ones too, so gpu_seconds is the point's whole
+    // GPU time; only the `for (auto _ : state)` launches count as iterations.
+    double gpu_seconds = time_launch(stream, events, [&] { runner.launch(stream); });
+    runner.check_sums(stream);
+    for (int i = 0; i < kWarmupLaunches; ++i) {
+      gpu_seconds += time_launch(stream, events, [&] { runner.launch(stream); });
+    }
+    for (auto _ : state) {
+      const double t = time_launch(stream, events, [&] { runner.launch(stream); });
+      gpu_seconds += t;
+      state.SetIterationTime(t);
+    }
+    state.counters["gpu_seconds"] = gpu_seconds;
+    state.counters["bytes_read"] = static_cast<double>(runner.bytes_read());
+    state.counters["loads"] = static_cast<double>(runner.elements());
+    state.counters["blocks"] = static_cast<double>(runner.blocks());
+    state.counters["resident_blocks_per_sm"] = runner.resident_blocks_per_sm();
+    state.counters["resident_warps_per_sm"] = runner.resident_warps_per_sm();
   });
 }
 
@@ -112,11 +151,15 @@ void full_sweep(benchmark::internal::Benchmark* b) {
   }
 }
 
-// W up to 64: a dependent chain of 256 IMADs a load at one warp per SM would take 0.1 s a launch.
+// W up to 64: a dependent chain of 256 FFMAs a load at one warp per SM would take 0.1 s a launch.
 void dependent_sweep(benchmark::internal::Benchmark* b) {
   for (const int w : {1, 8, 64}) {
     for (const int warps : {1, 2, 4, 8, 16, 32, 64}) b->Args({16, w, warps});
   }
+}
+
+void block_sizes(benchmark::internal::Benchmark* b) {
+  for (int threads = 32; threads <= 1024; threads += 32) b->Arg(threads);
 }
 
 }  // namespace
@@ -151,6 +194,14 @@ BENCHMARK_CAPTURE(stream_read, dependent, kernels::AluUse::kDependent)
     ->Name("streaming/read_dependent")
     ->ArgNames({"load_bytes", "alu_per_load", "warps_per_sm"})
     ->Apply(dependent_sweep)
+    ->Iterations(kStreamIterations)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(stream_one_per_thread)
+    ->Name("streaming/read_one_per_thread")
+    ->ArgName("block_threads")
+    ->Apply(block_sizes)
     ->Iterations(kStreamIterations)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

@@ -19,6 +19,8 @@ constexpr int kSampledThreads = 256;
 constexpr std::uint64_t kFullWarmNodes = std::uint64_t{1} << 19;
 constexpr std::uint64_t kPartialWarmSteps = 65536;
 constexpr std::uint64_t kCheckedWholeRing = std::uint64_t{1} << 16;
+// gridDim.x's limit on every GPU since compute capability 3.0.
+constexpr std::uint64_t kMaxGridX = 2147483647;
 constexpr std::uint64_t kFullLapCheckNodes = std::uint64_t{1} << 20;
 
 std::string bytes_text(long long b) { return std::to_string(b) + " bytes"; }
@@ -144,6 +146,72 @@ double StreamRunner::loaded_latency_cycles(const Stream& stream) const {
   }
   if (kept.empty()) throw std::runtime_error("no loaded-latency sample was written");
   return analysis::median(kept);
+}
+
+std::string one_per_thread_problem(const OnePerThreadConfig& c, int max_threads_per_block) {
+  if (c.threads_per_block < 32 || c.threads_per_block > max_threads_per_block || c.threads_per_block % 32 != 0) {
+    return "block size = " + std::to_string(c.threads_per_block) + " threads; allowed: a multiple of 32 from 32 to " +
+           std::to_string(max_threads_per_block);
+  }
+  if (c.bytes < 16 || c.bytes % 16 != 0) {
+    return "stream buffer = " + bytes_text(static_cast<long long>(c.bytes)) +
+           "; allowed: a positive multiple of 16 bytes";
+  }
+  return {};
+}
+
+OnePerThreadRunner::OnePerThreadRunner(const DeviceInfo& device, const OnePerThreadConfig& config,
+                                       const Stream& stream)
+    : config_(config) {
+  if (const std::string p = one_per_thread_problem(config, device.max_threads_per_block); !p.empty()) {
+    throw std::invalid_argument(p);
+  }
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  WARPCOST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (config.bytes > free_bytes) {
+    throw std::invalid_argument("stream buffer = " + bytes_text(static_cast<long long>(config.bytes)) +
+                                "; allowed: at most the " + bytes_text(static_cast<long long>(free_bytes)) +
+                                " of free device memory");
+  }
+  elements_ = config.bytes / 16;
+  const std::uint64_t grid = blocks();
+  if (grid > kMaxGridX) {
+    throw std::invalid_argument("stream buffer = " + bytes_text(static_cast<long long>(config.bytes)) + " needs " +
+                                std::to_string(grid) + " blocks of " + std::to_string(config.threads_per_block) +
+                                " threads; allowed: at most " + std::to_string(kMaxGridX));
+  }
+  resident_blocks_ = kernels::one_per_thread_resident_blocks(config.threads_per_block);
+  data_ = DeviceBuffer<std::uint32_t>(config.bytes / 4);
+  kernels::launch_fill_pattern(data_.data(), data_.size(), config.seed, stream.get());
+  warp_sums_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(grid * threads() / 32));
+}
+
+void OnePerThreadRunner::launch(const Stream& stream) {
+  kernels::launch_stream_one_per_thread(data_.data(), elements_, static_cast<unsigned int>(threads()),
+                                        warp_sums_.data(), stream.get());
+}
+
+void OnePerThreadRunner::check_sums(const Stream& stream) const {
+  std::vector<std::uint32_t> got(warp_sums_.size());
+  WARPCOST_CUDA(cudaMemcpyAsync(got.data(), warp_sums_.data(), warp_sums_.bytes(), cudaMemcpyDeviceToHost,
+                                stream.get()));
+  stream.synchronize();
+  const std::uint64_t warps = got.size();
+  const std::uint64_t step = std::max<std::uint64_t>(1, warps / kSampledThreads);
+  for (std::uint64_t w = 0; w < warps; w += step) {
+    const std::uint32_t want = kernels::one_per_thread_reference(w, elements_, config_.seed);
+    if (got[w] != want) {
+      throw std::runtime_error("stream warp " + std::to_string(w) + " folded " + std::to_string(got[w]) +
+                               ", host replay " + std::to_string(want));
+    }
+  }
+  // The last warp covers the buffer's tail.
+  const std::uint32_t last = kernels::one_per_thread_reference(warps - 1, elements_, config_.seed);
+  if (got[warps - 1] != last) {
+    throw std::runtime_error("stream warp " + std::to_string(warps - 1) + " (the tail) folded " +
+                             std::to_string(got[warps - 1]) + ", host replay " + std::to_string(last));
+  }
 }
 
 std::string chase_problem(const ChaseConfig& c, std::uint64_t free_bytes) {

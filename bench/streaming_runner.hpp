@@ -70,6 +70,39 @@ class StreamRunner {
   DeviceBuffer<long long> latency_;
 };
 
+// The non-persistent stream: one 16-byte load per thread, as many blocks as the buffer needs.
+// Residency is whatever the block size allows; the occupancy API's count is reported, not pinned.
+struct OnePerThreadConfig {
+  int threads_per_block = 256;  // a multiple of 32 up to the device's block limit
+  std::uint64_t bytes = 0;      // a positive multiple of 16 bytes
+  std::uint32_t seed = 5;
+};
+
+// "" or one sentence naming the value and what is allowed.
+std::string one_per_thread_problem(const OnePerThreadConfig& config, int max_threads_per_block);
+
+class OnePerThreadRunner {
+ public:
+  OnePerThreadRunner(const DeviceInfo& device, const OnePerThreadConfig& config, const Stream& stream);
+  void launch(const Stream& stream);
+  // Replays 256 warps spread over the grid; throws std::runtime_error naming the first that differs.
+  void check_sums(const Stream& stream) const;
+  std::uint64_t elements() const noexcept { return elements_; }
+  std::uint64_t bytes_read() const noexcept { return elements_ * 16; }
+  std::uint64_t blocks() const noexcept { return (elements_ + threads() - 1) / threads(); }
+  // Blocks and warps an SM holds at once at this block size, by the occupancy API.
+  int resident_blocks_per_sm() const noexcept { return resident_blocks_; }
+  int resident_warps_per_sm() const noexcept { return resident_blocks_ * config_.threads_per_block / 32; }
+
+ private:
+  std::uint64_t threads() const noexcept { return static_cast<std::uint64_t>(config_.threads_per_block); }
+  OnePerThreadConfig config_;
+  int resident_blocks_ = 0;
+  std::uint64_t elements_ = 0;
+  DeviceBuffer<std::uint32_t> data_;
+  DeviceBuffer<std::uint32_t> warp_sums_;
+};
+
 struct ChaseConfig {
   std::uint64_t footprint_bytes = 0;  // a power of two, at least 2 nodes of kNodeBytes
   kernels::RingOrder order = kernels::RingOrder::kRandom;

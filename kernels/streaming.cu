@@ -1,3 +1,5 @@
+#include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -8,9 +10,13 @@
 namespace warpcost::kernels {
 namespace {
 
-// A 32-bit LCG step: one IMAD, exact on host and device.
-constexpr std::uint32_t kLcgMultiplier = 1664525u;
-constexpr std::uint32_t kLcgAddend = 1013904223u;
+// The W ALU instructions are FFMAs v = v * 0.75 + 0.25 on a float in [1, 2): full rate on every
+// GPU, exact under IEEE fma on host and device, never folded (the compiler may not reassociate
+// floating point; an integer multiply-add chain it would collapse into one multiply-add).
+constexpr float kChainScale = 0.75f;
+constexpr float kChainStep = 0.25f;
+constexpr std::uint32_t kMantissaMask = 0x007fffffu;
+constexpr std::uint32_t kOneBits = 0x3f800000u;  // 1.0f
 constexpr int kSideChains = 4;
 
 template <int Bytes>
@@ -40,9 +46,11 @@ __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::u
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
   std::uint32_t acc = 0;
-  std::uint32_t side[kSideChains];
+  float side[kSideChains];
 #pragma unroll
-  for (int c = 0; c < kSideChains; ++c) side[c] = static_cast<std::uint32_t>(gid) + c;
+  for (int c = 0; c < kSideChains; ++c) {
+    side[c] = __uint_as_float(((static_cast<std::uint32_t>(gid) * kSideChains + c) & kMantissaMask) | kOneBits);
+  }
   int probe = threadIdx.x == 0 ? 0 : kLatencySamplesPerBlock;
   for (std::uint64_t i = gid; i < elements; i += stride) {
     std::uint32_t x;
@@ -56,20 +64,30 @@ __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::u
     } else {
       x = fold(data[i]);
     }
-    if constexpr (Dependent) {
+    if constexpr (Dependent && W > 0) {
+      float v = __uint_as_float((x & kMantissaMask) | kOneBits);
 #pragma unroll
-      for (int j = 0; j < W; ++j) x = x * kLcgMultiplier + kLcgAddend;
-    } else {
+      for (int j = 0; j < W; ++j) v = fmaf(v, kChainScale, kChainStep);
+      x = __float_as_uint(v);
+    } else if constexpr (!Dependent) {
 #pragma unroll
       for (int j = 0; j < W; ++j) {
-        side[j % kSideChains] = side[j % kSideChains] * kLcgMultiplier + kLcgAddend;
+        side[j % kSideChains] = fmaf(side[j % kSideChains], kChainScale, kChainStep);
       }
     }
     acc += x;
   }
 #pragma unroll
-  for (int c = 0; c < kSideChains; ++c) acc ^= side[c];
+  for (int c = 0; c < kSideChains; ++c) acc ^= __float_as_uint(side[c]);
   sums[gid] = acc;
+}
+
+__global__ void stream_one_per_thread_kernel(const uint4* data, std::uint64_t elements,
+                                             std::uint32_t* warp_sums) {
+  const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  const std::uint32_t x = gid < elements ? fold(data[gid]) : 0u;
+  const std::uint32_t warp_value = __reduce_xor_sync(0xffffffffu, x);
+  if ((threadIdx.x & 31u) == 0) warp_sums[gid / 32] = warp_value;
 }
 
 template <int Bytes, bool Dependent>
@@ -94,7 +112,20 @@ const void* kernel_for(int w, AluUse use) {
   return use == AluUse::kDependent ? kernel_for<Bytes, true>(w) : kernel_for<Bytes, false>(w);
 }
 
-std::uint32_t lcg(std::uint32_t x) { return x * kLcgMultiplier + kLcgAddend; }
+float unit_float(std::uint32_t bits) {
+  const std::uint32_t b = (bits & kMantissaMask) | kOneBits;
+  float f = 0;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+
+std::uint32_t float_bits(float f) {
+  std::uint32_t b = 0;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+float chain_step(float v) { return std::fma(v, kChainScale, kChainStep); }
 
 }  // namespace
 
@@ -135,25 +166,56 @@ void launch_stream(const StreamKernelConfig& config, const void* d_data, std::ui
   WARPCOST_CHECK_LAUNCH("stream_kernel");
 }
 
+void launch_stream_one_per_thread(const void* d_data, std::uint64_t elements,
+                                  unsigned int threads_per_block, std::uint32_t* d_warp_sums,
+                                  cudaStream_t stream) {
+  if (threads_per_block == 0 || threads_per_block % 32 != 0) {
+    throw std::invalid_argument("block size = " + std::to_string(threads_per_block) +
+                                " threads; allowed: a positive multiple of 32");
+  }
+  const std::uint64_t blocks = (elements + threads_per_block - 1) / threads_per_block;
+  stream_one_per_thread_kernel<<<static_cast<unsigned int>(blocks), threads_per_block, 0, stream>>>(
+      static_cast<const uint4*>(d_data), elements, d_warp_sums);
+  WARPCOST_CHECK_LAUNCH("stream_one_per_thread_kernel");
+}
+
+int one_per_thread_resident_blocks(int threads_per_block) {
+  int blocks = 0;
+  WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, stream_one_per_thread_kernel,
+                                                              threads_per_block, 0));
+  return blocks;
+}
+
+std::uint32_t one_per_thread_reference(std::uint64_t warp, std::uint64_t elements, std::uint32_t seed) {
+  constexpr std::uint64_t kWordsPerLoad = 4;
+  std::uint32_t acc = 0;
+  for (std::uint64_t i = warp * 32; i < (warp + 1) * 32 && i < elements; ++i) {
+    for (std::uint64_t k = 0; k < kWordsPerLoad; ++k) acc ^= pattern_word(i * kWordsPerLoad + k, seed);
+  }
+  return acc;
+}
+
 std::uint32_t stream_reference(const StreamKernelConfig& c, std::uint64_t gid, std::uint64_t threads,
                                std::uint64_t elements, std::uint32_t seed) {
   const std::uint64_t words = static_cast<std::uint64_t>(c.load_bytes) / 4;
   std::uint32_t acc = 0;
-  std::uint32_t side[kSideChains];
-  for (int k = 0; k < kSideChains; ++k) side[k] = static_cast<std::uint32_t>(gid) + static_cast<std::uint32_t>(k);
+  float side[kSideChains];
+  for (int k = 0; k < kSideChains; ++k) {
+    side[k] = unit_float(static_cast<std::uint32_t>(gid) * kSideChains + static_cast<std::uint32_t>(k));
+  }
   for (std::uint64_t i = gid; i < elements; i += threads) {
     std::uint32_t x = 0;
     for (std::uint64_t k = 0; k < words; ++k) x ^= pattern_word(i * words + k, seed);
-    for (int j = 0; j < c.alu_per_load; ++j) {
-      if (c.use == AluUse::kDependent) {
-        x = lcg(x);
-      } else {
-        side[j % kSideChains] = lcg(side[j % kSideChains]);
-      }
+    if (c.use == AluUse::kDependent && c.alu_per_load > 0) {
+      float v = unit_float(x);
+      for (int j = 0; j < c.alu_per_load; ++j) v = chain_step(v);
+      x = float_bits(v);
+    } else if (c.use == AluUse::kIndependent) {
+      for (int j = 0; j < c.alu_per_load; ++j) side[j % kSideChains] = chain_step(side[j % kSideChains]);
     }
     acc += x;
   }
-  for (int k = 0; k < kSideChains; ++k) acc ^= side[k];
+  for (int k = 0; k < kSideChains; ++k) acc ^= float_bits(side[k]);
   return acc;
 }
 

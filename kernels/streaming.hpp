@@ -1,5 +1,5 @@
 // Streaming family: every thread of a persistent grid reads a buffer far larger than the L2 with
-// 4-, 8- or 16-byte loads and does W integer ALU instructions per load, either on the loaded value
+// 4-, 8- or 16-byte loads and does W ALU instructions (FFMAs) per load, either on the loaded value
 // (dependent: the load must return first) or on four chains of its own (independent: they can
 // issue while the load is in flight). Thread 0 of every block times its first loads with clock64.
 #pragma once
@@ -46,5 +46,20 @@ void launch_stream(const StreamKernelConfig& config, const void* d_data, std::ui
 // pattern_word(word, seed).
 std::uint32_t stream_reference(const StreamKernelConfig& config, std::uint64_t gid,
                                std::uint64_t threads, std::uint64_t elements, std::uint32_t seed);
+
+// The non-persistent variant: one 16-byte load per thread and no loop, a grid of
+// ceil(elements / threads_per_block) blocks that the block scheduler feeds to the SMs as earlier
+// blocks retire. Each warp XOR-folds its 32 loaded values with one __reduce_xor_sync and lane 0
+// writes the result to d_warp_sums[warp], 4 bytes written for every 512 read. threads_per_block
+// is a multiple of 32; lanes past `elements` contribute 0.
+void launch_stream_one_per_thread(const void* d_data, std::uint64_t elements,
+                                  unsigned int threads_per_block, std::uint32_t* d_warp_sums,
+                                  cudaStream_t stream);
+
+// Blocks of threads_per_block an SM holds at once for that kernel, by the occupancy API.
+int one_per_thread_resident_blocks(int threads_per_block);
+
+// Host replay of warp `warp`'s folded value over data filled with pattern_word(word, seed).
+std::uint32_t one_per_thread_reference(std::uint64_t warp, std::uint64_t elements, std::uint32_t seed);
 
 }  // namespace warpcost::kernels

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Proof the divergence kernels branch for real: their SASS must hold a BSSY/BSYNC pair (the
 # convergence barrier the warp reconverges at), a predicated BRA (the split), and one FFMA per path
-# (the compiler kept every path's own code, nothing merged or predicated away).
+# (the compiler kept every path's own code, nothing merged or predicated away). And proof the
+# streaming kernels hold their W: every W kernel (16-byte loads, independent and dependent) has at
+# least W FFMAs, so no chain was folded away.
 #   scripts/check-sass.sh LIBRARY_OR_BINARY [--print]
 # --print also prints the if/else kernel's SASS from the first BSSY to the last BSYNC.
 # Exit 0: every kernel passes; 1: one does not; 77: cuobjdump is not installed (ctest: skipped).
@@ -38,6 +40,23 @@ check() {  # kernel name, FFMAs it must hold at least
 check if_else_kernel 2
 check switch_kernel 32
 check nested_kernel 4
+
+check_stream() {  # W, dependent (0 or 1)
+  local name="stream_kernelILi$1ELb$2ELi16E" body ffma
+  body=$(function_sass "$name")
+  if [ -z "$body" ]; then echo "FAIL $name: not in $object"; status=1; return; fi
+  ffma=$(grep -c ' FFMA ' <<<"$body")
+  if [ "$ffma" -ge "$1" ]; then
+    echo "ok   stream W = $1 $([ "$2" = 1 ] && echo dependent || echo independent): $ffma FFMA (>= $1)"
+  else
+    echo "FAIL stream W = $1 $([ "$2" = 1 ] && echo dependent || echo independent): $ffma FFMA, need >= $1"
+    status=1
+  fi
+}
+for w in 1 2 4 8 16 32 64 128 256; do
+  check_stream "$w" 0
+  check_stream "$w" 1
+done
 
 if [ "$print" = "--print" ]; then
   echo

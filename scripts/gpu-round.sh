@@ -44,7 +44,10 @@ examples() {
 step "recorder examples" examples records.txt warpcost-record "48" "100" "1023" "48 4 1" "8 4 3"
 step "warpcost-diverge examples" examples diverge.txt warpcost-diverge "--split 20" \
   "--split 20 --warps-per-sm 64" "--pattern warp_uniform" "--paths 8" "--leaves 3"
-step "SASS of the divergence kernels" bash -c "set -o pipefail; scripts/check-sass.sh build/h200/kernels/libwarpcost_kernels.a --print | tee \"$OUT/sass.txt\""
+step "warpcost-stream examples" examples stream.txt warpcost-stream "read" "read --warps-per-sm 8 --alu 16" \
+  "read --warps-per-sm 4 --alu 16 --dependent" "one-per-thread --block-threads 32" \
+  "one-per-thread --block-threads 1024" "chase --footprint-kib 16" "chase --footprint-kib 4194304"
+step "SASS of the divergence and streaming kernels" bash -c "set -o pipefail; scripts/check-sass.sh build/h200/kernels/libwarpcost_kernels.a --print | tee \"$OUT/sass.txt\""
 step "suite and analysis" ./warpcost run --preset h200 "$@"
 
 after=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)

@@ -3,6 +3,7 @@
 // residencies; the residency the occupancy API confirms; impossible requests refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -80,6 +81,26 @@ TEST(GpuStream, CountsThatCannotBeHeldAreRefusedWithTheReason) {
   }
   c.warps_per_sm = device.max_warps_per_sm + 1;
   EXPECT_THROW(StreamRunner(device, c, stream), std::invalid_argument);
+}
+
+TEST(GpuStream, OneLoadPerThreadMatchesTheHostReplayAndSmallBlocksHitTheBlockCap) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  // 96 threads a block does not divide the buffer: the last block has lanes past the end.
+  for (const int threads : {32, 96, 1024}) {
+    OnePerThreadConfig c{threads, (16ull << 20) + 16 * 40, 11};
+    OnePerThreadRunner runner(device, c, stream);
+    runner.launch(stream);
+    EXPECT_NO_THROW(runner.check_sums(stream)) << threads << " threads a block";
+    const int warps_per_block = threads / 32;
+    const int expected_blocks =
+        std::min(device.max_blocks_per_sm, device.max_warps_per_sm / warps_per_block);
+    EXPECT_EQ(runner.resident_blocks_per_sm(), expected_blocks) << threads << " threads a block";
+  }
+  // One-warp blocks: the block cap (32 on the H200) holds the SM below its warp cap (64).
+  OnePerThreadRunner small(device, {32, 16ull << 20, 11}, stream);
+  EXPECT_EQ(small.resident_warps_per_sm(), std::min(device.max_blocks_per_sm, device.max_warps_per_sm));
 }
 
 }  // namespace

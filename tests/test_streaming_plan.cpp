@@ -94,16 +94,70 @@ TEST(StreamKernel, ProblemsAndTheHostReplay) {
   k.alu_per_load = 3;
   EXPECT_NE(kernels::stream_kernel_problem(k).find("allowed (compiled): 0, 1, 2, 4"), std::string::npos);
 
-  // One thread, one 4-byte load, no ALU work: the word itself, xor the four untouched side chains.
+  // One thread, one 4-byte load, no ALU work: the word itself, xor the four untouched side chains,
+  // which start as the floats 1 + (4 gid + c) 2^-23: bits 0x3f800000 | (4 gid + c).
   kernels::StreamKernelConfig one{4, 0, kernels::AluUse::kIndependent};
-  const std::uint32_t side = 7u ^ 8u ^ 9u ^ 10u;  // gid 7: chains start at 7, 8, 9, 10
-  EXPECT_EQ(kernels::stream_reference(one, 7, 100, 8, 3), pattern_word(7, 3) ^ side);
+  auto chains = [](std::uint32_t gid) {
+    std::uint32_t x = 0;
+    for (std::uint32_t c = 0; c < 4; ++c) x ^= 0x3f800000u | (4 * gid + c);
+    return x;
+  };
+  EXPECT_EQ(kernels::stream_reference(one, 7, 100, 8, 3), pattern_word(7, 3) ^ chains(7));
+  // A thread past the last element sums nothing but its chains.
+  EXPECT_EQ(kernels::stream_reference(one, 50, 100, 8, 3), chains(50));
+  // Dependent W = 1: the loaded word's mantissa m becomes the float 1 + m 2^-23, one FFMA
+  // v * 0.75 + 0.25 makes it 1 + (3m/4) 2^-23, rounded to the nearest mantissa, ties to even.
+  kernels::StreamKernelConfig dep1{4, 1, kernels::AluUse::kDependent};
+  const std::uint32_t m = pattern_word(7, 3) & 0x007fffffu;
+  std::uint32_t scaled = (3 * m) / 4;
+  const std::uint32_t rest = (3 * m) % 4;
+  if (rest == 3 || (rest == 2 && (scaled & 1) != 0)) ++scaled;
+  EXPECT_EQ(kernels::stream_reference(dep1, 7, 100, 8, 3), (0x3f800000u | scaled) ^ chains(7));
   // Dependent ALU work changes the loaded value; independent work changes only the side chains.
   kernels::StreamKernelConfig dep{16, 8, kernels::AluUse::kDependent};
   kernels::StreamKernelConfig ind{16, 8, kernels::AluUse::kIndependent};
   EXPECT_NE(kernels::stream_reference(dep, 5, 64, 1000, 3), kernels::stream_reference(ind, 5, 64, 1000, 3));
-  // A thread past the last element sums nothing but its chains.
-  EXPECT_EQ(kernels::stream_reference(one, 50, 100, 8, 3), 50u ^ 51u ^ 52u ^ 53u);
+  // Independent W = 4: each chain takes one FFMA, 1 + (4 gid + c) 2^-23 -> 1 + 0.75 (4 gid + c) 2^-23.
+  kernels::StreamKernelConfig ind4{4, 4, kernels::AluUse::kIndependent};
+  std::uint32_t stepped = 0;
+  for (std::uint32_t c = 0; c < 4; ++c) {
+    const std::uint32_t mc = 4 * 5 + c;
+    std::uint32_t q = (3 * mc) / 4;
+    const std::uint32_t r = (3 * mc) % 4;
+    if (r == 3 || (r == 2 && (q & 1) != 0)) ++q;
+    stepped ^= 0x3f800000u | q;
+  }
+  EXPECT_EQ(kernels::stream_reference(ind4, 5, 100, 8, 3), pattern_word(5, 3) ^ stepped);
+}
+
+}  // namespace
+}  // namespace warpcost
+
+namespace warpcost {
+namespace {
+
+TEST(OnePerThread, BadBlockSizesAndBuffersAreNamed) {
+  EXPECT_EQ(one_per_thread_problem({256, 1024, 5}, 1024), "");
+  EXPECT_EQ(one_per_thread_problem({48, 1024, 5}, 1024),
+            "block size = 48 threads; allowed: a multiple of 32 from 32 to 1024");
+  EXPECT_EQ(one_per_thread_problem({1056, 1024, 5}, 1024),
+            "block size = 1056 threads; allowed: a multiple of 32 from 32 to 1024");
+  EXPECT_EQ(one_per_thread_problem({0, 1024, 5}, 1024),
+            "block size = 0 threads; allowed: a multiple of 32 from 32 to 1024");
+  EXPECT_EQ(one_per_thread_problem({64, 24, 5}, 1024),
+            "stream buffer = 24 bytes; allowed: a positive multiple of 16 bytes");
+}
+
+TEST(OnePerThread, TheHostReplayFoldsTheWarpsThirtyTwoLoadsAndStopsAtTheEnd) {
+  // Warp 1 covers loads 32..63, words 128..255.
+  std::uint32_t want = 0;
+  for (std::uint64_t word = 128; word < 256; ++word) want ^= pattern_word(word, 3);
+  EXPECT_EQ(kernels::one_per_thread_reference(1, 1000, 3), want);
+  // With 40 loads, warp 1 holds loads 32..39 only; lanes past the end contribute 0.
+  std::uint32_t tail = 0;
+  for (std::uint64_t word = 128; word < 160; ++word) tail ^= pattern_word(word, 3);
+  EXPECT_EQ(kernels::one_per_thread_reference(1, 40, 3), tail);
+  EXPECT_EQ(kernels::one_per_thread_reference(2, 40, 3), 0u);
 }
 
 }  // namespace
