@@ -1,8 +1,9 @@
-// Latency and load streaming against the latency-hiding models. The chase gives the unloaded
-// latency of each level (its plateaus); the stream gives bandwidth against warps per SM for every
-// W, whose knee (the fewest warps reaching 90% of the curve's plateau) is held against
-// N = ceil(L/W) per scheduler, the scheduler demand N_sched·L/(T_issue·I_warp) capped at the warp
-// limit, and Little's law. Each knee row says by how much a model misses and why.
+// Latency and load streaming against the latency-hiding models. The chase gives
+// the unloaded latency of each level (its plateaus); the stream gives bandwidth
+// against warps per SM for every W, whose knee (the fewest warps reaching 90%
+// of the curve's plateau) is held against N = ceil(L/W) per scheduler, the
+// scheduler demand N_sched·L/(T_issue·I_warp) capped at the warp limit, and
+// Little's law. Each knee row says by how much a model misses and why.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -22,11 +23,12 @@ namespace {
 using namespace detail;
 
 constexpr double kKneeFraction = 0.90;
-// A knee model holds within two warps per SM or 25% of the measured knee, whichever is larger:
-// the sweep's own step near the knee is 1-4 warps.
+// A knee model holds within two warps per SM or 25% of the measured knee,
+// whichever is larger: the sweep's own step near the knee is 1-4 warps.
 constexpr double kKneeRelative = 0.25;
 constexpr double kKneeAbsolute = 2.0;
-// Footprints that are L1-resident, L2-resident (relative to the run's L2) and DRAM-resident.
+// Footprints that are L1-resident, L2-resident (relative to the run's L2) and
+// DRAM-resident.
 constexpr double kL1MaxBytes = 64.0 * 1024;
 constexpr double kL2MinBytes = 1024.0 * 1024;
 constexpr double kL2MaxShareOfL2 = 0.25;
@@ -38,7 +40,8 @@ struct Plateau {
   std::vector<long long> footprints_kib;
 };
 
-// The chase's plateaus for one ring order: median cycles and ns over the footprints of each level.
+// The chase's plateaus for one ring order: median cycles and ns over the
+// footprints of each level.
 std::map<std::string, Plateau> plateaus(const Run& run, const std::string& benchmark) {
   const double l2 = run.context.number(schema::key::kL2Bytes);
   std::map<std::string, std::vector<const BenchmarkResult*>> members;
@@ -67,9 +70,8 @@ std::map<std::string, Plateau> plateaus(const Run& run, const std::string& bench
 }
 
 void evaluate_chase(const BenchmarkResult& b, std::vector<Row>& rows) {
-  const std::string tag = std::string(b.benchmark == "chase_random" ? "random ring" : "fixed stride") +
-                          ", " + std::to_string(static_cast<long long>(b.param("footprint_kib"))) +
-                          " KiB: ";
+  const std::string tag = std::string(b.benchmark == "chase_random" ? "random ring" : "fixed stride") + ", " +
+                          std::to_string(static_cast<long long>(b.param("footprint_kib"))) + " KiB: ";
   Row c = base_row(b);
   c.metric = "latency_cycles";
   c.value = b.counter_median("cycles_per_load");
@@ -113,7 +115,8 @@ double dram_peak(const Run& run) {
       static_cast<int>(run.context.number(schema::key::kMemoryBusWidthBits)));
 }
 
-// A bandwidth row held against the theoretical peak: above it, the data did not come from DRAM.
+// A bandwidth row held against the theoretical peak: above it, the data did not
+// come from DRAM.
 Row bandwidth_row(const BenchmarkResult& b, double peak, const std::string& tag) {
   Row bw = base_row(b);
   bw.metric = "dram__bytes_read.sum.per_second";
@@ -128,7 +131,8 @@ Row bandwidth_row(const BenchmarkResult& b, double peak, const std::string& tag)
   return bw;
 }
 
-// The one-load-per-thread stream: bandwidth at a block size, with the residency that size allows.
+// The one-load-per-thread stream: bandwidth at a block size, with the residency
+// that size allows.
 void evaluate_one_per_thread(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
   const auto threads = static_cast<long long>(b.param("block_threads"));
   const auto blocks = static_cast<long long>(b.counter_median("resident_blocks_per_sm"));
@@ -144,10 +148,10 @@ void evaluate_one_per_thread(const Run& run, const BenchmarkResult& b, std::vect
   const auto cap = static_cast<long long>(run.context.number(schema::key::kMaxWarpsPerSm));
   const auto block_cap = static_cast<long long>(run.context.number(schema::key::kMaxBlocksPerSm));
   r.why = tag + (warps < cap && blocks == block_cap
-                     ? "the " + std::to_string(block_cap) + "-block cap binds before the " + std::to_string(cap) +
-                           "-warp cap"
-                     : warps < cap ? "the warp cap leaves room for less than one more block"
-                                   : "the warp cap is reached");
+                     ? "the " + std::to_string(block_cap) + "-block cap binds before the " +
+                           std::to_string(cap) + "-warp cap"
+                 : warps < cap ? "the warp cap leaves room for less than one more block"
+                               : "the warp cap is reached");
   rows.push_back(r);
 }
 
@@ -157,18 +161,24 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
     return;
   }
   const double peak = dram_peak(run);
-  const std::string tag = std::to_string(static_cast<long long>(b.param("warps_per_sm"))) +
-                          " warps/SM, " + std::to_string(static_cast<long long>(b.param("load_bytes"))) +
-                          "-byte loads, W = " + std::to_string(static_cast<long long>(b.param("alu_per_load"))) +
-                          ": ";
+  const std::string tag =
+      std::to_string(static_cast<long long>(b.param("warps_per_sm"))) + " warps/SM, " +
+      std::to_string(static_cast<long long>(b.param("load_bytes"))) + "-byte loads, " +
+      (b.benchmark == "read_batched"
+           ? std::to_string(static_cast<long long>(b.param("loads_in_flight"))) + " loads in flight a thread"
+           : "W = " + std::to_string(static_cast<long long>(b.param("alu_per_load")))) +
+      ": ";
   rows.push_back(bandwidth_row(b, peak, tag));
 
   Row ins = base_row(b);
   ins.metric = "useful_instructions_per_second";
-  ins.value = b.counter_median("useful_instructions") / b.median_seconds();
+  ins.value = (b.has_counter("useful_instructions") ? b.counter_median("useful_instructions")
+                                                    : b.counter_median("loads")) /
+              b.median_seconds();
   ins.unit = "inst/s";
   ins.verdict = verdict::kInfo;
   ins.why = tag + "(W + 1) thread instructions per load over the launch";
+  if (!b.has_counter("useful_instructions")) ins.why = tag + "loads only";
   rows.push_back(ins);
 
   Row lat = base_row(b);
@@ -176,12 +186,22 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
   lat.value = b.counter_median("loaded_latency_cycles");
   lat.unit = "cycles";
   lat.verdict = verdict::kInfo;
-  lat.why = tag + "median clock64 around one lane's load and first use, the first loads of every block";
+  lat.why = tag +
+            "median clock64 around one lane's load and first use, the "
+            "first loads of every block";
   rows.push_back(lat);
 }
 
-// One curve: a ring order of use x width x W, bandwidth against warps per SM.
-using CurveKey = std::tuple<std::string, long long, long long>;
+// One curve: the benchmark (use) x width x W x loads in flight, bandwidth
+// against warps per SM.
+using CurveKey = std::tuple<std::string, long long, long long, long long>;
+
+double param_or(const BenchmarkResult& b, const std::string& key, double otherwise) {
+  for (const auto& [k, v] : b.params) {
+    if (k == key) return b.param(key);
+  }
+  return otherwise;
+}
 
 Row knee_row(const std::string& params, const std::string& metric, double measured, double predicted,
              const std::string& model_text, const std::string& why) {
@@ -204,9 +224,11 @@ Row knee_row(const std::string& params, const std::string& metric, double measur
 void knee_rows(const Run& run, std::vector<Row>& rows) {
   std::map<CurveKey, std::vector<const BenchmarkResult*>> curves;
   for (const auto& b : run.benchmarks) {
-    if (b.family != "streaming" || b.benchmark == "read_one_per_thread" || b.error || b.seconds.empty()) continue;
+    if (b.family != "streaming" || b.benchmark == "read_one_per_thread" || b.error || b.seconds.empty())
+      continue;
     curves[{b.benchmark, static_cast<long long>(b.param("load_bytes")),
-            static_cast<long long>(b.param("alu_per_load"))}]
+            static_cast<long long>(param_or(b, "alu_per_load", 0)),
+            static_cast<long long>(param_or(b, "loads_in_flight", 1))}]
         .push_back(&b);
   }
   const auto dram = plateaus(run, "chase_random");
@@ -219,15 +241,18 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
   const double sms = run.context.number(schema::key::kSmCount);
   for (const auto& [key, members] : curves) {
     if (members.size() < 3) continue;
-    const auto& [benchmark, width, w] = key;
+    const auto& [benchmark, width, w, in_flight] = key;
     std::vector<std::pair<double, double>> points;
     for (const auto* b : members) {
       points.emplace_back(b->param("warps_per_sm"), b->counter_median("bytes_read") / b->median_seconds());
     }
     const model::Knee knee = model::measured_knee(points, kKneeFraction);
-    const std::string use = benchmark == "read_dependent" ? "dependent" : "independent";
+    const std::string use = benchmark == "read_dependent" ? "dependent"
+                            : benchmark == "read_batched" ? "batched"
+                                                          : "independent";
     const std::string params = "use=" + use + ";load_bytes=" + std::to_string(width) +
-                               ";alu_per_load=" + std::to_string(w);
+                               ";alu_per_load=" + std::to_string(w) +
+                               (in_flight > 1 ? ";loads_in_flight=" + std::to_string(in_flight) : "");
     const BenchmarkResult* at_knee = nullptr;
     for (const auto* b : members) {
       if (b->param("warps_per_sm") == knee.warps) at_knee = b;
@@ -245,44 +270,52 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     rows.push_back(m);
     if (found == dram.end()) continue;  // no chase in this run: no unloaded latency to hold against
     const double latency = found->second.cycles;
-    // The textbook counts W instructions between loads; with W = 0 a warp still issues the load
-    // itself, which is Ex 6's W = 1.
+    // The textbook counts W instructions between loads; with W = 0 a warp still
+    // issues the load itself, which is Ex 6's W = 1.
     const double instructions = std::max<double>(static_cast<double>(w), 1.0);
     const long long per_scheduler = model::warps_to_hide_latency(latency, instructions);
     const double n_sm = static_cast<double>(per_scheduler * arch.schedulers_per_sm);
     const double loaded = at_knee ? at_knee->counter_median("loaded_latency_cycles") : latency;
-    const std::string numbers = "unloaded L = " + fixed(latency, 0) + " cycles (random-chase DRAM plateau), " +
-                                "loaded latency at the knee " + fixed(loaded, 0) + " cycles, W = " +
-                                std::to_string(w);
-    rows.push_back(knee_row(params, "knee_model_ceil_l_over_w", knee.warps,
-                            std::min<double>(n_sm, static_cast<double>(cap)),
-                            "N = ceil(L/W) per scheduler x N_sched, at most the warp cap",
-                            numbers + ": ceil(L/W) = " + std::to_string(per_scheduler) + " a scheduler, " +
-                                fixed(n_sm, 0) + " an SM" +
-                                (n_sm > static_cast<double>(cap) ? " > the cap of " + std::to_string(cap) : "")));
-    const model::SchedulerDemand d = model::scheduler_demand(
-        arch.schedulers_per_sm, latency, arch.issue_interval_cycles, static_cast<double>(w + 1), cap);
-    rows.push_back(knee_row(params, "knee_model_scheduler_demand", knee.warps,
-                            static_cast<double>(std::min(d.warps_needed_whole, cap)),
-                            "N_sched·L/(T_issue·I_warp), I_warp = W + 1 (the load), at most the cap",
-                            numbers + ": " + fixed(d.instruction_slots, 0) + " slots / " +
-                                std::to_string(w + 1) + " = " + fixed(d.warps_needed, 1) + " warps" +
-                                (d.fits ? "" : ", short " + std::to_string(d.deficit) + " of the cap")));
+    const std::string numbers = "unloaded L = " + fixed(latency, 0) +
+                                " cycles (random-chase DRAM plateau), " + "loaded latency at the knee " +
+                                fixed(loaded, 0) + " cycles, W = " + std::to_string(w);
+    // ceil(L/W) and the scheduler demand count one load per W instructions; a
+    // batch of U loads is Little's law's case alone.
+    if (in_flight == 1) {
+      rows.push_back(knee_row(
+          params, "knee_model_ceil_l_over_w", knee.warps, std::min<double>(n_sm, static_cast<double>(cap)),
+          "N = ceil(L/W) per scheduler x N_sched, at most the warp cap",
+          numbers + ": ceil(L/W) = " + std::to_string(per_scheduler) + " a scheduler, " + fixed(n_sm, 0) +
+              " an SM" + (n_sm > static_cast<double>(cap) ? " > the cap of " + std::to_string(cap) : "")));
+      const model::SchedulerDemand d = model::scheduler_demand(
+          arch.schedulers_per_sm, latency, arch.issue_interval_cycles, static_cast<double>(w + 1), cap);
+      rows.push_back(knee_row(params, "knee_model_scheduler_demand", knee.warps,
+                              static_cast<double>(std::min(d.warps_needed_whole, cap)),
+                              "N_sched·L/(T_issue·I_warp), I_warp = W + 1 (the load), at most the "
+                              "cap",
+                              numbers + ": " + fixed(d.instruction_slots, 0) + " slots / " +
+                                  std::to_string(w + 1) + " = " + fixed(d.warps_needed, 1) + " warps" +
+                                  (d.fits ? "" : ", short " + std::to_string(d.deficit) + " of the cap")));
+    }
     const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
-    const double per_warp_bytes = 32.0 * static_cast<double>(width);  // one load in flight a warp
+    // U loads of 32 lanes x width in flight a warp.
+    const double per_warp_bytes = 32.0 * static_cast<double>(width) * static_cast<double>(in_flight);
     const model::LittlesLaw little = model::littles_law(knee.plateau, loaded / clock, per_warp_bytes);
     const double little_sm = little.warps_needed / sms;
-    rows.push_back(knee_row(params, "knee_model_littles_law", knee.warps, std::min(little_sm, static_cast<double>(cap)),
-                            "bytes in flight = bandwidth x loaded latency, over 32 lanes x width a warp",
-                            "plateau " + fixed(knee.plateau / 1e12, 3) + " TB/s x loaded " + fixed(loaded, 0) +
-                                " cycles = " + fixed(little.bytes_in_flight / 1024, 0) + " KiB in flight, " +
-                                fixed(little_sm, 1) + " warps/SM at one " + std::to_string(width) +
-                                "-byte load per lane in flight"));
+    rows.push_back(
+        knee_row(params, "knee_model_littles_law", knee.warps, std::min(little_sm, static_cast<double>(cap)),
+                 "bytes in flight = bandwidth x loaded latency, over 32 lanes x width x "
+                 "loads in flight a warp",
+                 "plateau " + fixed(knee.plateau / 1e12, 3) + " TB/s x loaded " + fixed(loaded, 0) +
+                     " cycles = " + fixed(little.bytes_in_flight / 1024, 0) + " KiB in flight, " +
+                     fixed(little_sm, 1) + " warps/SM at " + std::to_string(in_flight) + " " +
+                     std::to_string(width) + "-byte load(s) per lane in flight"));
   }
 }
 
-// Ex 5, 6 and 10 on this GPU: the textbook's numbers are for L = 300 or 400; here L is measured, so
-// each row holds the measured knee (or bandwidth) against the model fed with the measured L.
+// Ex 5, 6 and 10 on this GPU: the textbook's numbers are for L = 300 or 400;
+// here L is measured, so each row holds the measured knee (or bandwidth)
+// against the model fed with the measured L.
 void worked_example_rows(const Run& run, std::vector<Row>& rows) {
   auto find_row = [&rows](const std::string& params, const std::string& metric) -> const Row* {
     for (const Row& r : rows) {
@@ -296,7 +329,10 @@ void worked_example_rows(const Run& run, std::vector<Row>& rows) {
     e.benchmark = "worked_example";
     e.params = "example=5;measured_by=knee/" + w16;
     e.metric = "knee_warps_per_sm";
-    e.why = "Ex 5 (L = 300, W = 15: 20 warps a scheduler) with this GPU's L and W = 16: " + ex5->why;
+    e.why =
+        "Ex 5 (L = 300, W = 15: 20 warps a scheduler) with this GPU's L "
+        "and W = 16: " +
+        ex5->why;
     rows.push_back(e);
   }
   if (const Row* ex10 = find_row(w16, "knee_model_scheduler_demand")) {
@@ -307,8 +343,8 @@ void worked_example_rows(const Run& run, std::vector<Row>& rows) {
     e.why = "Ex 10 (4·400/1/20 = 80 > 64) with this GPU's L and I_warp = 17: " + ex10->why;
     rows.push_back(e);
   }
-  // Ex 6: no compute between loads cannot be hidden, so the stream is bandwidth-bound: its plateau
-  // should be the copy's rate of the same run.
+  // Ex 6: no compute between loads cannot be hidden, so the stream is
+  // bandwidth-bound: its plateau should be the copy's rate of the same run.
   const std::string w0 = "use=independent;load_bytes=16;alu_per_load=0";
   const Row* knee0 = find_row(w0, "knee_warps_per_sm");
   const BenchmarkResult* copy = find_benchmark(run, "calibration", "d2d_copy", "mib=4096");
@@ -320,8 +356,8 @@ void worked_example_rows(const Run& run, std::vector<Row>& rows) {
         plateau = std::max(plateau, b.counter_median("bytes_read") / b.median_seconds());
       }
     }
-    const double copy_rate = (copy->counter_median("bytes_read") + copy->counter_median("bytes_written")) /
-                             copy->median_seconds();
+    const double copy_rate =
+        (copy->counter_median("bytes_read") + copy->counter_median("bytes_written")) / copy->median_seconds();
     Row e;
     e.family = "streaming";
     e.benchmark = "worked_example";
@@ -329,7 +365,9 @@ void worked_example_rows(const Run& run, std::vector<Row>& rows) {
     e.metric = "bandwidth_vs_copy";
     e.value = plateau / copy_rate;
     e.unit = "ratio";
-    e.model = "L/W warps exceed the cap: memory-bound, the stream runs at the memory's rate";
+    e.model =
+        "L/W warps exceed the cap: memory-bound, the stream runs at the "
+        "memory's rate";
     e = with_prediction(e, 1.0);
     const bool holds = *e.rel_error >= -0.10;
     e.verdict = holds ? verdict::kHolds : verdict::kFails;
@@ -340,9 +378,10 @@ void worked_example_rows(const Run& run, std::vector<Row>& rows) {
   }
 }
 
-// The issue's targets for the stream: the best read of the run against 96% of the theoretical peak
-// and against the same run's device-to-device copy, naming the configuration; and the whole
-// persistent sweep's GPU time against a minute.
+// The issue's targets for the stream: the best read of the run against 96% of
+// the theoretical peak and against the same run's device-to-device copy, naming
+// the configuration; and the whole persistent sweep's GPU time against a
+// minute.
 constexpr double kPeakShareTarget = 0.96;
 constexpr double kSweepGpuSecondsTarget = 60.0;
 
@@ -377,7 +416,9 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
   r.metric = "dram__bytes_read.sum.per_second";
   r.value = best_rate;
   r.unit = "B/s";
-  r.model = "at least 96% of the theoretical DRAM peak, and above the same run's device-to-device copy";
+  r.model =
+      "at least 96% of the theoretical DRAM peak, and above the same "
+      "run's device-to-device copy";
   r = with_prediction(r, kPeakShareTarget * peak);
   const bool over_share = best_rate >= kPeakShareTarget * peak;
   const bool over_copy = copy != nullptr && best_rate > copy_rate;
@@ -385,8 +426,8 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
   r.why = "best read " + best->benchmark + " " + best->params_text() + ": " + fixed(best_rate / 1e12, 3) +
           " TB/s, " + fixed(100 * best_rate / peak, 1) + "% of the " + fixed(peak / 1e12, 3) + " TB/s peak" +
           (copy == nullptr ? "; no device-to-device copy in this run"
-                           : ", " + fixed(best_rate / copy_rate, 3) + "x the copy's " + fixed(copy_rate / 1e12, 3) +
-                                 " TB/s");
+                           : ", " + fixed(best_rate / copy_rate, 3) + "x the copy's " +
+                                 fixed(copy_rate / 1e12, 3) + " TB/s");
   rows.push_back(r);
   if (sweep_points == 0) return;
   Row t;
@@ -396,7 +437,9 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
   t.metric = "gpu_seconds";
   t.value = sweep_seconds;
   t.unit = "s";
-  t.model = "the full persistent sweep (every W x every warps/SM) in under a minute of GPU time";
+  t.model =
+      "the full persistent sweep (every W x every warps/SM) in under a "
+      "minute of GPU time";
   t = with_prediction(t, kSweepGpuSecondsTarget);
   t.verdict = sweep_seconds < kSweepGpuSecondsTarget ? verdict::kHolds : verdict::kFails;
   t.why = std::to_string(sweep_points) + " points, every launch timed by events (checked, warm-up and timed)";

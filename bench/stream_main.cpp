@@ -1,8 +1,8 @@
-// warpcost-stream: one streaming or latency configuration, checked and timed, for a look at a single
-// point without the whole sweep.
-//   warpcost-stream read [--warps-per-sm N] [--alu W] [--load-bytes 4|8|16] [--dependent] [--mib M]
-//   warpcost-stream one-per-thread [--block-threads T] [--mib M]
-//   warpcost-stream chase --footprint-kib F [--stride] [--steps S]
+// warpcost-stream: one streaming or latency configuration, checked and timed,
+// for a look at a single point without the whole sweep.
+//   warpcost-stream read [--warps-per-sm N] [--alu W] [--load-bytes 4|8|16]
+//   [--dependent] [--mib M] warpcost-stream one-per-thread [--block-threads T]
+//   [--mib M] warpcost-stream chase --footprint-kib F [--stride] [--steps S]
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -27,13 +27,18 @@ constexpr int kTimedLaunches = 11;
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
 const char* const kUsage =
-    "usage: warpcost-stream read [--warps-per-sm N] [--alu W] [--load-bytes 4|8|16] [--dependent]\n"
-    "                            [--mib M]   persistent read stream, N warps/SM held exactly\n"
+    "usage: warpcost-stream read [--warps-per-sm N] [--alu W] [--load-bytes "
+    "4|8|16] [--dependent]\n"
+    "                            [--mib M]   persistent read stream, N "
+    "warps/SM held exactly\n"
     "       warpcost-stream one-per-thread [--block-threads T] [--mib M]\n"
-    "                                        one 16-byte load per thread, T threads a block\n"
+    "                                        one 16-byte load per thread, T "
+    "threads a block\n"
     "       warpcost-stream chase --footprint-kib F [--stride] [--steps S]\n"
-    "                                        single-thread pointer chase over F KiB\n"
-    "       defaults: N = 64, W = 0, 16-byte loads, independent ALU work, M = 512, T = 256,\n"
+    "                                        single-thread pointer chase over "
+    "F KiB\n"
+    "       defaults: N = 64, W = 0, 16-byte loads, independent ALU work, M = "
+    "512, T = 256,\n"
     "                 a random ring, S = 65536\n";
 
 class UsageError : public std::runtime_error {
@@ -118,7 +123,8 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.mode == "chase" && !footprint_given) throw UsageError("chase needs --footprint-kib");
-  // What can be checked without a device is checked here, so bad input fails the same everywhere.
+  // What can be checked without a device is checked here, so bad input fails
+  // the same everywhere.
   if (o.mode == "read") {
     if (const std::string p = warpcost::kernels::stream_kernel_problem(o.read.kernel); !p.empty()) {
       throw UsageError(p);
@@ -129,7 +135,8 @@ Options parse(int argc, char** argv) {
     }
   } else if (o.mode == "one-per-thread") {
     if (const std::string p = warpcost::one_per_thread_problem(o.one, 1024); !p.empty()) throw UsageError(p);
-  } else if (const std::string p = warpcost::chase_problem(o.chase, std::numeric_limits<std::uint64_t>::max());
+  } else if (const std::string p =
+                 warpcost::chase_problem(o.chase, std::numeric_limits<std::uint64_t>::max());
              !p.empty()) {
     throw UsageError(p);
   }
@@ -169,13 +176,18 @@ int run(int argc, char** argv) {
     runner->check_sums(stream);
     const double t = median_time(stream, [&] { runner->launch(stream); });
     const warpcost::ResidencyPlan& p = runner->plan();
-    std::printf("read %s, %d-byte loads, W = %d, %d warps/SM = %d block(s) of %d warps, %lld B shared each\n",
-                warpcost::kernels::alu_use_name(o.read.kernel.use), o.read.kernel.load_bytes,
-                o.read.kernel.alu_per_load, p.warps_per_sm, p.blocks_per_sm, p.warps_per_block, p.shared_bytes);
+    std::printf(
+        "read %s, %d-byte loads, W = %d, %d warps/SM = %d block(s) of "
+        "%d warps, %lld B shared each\n",
+        warpcost::kernels::alu_use_name(o.read.kernel.use), o.read.kernel.load_bytes,
+        o.read.kernel.alu_per_load, p.warps_per_sm, p.blocks_per_sm, p.warps_per_block, p.shared_bytes);
     const double rate = static_cast<double>(runner->bytes_read()) / t;
-    std::printf("sums checked against the host replay; median of %d launches %.1f us\n", kTimedLaunches, t * 1e6);
-    std::printf("bandwidth %.3f TB/s (%.1f%% of peak), loaded latency %.0f cycles (median)\n", rate * 1e-12,
-                100 * rate / peak(device), runner->loaded_latency_cycles(stream));
+    std::printf("sums checked against the host replay; median of %d launches %.1f us\n", kTimedLaunches,
+                t * 1e6);
+    std::printf(
+        "bandwidth %.3f TB/s (%.1f%% of peak), loaded latency %.0f "
+        "cycles (median)\n",
+        rate * 1e-12, 100 * rate / peak(device), runner->loaded_latency_cycles(stream));
   } else if (o.mode == "one-per-thread") {
     std::unique_ptr<warpcost::OnePerThreadRunner> runner;
     try {
@@ -187,10 +199,13 @@ int run(int argc, char** argv) {
     runner->check_sums(stream);
     const double t = median_time(stream, [&] { runner->launch(stream); });
     const double rate = static_cast<double>(runner->bytes_read()) / t;
-    std::printf("one 16-byte load a thread, %d threads a block, %llu blocks; %d blocks = %d warps/SM resident\n",
-                o.one.threads_per_block, static_cast<unsigned long long>(runner->blocks()),
-                runner->resident_blocks_per_sm(), runner->resident_warps_per_sm());
-    std::printf("sums checked against the host replay; median of %d launches %.1f us\n", kTimedLaunches, t * 1e6);
+    std::printf(
+        "one 16-byte load a thread, %d threads a block, %llu blocks; "
+        "%d blocks = %d warps/SM resident\n",
+        o.one.threads_per_block, static_cast<unsigned long long>(runner->blocks()),
+        runner->resident_blocks_per_sm(), runner->resident_warps_per_sm());
+    std::printf("sums checked against the host replay; median of %d launches %.1f us\n", kTimedLaunches,
+                t * 1e6);
     std::printf("bandwidth %.3f TB/s (%.1f%% of peak)\n", rate * 1e-12, 100 * rate / peak(device));
   } else {
     std::unique_ptr<warpcost::ChaseRunner> runner;
@@ -203,10 +218,12 @@ int run(int argc, char** argv) {
     runner->launch(stream);
     const warpcost::kernels::ChaseResult r = runner->result(stream);
     const double steps = static_cast<double>(o.chase.steps);
-    std::printf("chase %s ring, %llu nodes of 256 bytes, %llu warm-up steps, %llu timed\n",
-                warpcost::kernels::ring_order_name(o.chase.order), static_cast<unsigned long long>(runner->nodes()),
-                static_cast<unsigned long long>(runner->warm_steps()),
-                static_cast<unsigned long long>(o.chase.steps));
+    std::printf(
+        "chase %s ring, %llu nodes of 256 bytes, %llu warm-up steps, "
+        "%llu timed\n",
+        warpcost::kernels::ring_order_name(o.chase.order), static_cast<unsigned long long>(runner->nodes()),
+        static_cast<unsigned long long>(runner->warm_steps()),
+        static_cast<unsigned long long>(o.chase.steps));
     std::printf("ring checked; latency %.1f cycles = %.1f ns a load\n", static_cast<double>(r.cycles) / steps,
                 static_cast<double>(r.ns) / steps);
   }

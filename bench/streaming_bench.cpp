@@ -1,8 +1,10 @@
-// Latency and load streaming: the pointer chase over footprints from 16 KiB to 4 GiB (random ring
-// and fixed stride), and the read stream at every warps/SM count a uniform block size can hold
-// exactly, for every compiled W (ALU instructions per load); and the one-load-per-thread stream at
-// every block size from 32 to 1024 threads. Each benchmark states its work as
-// counters (bytes read, loads, instructions, the residency plan) for the analysis' knees.
+// Latency and load streaming: the pointer chase over footprints from 16 KiB to
+// 4 GiB (random ring and fixed stride), and the read stream at every warps/SM
+// count a uniform block size can hold exactly, for every compiled W (ALU
+// instructions per load); and the one-load-per-thread stream at every block
+// size from 32 to 1024 threads. Each benchmark states its work as counters
+// (bytes read, loads, instructions, the residency plan) for the analysis'
+// knees.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -17,11 +19,17 @@ namespace warpcost {
 namespace {
 
 constexpr int kWarmupLaunches = 1;
-// A launch reads at least 8x the L2 (60 MiB on the H200), and never less than 512 MiB, so the
-// stream comes from DRAM: a launch starts where the previous one's L2-resident tail is not.
-constexpr std::uint64_t kMinStreamBytes = 512 * kMiB;
-// Fixed iterations: a full sweep is some 600 points, and each must stay well under 0.1 s of GPU.
+// A launch reads at least 8x the L2 (60 MiB on the H200), and never less than 2
+// GiB, so the stream comes from DRAM (a launch starts where the previous one's
+// L2-resident tail is not) and the launch and the grid's ramp-up and drain are
+// a few microseconds of a 450+ us launch.
+constexpr std::uint64_t kMinStreamBytes = 2048 * kMiB;
+// Fixed iterations: a full sweep is some 600 points, and each must stay well
+// under 0.1 s of GPU.
 constexpr int kStreamIterations = 10;
+// Three repetitions of ten launches a point: the sweep's statistics at a third
+// of the default five.
+constexpr int kStreamRepetitions = 3;
 constexpr int kChaseRepetitions = 3;
 
 std::uint64_t stream_bytes(const DeviceInfo& device) {
@@ -58,20 +66,30 @@ void chase(benchmark::State& state, kernels::RingOrder order) {
   });
 }
 
-void stream_read(benchmark::State& state, kernels::AluUse use) {
+// The persistent stream; range(1) is W, or for the batched kernel the loads in
+// flight a thread.
+enum class StreamShape { kIndependent, kDependent, kBatched };
+
+void stream_read(benchmark::State& state, StreamShape shape) {
   run_guarded(state, [&] {
     const DeviceInfo& device = bench_device();
     StreamConfig c;
     c.kernel.load_bytes = static_cast<int>(state.range(0));
-    c.kernel.alu_per_load = static_cast<int>(state.range(1));
-    c.kernel.use = use;
+    if (shape == StreamShape::kBatched) {
+      c.kernel.loads_in_flight = static_cast<int>(state.range(1));
+    } else {
+      c.kernel.alu_per_load = static_cast<int>(state.range(1));
+    }
+    c.kernel.use =
+        shape == StreamShape::kDependent ? kernels::AluUse::kDependent : kernels::AluUse::kIndependent;
     c.warps_per_sm = static_cast<int>(state.range(2));
     c.bytes = stream_bytes(device);
     Stream stream;
     EventPair events;
     StreamRunner runner(device, c, stream);
-    // Every launch is timed, the checked and warm-up ones too, so gpu_seconds is the point's whole
-    // GPU time; only the `for (auto _ : state)` launches count as iterations.
+    // Every launch is timed, the checked and warm-up ones too, so gpu_seconds
+    // is the point's whole GPU time; only the `for (auto _ : state)` launches
+    // count as iterations.
     double gpu_seconds = time_launch(stream, events, [&] { runner.launch(stream); });
     runner.check_sums(stream);  // correctness before time
     for (int i = 0; i < kWarmupLaunches; ++i) {
@@ -95,7 +113,8 @@ void stream_read(benchmark::State& state, kernels::AluUse use) {
   });
 }
 
-// The non-persistent stream at one block size: the occupancy the block size allows, not a pinned one.
+// The non-persistent stream at one block size: the occupancy the block size
+// allows, not a pinned one.
 void stream_one_per_thread(benchmark::State& state) {
   run_guarded(state, [&] {
     const DeviceInfo& device = bench_device();
@@ -105,8 +124,9 @@ void stream_one_per_thread(benchmark::State& state) {
     Stream stream;
     EventPair events;
     OnePerThreadRunner runner(device, c, stream);
-    // Every launch is timed, the checked and warm-up ones too, so gpu_seconds is the point's whole
-    // GPU time; only the `for (auto _ : state)` launches count as iterations.
+    // Every launch is timed, the checked and warm-up ones too, so gpu_seconds
+    // is the point's whole GPU time; only the `for (auto _ : state)` launches
+    // count as iterations.
     double gpu_seconds = time_launch(stream, events, [&] { runner.launch(stream); });
     runner.check_sums(stream);
     for (int i = 0; i < kWarmupLaunches; ++i) {
@@ -131,8 +151,9 @@ void footprints(benchmark::internal::Benchmark* b) {
   for (long long kib = 16; kib <= 4LL * 1024 * 1024; kib *= 2) b->Arg(kib);
 }
 
-// Counts a uniform block size can hold exactly with at most 32 blocks of at most 32 warps: every
-// count to 64 except the primes above 32, which the runner would refuse with the reason.
+// Counts a uniform block size can hold exactly with at most 32 blocks of at
+// most 32 warps: every count to 64 except the primes above 32, which the runner
+// would refuse with the reason.
 bool holdable(int warps) {
   for (int b = 1; b <= 32; ++b) {
     if (warps % b == 0 && warps / b <= 32) return true;
@@ -151,10 +172,19 @@ void full_sweep(benchmark::internal::Benchmark* b) {
   }
 }
 
-// W up to 64: a dependent chain of 256 FFMAs a load at one warp per SM would take 0.1 s a launch.
+// W up to 64: a dependent chain of 256 FFMAs a load at one warp per SM would
+// take 0.1 s a launch.
 void dependent_sweep(benchmark::internal::Benchmark* b) {
   for (const int w : {1, 8, 64}) {
     for (const int warps : {1, 2, 4, 8, 16, 32, 64}) b->Args({16, w, warps});
+  }
+}
+
+// More loads in flight a warp: Little's law says the knee moves to fewer warps,
+// and the plateau is where the peak read is found.
+void batched_sweep(benchmark::internal::Benchmark* b) {
+  for (const int u : {2, 4, 8}) {
+    for (const int warps : {1, 2, 4, 8, 12, 16, 24, 32, 48, 64}) b->Args({16, u, warps});
   }
 }
 
@@ -182,19 +212,30 @@ BENCHMARK_CAPTURE(chase, stride, kernels::RingOrder::kStride)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
-BENCHMARK_CAPTURE(stream_read, independent, kernels::AluUse::kIndependent)
+BENCHMARK_CAPTURE(stream_read, independent, StreamShape::kIndependent)
     ->Name("streaming/read_independent")
     ->ArgNames({"load_bytes", "alu_per_load", "warps_per_sm"})
     ->Apply(full_sweep)
     ->Iterations(kStreamIterations)
+    ->Repetitions(kStreamRepetitions)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
-BENCHMARK_CAPTURE(stream_read, dependent, kernels::AluUse::kDependent)
+BENCHMARK_CAPTURE(stream_read, dependent, StreamShape::kDependent)
     ->Name("streaming/read_dependent")
     ->ArgNames({"load_bytes", "alu_per_load", "warps_per_sm"})
     ->Apply(dependent_sweep)
     ->Iterations(kStreamIterations)
+    ->Repetitions(kStreamRepetitions)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_CAPTURE(stream_read, batched, StreamShape::kBatched)
+    ->Name("streaming/read_batched")
+    ->ArgNames({"load_bytes", "loads_in_flight", "warps_per_sm"})
+    ->Apply(batched_sweep)
+    ->Iterations(kStreamIterations)
+    ->Repetitions(kStreamRepetitions)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
@@ -203,6 +244,7 @@ BENCHMARK(stream_one_per_thread)
     ->ArgName("block_threads")
     ->Apply(block_sizes)
     ->Iterations(kStreamIterations)
+    ->Repetitions(kStreamRepetitions)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -12,10 +12,16 @@ namespace warpcost {
 namespace {
 
 constexpr int kMaxWarpsPerBlock = 32;
-constexpr int kSampledThreads = 256;
-// Rings up to this many nodes (128 MiB, twice the H200's L2) are warmed with one whole lap before
-// the timed steps, so the L1 and L2 plateaus are measured warm; larger rings only with 64 Ki
-// steps, since a lap of 16 Mi DRAM misses would take seconds and the DRAM plateau wants them cold.
+// Threads (persistent stream) and warps (one load a thread) replayed on the
+// host per check: a persistent thread at one warp per SM reads tens of
+// thousands of elements, and W up to 256 FFMAs each, so its replay is the
+// costly one.
+constexpr int kSampledThreads = 64;
+constexpr int kSampledWarps = 256;
+// Rings up to this many nodes (128 MiB, twice the H200's L2) are warmed with
+// one whole lap before the timed steps, so the L1 and L2 plateaus are measured
+// warm; larger rings only with 64 Ki steps, since a lap of 16 Mi DRAM misses
+// would take seconds and the DRAM plateau wants them cold.
 constexpr std::uint64_t kFullWarmNodes = std::uint64_t{1} << 19;
 constexpr std::uint64_t kPartialWarmSteps = 65536;
 constexpr std::uint64_t kCheckedWholeRing = std::uint64_t{1} << 16;
@@ -28,16 +34,15 @@ std::string bytes_text(long long b) { return std::to_string(b) + " bytes"; }
 }  // namespace
 
 ResidencyLimits residency_limits(const DeviceInfo& d) {
-  return {d.max_warps_per_sm, d.max_blocks_per_sm, d.max_threads_per_block, d.shared_per_sm,
-          d.shared_per_block_optin, d.shared_reserved_per_block};
+  return {d.max_warps_per_sm,       d.max_blocks_per_sm,         d.max_threads_per_block,    d.shared_per_sm,
+          d.shared_per_block_optin, d.shared_reserved_per_block, d.cc_major >= 8 ? 128 : 256};
 }
 
 ResidencyPlan plan_residency(int w, const ResidencyLimits& l) {
   ResidencyPlan p;
   p.warps_per_sm = w;
   if (w < 1 || w > l.max_warps_per_sm) {
-    p.problem = "warps per SM = " + std::to_string(w) + "; allowed: 1.." +
-                std::to_string(l.max_warps_per_sm);
+    p.problem = "warps per SM = " + std::to_string(w) + "; allowed: 1.." + std::to_string(l.max_warps_per_sm);
     return p;
   }
   const int widest = std::min(kMaxWarpsPerBlock, l.max_threads_per_block / 32);
@@ -53,15 +58,21 @@ ResidencyPlan plan_residency(int w, const ResidencyLimits& l) {
   const int b = p.warps_per_block;
   const int k = w / b;
   p.blocks_per_sm = k;
-  // Pinning is needed only where one more block would still fit the block and warp caps.
+  // Pinning is needed only where one more block would still fit the block and
+  // warp caps.
   if (k >= l.max_blocks_per_sm || (k + 1) * b > l.max_warps_per_sm) return p;
-  const long long share = l.shared_per_sm / k - l.shared_reserved_per_block;
-  p.shared_bytes = std::min(share, l.shared_per_block_optin);
-  if (p.shared_bytes < 0 || (k + 1) * (p.shared_bytes + l.shared_reserved_per_block) <= l.shared_per_sm) {
+  // Each block takes a whole number of allocation units (its own bytes plus the
+  // reserved part): the largest share of the SM in whole units, less the
+  // reserved part, lets k blocks fit.
+  const long long unit = l.shared_per_sm / k / l.shared_allocation_unit * l.shared_allocation_unit;
+  p.shared_bytes = std::min(unit - l.shared_reserved_per_block, l.shared_per_block_optin);
+  const long long per_block = (p.shared_bytes + l.shared_reserved_per_block + l.shared_allocation_unit - 1) /
+                              l.shared_allocation_unit * l.shared_allocation_unit;
+  if (p.shared_bytes < 0 || (k + 1) * per_block <= l.shared_per_sm) {
     p.problem = "warps per SM = " + std::to_string(w) + ": " + std::to_string(k) + " blocks of " +
                 std::to_string(b) + " warps cannot be pinned with shared memory (" +
-                bytes_text(l.shared_per_sm) + " an SM, at most " +
-                bytes_text(l.shared_per_block_optin) + " a block)";
+                bytes_text(l.shared_per_sm) + " an SM, at most " + bytes_text(l.shared_per_block_optin) +
+                " a block)";
     p.shared_bytes = 0;
   }
   return p;
@@ -98,10 +109,9 @@ StreamRunner::StreamRunner(const DeviceInfo& device, const StreamConfig& config,
                                                               static_cast<std::size_t>(plan_.shared_bytes)));
   if (resident != plan_.blocks_per_sm) {
     throw std::invalid_argument("warps per SM = " + std::to_string(config.warps_per_sm) +
-                                ": the occupancy API allows " + std::to_string(resident) +
-                                " blocks of " + std::to_string(threads) + " threads with " +
-                                bytes_text(plan_.shared_bytes) + " of shared memory, not the planned " +
-                                std::to_string(plan_.blocks_per_sm));
+                                ": the occupancy API allows " + std::to_string(resident) + " blocks of " +
+                                std::to_string(threads) + " threads with " + bytes_text(plan_.shared_bytes) +
+                                " of shared memory, not the planned " + std::to_string(plan_.blocks_per_sm));
   }
   blocks_ = static_cast<unsigned int>(device.sm_count * plan_.blocks_per_sm);
   elements_ = config.bytes / width;
@@ -109,36 +119,36 @@ StreamRunner::StreamRunner(const DeviceInfo& device, const StreamConfig& config,
   kernels::launch_fill_pattern(data_.data(), data_.size(), config.seed, stream.get());
   sums_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(threads));
   latency_ = DeviceBuffer<long long>(static_cast<std::size_t>(blocks_) * kernels::kLatencySamplesPerBlock);
-  WARPCOST_CUDA(cudaMemsetAsync(latency_.data(), 0xFF, latency_.bytes(), stream.get()));  // -1: no sample
+  WARPCOST_CUDA(cudaMemsetAsync(latency_.data(), 0xFF, latency_.bytes(),
+                                stream.get()));  // -1: no sample
 }
 
 void StreamRunner::launch(const Stream& stream) {
-  kernels::launch_stream(config_.kernel, data_.data(), elements_, blocks_,
-                         static_cast<unsigned int>(plan_.warps_per_block * 32),
-                         static_cast<std::size_t>(plan_.shared_bytes), sums_.data(), latency_.data(),
-                         stream.get());
+  kernels::launch_stream(
+      config_.kernel, data_.data(), elements_, blocks_, static_cast<unsigned int>(plan_.warps_per_block * 32),
+      static_cast<std::size_t>(plan_.shared_bytes), sums_.data(), latency_.data(), stream.get());
 }
 
 void StreamRunner::check_sums(const Stream& stream) const {
   std::vector<std::uint32_t> got(sums_.size());
-  WARPCOST_CUDA(cudaMemcpyAsync(got.data(), sums_.data(), sums_.bytes(), cudaMemcpyDeviceToHost,
-                                stream.get()));
+  WARPCOST_CUDA(
+      cudaMemcpyAsync(got.data(), sums_.data(), sums_.bytes(), cudaMemcpyDeviceToHost, stream.get()));
   stream.synchronize();
   const std::uint64_t threads = got.size();
   const std::uint64_t step = std::max<std::uint64_t>(1, threads / kSampledThreads);
   for (std::uint64_t g = 0; g < threads; g += step) {
     const std::uint32_t want = kernels::stream_reference(config_.kernel, g, threads, elements_, config_.seed);
     if (got[g] != want) {
-      throw std::runtime_error("stream thread " + std::to_string(g) + " summed " +
-                               std::to_string(got[g]) + ", host replay " + std::to_string(want));
+      throw std::runtime_error("stream thread " + std::to_string(g) + " summed " + std::to_string(got[g]) +
+                               ", host replay " + std::to_string(want));
     }
   }
 }
 
 double StreamRunner::loaded_latency_cycles(const Stream& stream) const {
   std::vector<long long> samples(latency_.size());
-  WARPCOST_CUDA(cudaMemcpyAsync(samples.data(), latency_.data(), latency_.bytes(),
-                                cudaMemcpyDeviceToHost, stream.get()));
+  WARPCOST_CUDA(cudaMemcpyAsync(samples.data(), latency_.data(), latency_.bytes(), cudaMemcpyDeviceToHost,
+                                stream.get()));
   stream.synchronize();
   std::vector<double> kept;
   for (const long long s : samples) {
@@ -149,9 +159,10 @@ double StreamRunner::loaded_latency_cycles(const Stream& stream) const {
 }
 
 std::string one_per_thread_problem(const OnePerThreadConfig& c, int max_threads_per_block) {
-  if (c.threads_per_block < 32 || c.threads_per_block > max_threads_per_block || c.threads_per_block % 32 != 0) {
-    return "block size = " + std::to_string(c.threads_per_block) + " threads; allowed: a multiple of 32 from 32 to " +
-           std::to_string(max_threads_per_block);
+  if (c.threads_per_block < 32 || c.threads_per_block > max_threads_per_block ||
+      c.threads_per_block % 32 != 0) {
+    return "block size = " + std::to_string(c.threads_per_block) +
+           " threads; allowed: a multiple of 32 from 32 to " + std::to_string(max_threads_per_block);
   }
   if (c.bytes < 16 || c.bytes % 16 != 0) {
     return "stream buffer = " + bytes_text(static_cast<long long>(c.bytes)) +
@@ -177,9 +188,10 @@ OnePerThreadRunner::OnePerThreadRunner(const DeviceInfo& device, const OnePerThr
   elements_ = config.bytes / 16;
   const std::uint64_t grid = blocks();
   if (grid > kMaxGridX) {
-    throw std::invalid_argument("stream buffer = " + bytes_text(static_cast<long long>(config.bytes)) + " needs " +
-                                std::to_string(grid) + " blocks of " + std::to_string(config.threads_per_block) +
-                                " threads; allowed: at most " + std::to_string(kMaxGridX));
+    throw std::invalid_argument("stream buffer = " + bytes_text(static_cast<long long>(config.bytes)) +
+                                " needs " + std::to_string(grid) + " blocks of " +
+                                std::to_string(config.threads_per_block) + " threads; allowed: at most " +
+                                std::to_string(kMaxGridX));
   }
   resident_blocks_ = kernels::one_per_thread_resident_blocks(config.threads_per_block);
   data_ = DeviceBuffer<std::uint32_t>(config.bytes / 4);
@@ -198,7 +210,7 @@ void OnePerThreadRunner::check_sums(const Stream& stream) const {
                                 stream.get()));
   stream.synchronize();
   const std::uint64_t warps = got.size();
-  const std::uint64_t step = std::max<std::uint64_t>(1, warps / kSampledThreads);
+  const std::uint64_t step = std::max<std::uint64_t>(1, warps / kSampledWarps);
   for (std::uint64_t w = 0; w < warps; w += step) {
     const std::uint32_t want = kernels::one_per_thread_reference(w, elements_, config_.seed);
     if (got[w] != want) {
@@ -221,8 +233,8 @@ std::string chase_problem(const ChaseConfig& c, std::uint64_t free_bytes) {
            std::to_string(2 * kernels::kNodeBytes) + " bytes (two 256-byte nodes)";
   }
   if (f > free_bytes) {
-    return "footprint = " + std::to_string(f) + " bytes; allowed: at most the " +
-           std::to_string(free_bytes) + " bytes of free device memory";
+    return "footprint = " + std::to_string(f) + " bytes; allowed: at most the " + std::to_string(free_bytes) +
+           " bytes of free device memory";
   }
   if (c.steps == 0) return "chase steps = 0; allowed: 1 or more";
   return {};
@@ -243,8 +255,8 @@ ChaseRunner::ChaseRunner(const DeviceInfo& device, const ChaseConfig& config, co
 }
 
 void ChaseRunner::launch(const Stream& stream) {
-  kernels::launch_chase(ring_.data(), kernels::ring_node(0, nodes_, config_.order, config_.seed),
-                        warm_, config_.steps, result_.data(), stream.get());
+  kernels::launch_chase(ring_.data(), kernels::ring_node(0, nodes_, config_.order, config_.seed), warm_,
+                        config_.steps, result_.data(), stream.get());
 }
 
 kernels::ChaseResult ChaseRunner::result(const Stream& stream) const {
@@ -262,12 +274,13 @@ kernels::ChaseResult ChaseRunner::result(const Stream& stream) const {
 
 void ChaseRunner::check_ring(const Stream& stream) {
   const auto base = reinterpret_cast<std::uint64_t>(ring_.data());
-  // Small rings come back whole; larger ones node by node, 4096 nodes spread over the ring.
+  // Small rings come back whole; larger ones node by node, 4096 nodes spread
+  // over the ring.
   std::vector<unsigned char> whole;
   if (nodes_ <= kCheckedWholeRing) {
     whole.resize(ring_.bytes());
-    WARPCOST_CUDA(cudaMemcpyAsync(whole.data(), ring_.data(), ring_.bytes(), cudaMemcpyDeviceToHost,
-                                  stream.get()));
+    WARPCOST_CUDA(
+        cudaMemcpyAsync(whole.data(), ring_.data(), ring_.bytes(), cudaMemcpyDeviceToHost, stream.get()));
     stream.synchronize();
   }
   const std::uint64_t step = whole.empty() ? nodes_ / 4096 : 1;
@@ -288,9 +301,10 @@ void ChaseRunner::check_ring(const Stream& stream) {
     }
   }
   if (nodes_ > kFullLapCheckNodes) return;
-  // A lap of exactly `nodes` steps from node ring_node(0) comes back to it: every node once.
-  kernels::launch_chase(ring_.data(), kernels::ring_node(0, nodes_, config_.order, config_.seed), 0,
-                        nodes_, result_.data(), stream.get());
+  // A lap of exactly `nodes` steps from node ring_node(0) comes back to it:
+  // every node once.
+  kernels::launch_chase(ring_.data(), kernels::ring_node(0, nodes_, config_.order, config_.seed), 0, nodes_,
+                        result_.data(), stream.get());
   kernels::ChaseResult r{};
   WARPCOST_CUDA(cudaMemcpyAsync(&r, result_.data(), sizeof r, cudaMemcpyDeviceToHost, stream.get()));
   stream.synchronize();

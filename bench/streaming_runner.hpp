@@ -1,6 +1,7 @@
-// The streaming family on the device: a residency plan that holds an exact number of warps per SM,
-// one configuration launched over a pattern-filled buffer, its sums checked against the host
-// replay and its loaded-latency samples summarised. The pointer chase of the latency family too.
+// The streaming family on the device: a residency plan that holds an exact
+// number of warps per SM, one configuration launched over a pattern-filled
+// buffer, its sums checked against the host replay and its loaded-latency
+// samples summarised. The pointer chase of the latency family too.
 #pragma once
 
 #include <cstdint>
@@ -13,12 +14,13 @@
 
 namespace warpcost {
 
-// w warps per SM held exactly: k blocks of B warps on every SM, a grid of SMs × k blocks, and
-// dynamic shared memory per block sized so that k fit and k + 1 do not.
+// w warps per SM held exactly: k blocks of B warps on every SM, a grid of SMs ×
+// k blocks, and dynamic shared memory per block sized so that k fit and k + 1
+// do not.
 struct ResidencyPlan {
   int warps_per_sm = 0;
-  int warps_per_block = 0;  // B: the smallest divisor of w with w / B blocks within the block cap
-  int blocks_per_sm = 0;    // k = w / B
+  int warps_per_block = 0;     // B: the smallest divisor of w with w / B blocks within the block cap
+  int blocks_per_sm = 0;       // k = w / B
   long long shared_bytes = 0;  // dynamic shared memory per block (0: the block cap pins k)
   std::string problem;         // empty when feasible; otherwise why not
 };
@@ -30,6 +32,11 @@ struct ResidencyLimits {
   long long shared_per_sm = 0;
   long long shared_per_block_optin = 0;
   long long shared_reserved_per_block = 0;
+  // A block's shared memory (its own plus the reserved part) is allocated in
+  // these units: 128 bytes from cc 8.0 on, 256 before (the occupancy
+  // calculator's figures; the occupancy API check before every launch catches a
+  // wrong one).
+  long long shared_allocation_unit = 128;
 };
 ResidencyLimits residency_limits(const DeviceInfo& device);
 
@@ -44,13 +51,14 @@ struct StreamConfig {
 
 class StreamRunner {
  public:
-  // Throws std::invalid_argument naming the value when the kernel, the residency or the buffer
-  // cannot be had: the occupancy API must confirm the planned blocks per SM before any launch.
+  // Throws std::invalid_argument naming the value when the kernel, the
+  // residency or the buffer cannot be had: the occupancy API must confirm the
+  // planned blocks per SM before any launch.
   StreamRunner(const DeviceInfo& device, const StreamConfig& config, const Stream& stream);
 
   void launch(const Stream& stream);
-  // Replays 256 threads spread over the grid; throws std::runtime_error naming the first that
-  // differs.
+  // Replays 256 threads spread over the grid; throws std::runtime_error naming
+  // the first that differs.
   void check_sums(const Stream& stream) const;
   // Median clock64 cycles of the probe threads' first loads in the last launch.
   double loaded_latency_cycles(const Stream& stream) const;
@@ -58,7 +66,9 @@ class StreamRunner {
   const ResidencyPlan& plan() const noexcept { return plan_; }
   unsigned int blocks() const noexcept { return blocks_; }
   std::uint64_t elements() const noexcept { return elements_; }
-  std::uint64_t bytes_read() const noexcept { return elements_ * static_cast<std::uint64_t>(config_.kernel.load_bytes); }
+  std::uint64_t bytes_read() const noexcept {
+    return elements_ * static_cast<std::uint64_t>(config_.kernel.load_bytes);
+  }
 
  private:
   StreamConfig config_;
@@ -70,8 +80,9 @@ class StreamRunner {
   DeviceBuffer<long long> latency_;
 };
 
-// The non-persistent stream: one 16-byte load per thread, as many blocks as the buffer needs.
-// Residency is whatever the block size allows; the occupancy API's count is reported, not pinned.
+// The non-persistent stream: one 16-byte load per thread, as many blocks as the
+// buffer needs. Residency is whatever the block size allows; the occupancy
+// API's count is reported, not pinned.
 struct OnePerThreadConfig {
   int threads_per_block = 256;  // a multiple of 32 up to the device's block limit
   std::uint64_t bytes = 0;      // a positive multiple of 16 bytes
@@ -85,12 +96,14 @@ class OnePerThreadRunner {
  public:
   OnePerThreadRunner(const DeviceInfo& device, const OnePerThreadConfig& config, const Stream& stream);
   void launch(const Stream& stream);
-  // Replays 256 warps spread over the grid; throws std::runtime_error naming the first that differs.
+  // Replays 256 warps spread over the grid; throws std::runtime_error naming
+  // the first that differs.
   void check_sums(const Stream& stream) const;
   std::uint64_t elements() const noexcept { return elements_; }
   std::uint64_t bytes_read() const noexcept { return elements_ * 16; }
   std::uint64_t blocks() const noexcept { return (elements_ + threads() - 1) / threads(); }
-  // Blocks and warps an SM holds at once at this block size, by the occupancy API.
+  // Blocks and warps an SM holds at once at this block size, by the occupancy
+  // API.
   int resident_blocks_per_sm() const noexcept { return resident_blocks_; }
   int resident_warps_per_sm() const noexcept { return resident_blocks_ * config_.threads_per_block / 32; }
 
@@ -118,8 +131,9 @@ class ChaseRunner {
   ChaseRunner(const DeviceInfo& device, const ChaseConfig& config, const Stream& stream);
   void launch(const Stream& stream);
   kernels::ChaseResult result(const Stream& stream) const;
-  // Checks the ring node by node (all nodes up to 2^16, a spread sample beyond) and that a chase
-  // of exactly `nodes` steps returns to its start; throws std::runtime_error naming the node.
+  // Checks the ring node by node (all nodes up to 2^16, a spread sample beyond)
+  // and that a chase of exactly `nodes` steps returns to its start; throws
+  // std::runtime_error naming the node.
   void check_ring(const Stream& stream);
   std::uint64_t nodes() const noexcept { return nodes_; }
   std::uint64_t warm_steps() const noexcept { return warm_; }

@@ -10,9 +10,10 @@
 namespace warpcost::kernels {
 namespace {
 
-// The W ALU instructions are FFMAs v = v * 0.75 + 0.25 on a float in [1, 2): full rate on every
-// GPU, exact under IEEE fma on host and device, never folded (the compiler may not reassociate
-// floating point; an integer multiply-add chain it would collapse into one multiply-add).
+// The W ALU instructions are FFMAs v = v * 0.75 + 0.25 on a float in [1, 2):
+// full rate on every GPU, exact under IEEE fma on host and device, never folded
+// (the compiler may not reassociate floating point; an integer multiply-add
+// chain it would collapse into one multiply-add).
 constexpr float kChainScale = 0.75f;
 constexpr float kChainStep = 0.25f;
 constexpr std::uint32_t kMantissaMask = 0x007fffffu;
@@ -41,7 +42,8 @@ __device__ __forceinline__ std::uint32_t fold(uint4 v) { return v.x ^ v.y ^ v.z 
 template <int W, bool Dependent, int Bytes>
 __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::uint64_t elements,
                               std::uint32_t* sums, long long* latency) {
-  // Sized by the host only so that a fixed number of blocks fits on an SM; never touched.
+  // Sized by the host only so that a fixed number of blocks fits on an SM;
+  // never touched.
   extern __shared__ unsigned char residency_pin[];
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
@@ -49,16 +51,20 @@ __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::u
   float side[kSideChains];
 #pragma unroll
   for (int c = 0; c < kSideChains; ++c) {
-    side[c] = __uint_as_float(((static_cast<std::uint32_t>(gid) * kSideChains + c) & kMantissaMask) | kOneBits);
+    side[c] =
+        __uint_as_float(((static_cast<std::uint32_t>(gid) * kSideChains + c) & kMantissaMask) | kOneBits);
   }
   int probe = threadIdx.x == 0 ? 0 : kLatencySamplesPerBlock;
   for (std::uint64_t i = gid; i < elements; i += stride) {
     std::uint32_t x;
     if (probe < kLatencySamplesPerBlock) {
-      // The loaded latency: the clock read again only once the value is in a register.
+      // The loaded latency: a volatile store of the value sits between the load
+      // and the second clock read. A warp issues in order and the store cannot
+      // issue before the value is in its register, so the second clock read
+      // waits for the load (sums[gid] is overwritten below).
       const long long t0 = clock64();
       x = fold(data[i]);
-      asm volatile("" : "+r"(x)::"memory");
+      *static_cast<volatile std::uint32_t*>(&sums[gid]) = x;
       latency[blockIdx.x * kLatencySamplesPerBlock + probe] = clock64() - t0;
       ++probe;
     } else {
@@ -82,6 +88,41 @@ __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::u
   sums[gid] = acc;
 }
 
+// U independent 16-byte loads a grid stride apart in flight before the first is
+// used; the sum is the W = 0 kernel's, added in another order. Thread 0's probe
+// times its first batches, from before the first load to a volatile store of
+// the last one's value.
+template <int U>
+__global__ void stream_batched_kernel(const uint4* data, std::uint64_t elements, std::uint32_t* sums,
+                                      long long* latency) {
+  extern __shared__ unsigned char residency_pin[];
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  std::uint32_t acc = 0;
+  int probe = threadIdx.x == 0 ? 0 : kLatencySamplesPerBlock;
+  std::uint64_t i = gid;
+  for (; i + (U - 1) * stride < elements; i += U * stride) {
+    uint4 v[U];
+    long long t0 = 0;
+    if (probe < kLatencySamplesPerBlock) t0 = clock64();
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = data[i + u * stride];
+    if (probe < kLatencySamplesPerBlock) {
+      *static_cast<volatile std::uint32_t*>(&sums[gid]) = fold(v[U - 1]);
+      latency[blockIdx.x * kLatencySamplesPerBlock + probe] = clock64() - t0;
+      ++probe;
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) acc += fold(v[u]);
+  }
+  for (; i < elements; i += stride) acc += fold(data[i]);
+#pragma unroll
+  for (int c = 0; c < kSideChains; ++c) {
+    acc ^= ((static_cast<std::uint32_t>(gid) * kSideChains + c) & kMantissaMask) | kOneBits;
+  }
+  sums[gid] = acc;
+}
+
 __global__ void stream_one_per_thread_kernel(const uint4* data, std::uint64_t elements,
                                              std::uint32_t* warp_sums) {
   const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
@@ -93,17 +134,28 @@ __global__ void stream_one_per_thread_kernel(const uint4* data, std::uint64_t el
 template <int Bytes, bool Dependent>
 const void* kernel_for(int w) {
   switch (w) {
-    case 0: return reinterpret_cast<const void*>(stream_kernel<0, Dependent, Bytes>);
-    case 1: return reinterpret_cast<const void*>(stream_kernel<1, Dependent, Bytes>);
-    case 2: return reinterpret_cast<const void*>(stream_kernel<2, Dependent, Bytes>);
-    case 4: return reinterpret_cast<const void*>(stream_kernel<4, Dependent, Bytes>);
-    case 8: return reinterpret_cast<const void*>(stream_kernel<8, Dependent, Bytes>);
-    case 16: return reinterpret_cast<const void*>(stream_kernel<16, Dependent, Bytes>);
-    case 32: return reinterpret_cast<const void*>(stream_kernel<32, Dependent, Bytes>);
-    case 64: return reinterpret_cast<const void*>(stream_kernel<64, Dependent, Bytes>);
-    case 128: return reinterpret_cast<const void*>(stream_kernel<128, Dependent, Bytes>);
-    case 256: return reinterpret_cast<const void*>(stream_kernel<256, Dependent, Bytes>);
-    default: return nullptr;
+    case 0:
+      return reinterpret_cast<const void*>(stream_kernel<0, Dependent, Bytes>);
+    case 1:
+      return reinterpret_cast<const void*>(stream_kernel<1, Dependent, Bytes>);
+    case 2:
+      return reinterpret_cast<const void*>(stream_kernel<2, Dependent, Bytes>);
+    case 4:
+      return reinterpret_cast<const void*>(stream_kernel<4, Dependent, Bytes>);
+    case 8:
+      return reinterpret_cast<const void*>(stream_kernel<8, Dependent, Bytes>);
+    case 16:
+      return reinterpret_cast<const void*>(stream_kernel<16, Dependent, Bytes>);
+    case 32:
+      return reinterpret_cast<const void*>(stream_kernel<32, Dependent, Bytes>);
+    case 64:
+      return reinterpret_cast<const void*>(stream_kernel<64, Dependent, Bytes>);
+    case 128:
+      return reinterpret_cast<const void*>(stream_kernel<128, Dependent, Bytes>);
+    case 256:
+      return reinterpret_cast<const void*>(stream_kernel<256, Dependent, Bytes>);
+    default:
+      return nullptr;
   }
 }
 
@@ -129,9 +181,7 @@ float chain_step(float v) { return std::fma(v, kChainScale, kChainStep); }
 
 }  // namespace
 
-const char* alu_use_name(AluUse use) {
-  return use == AluUse::kDependent ? "dependent" : "independent";
-}
+const char* alu_use_name(AluUse use) { return use == AluUse::kDependent ? "dependent" : "independent"; }
 
 std::string stream_kernel_problem(const StreamKernelConfig& c) {
   if (c.load_bytes != 4 && c.load_bytes != 8 && c.load_bytes != 16) {
@@ -140,19 +190,43 @@ std::string stream_kernel_problem(const StreamKernelConfig& c) {
   if (c.alu_per_load < 0) {
     return "W = " + std::to_string(c.alu_per_load) + " ALU instructions per load; allowed: 0 or more";
   }
+  bool in_flight_compiled = false;
+  for (const int u : kStreamLoadsInFlight) in_flight_compiled = in_flight_compiled || u == c.loads_in_flight;
+  if (!in_flight_compiled) {
+    return "loads in flight = " + std::to_string(c.loads_in_flight) + " a thread; allowed: 1, 2, 4 or 8";
+  }
+  if (c.loads_in_flight > 1 && (c.load_bytes != 16 || c.alu_per_load != 0)) {
+    return "loads in flight = " + std::to_string(c.loads_in_flight) + " with " +
+           std::to_string(c.load_bytes) + "-byte loads and W = " + std::to_string(c.alu_per_load) +
+           "; allowed: more than 1 only with 16-byte loads and W = 0";
+  }
   for (const int w : kStreamAluCounts) {
     if (w == c.alu_per_load) return {};
   }
   return "W = " + std::to_string(c.alu_per_load) +
-         " ALU instructions per load; allowed (compiled): 0, 1, 2, 4, 8, 16, 32, 64, 128, 256";
+         " ALU instructions per load; allowed (compiled): 0, 1, 2, 4, 8, 16, "
+         "32, 64, 128, 256";
 }
 
 const void* stream_kernel_function(const StreamKernelConfig& c) {
   if (const std::string p = stream_kernel_problem(c); !p.empty()) throw std::invalid_argument(p);
+  switch (c.loads_in_flight) {
+    case 2:
+      return reinterpret_cast<const void*>(stream_batched_kernel<2>);
+    case 4:
+      return reinterpret_cast<const void*>(stream_batched_kernel<4>);
+    case 8:
+      return reinterpret_cast<const void*>(stream_batched_kernel<8>);
+    default:
+      break;
+  }
   switch (c.load_bytes) {
-    case 4: return kernel_for<4>(c.alu_per_load, c.use);
-    case 8: return kernel_for<8>(c.alu_per_load, c.use);
-    default: return kernel_for<16>(c.alu_per_load, c.use);
+    case 4:
+      return kernel_for<4>(c.alu_per_load, c.use);
+    case 8:
+      return kernel_for<8>(c.alu_per_load, c.use);
+    default:
+      return kernel_for<16>(c.alu_per_load, c.use);
   }
 }
 
@@ -161,14 +235,12 @@ void launch_stream(const StreamKernelConfig& config, const void* d_data, std::ui
                    std::uint32_t* d_sums, long long* d_latency, cudaStream_t stream) {
   const void* kernel = stream_kernel_function(config);
   void* args[] = {const_cast<void**>(&d_data), &elements, &d_sums, &d_latency};
-  WARPCOST_CUDA(cudaLaunchKernel(kernel, dim3(blocks), dim3(threads_per_block), args, shared_bytes,
-                                 stream));
+  WARPCOST_CUDA(cudaLaunchKernel(kernel, dim3(blocks), dim3(threads_per_block), args, shared_bytes, stream));
   WARPCOST_CHECK_LAUNCH("stream_kernel");
 }
 
-void launch_stream_one_per_thread(const void* d_data, std::uint64_t elements,
-                                  unsigned int threads_per_block, std::uint32_t* d_warp_sums,
-                                  cudaStream_t stream) {
+void launch_stream_one_per_thread(const void* d_data, std::uint64_t elements, unsigned int threads_per_block,
+                                  std::uint32_t* d_warp_sums, cudaStream_t stream) {
   if (threads_per_block == 0 || threads_per_block % 32 != 0) {
     throw std::invalid_argument("block size = " + std::to_string(threads_per_block) +
                                 " threads; allowed: a positive multiple of 32");
