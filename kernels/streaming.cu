@@ -39,6 +39,39 @@ __device__ __forceinline__ std::uint32_t fold(unsigned int v) { return v; }
 __device__ __forceinline__ std::uint32_t fold(uint2 v) { return v.x ^ v.y; }
 __device__ __forceinline__ std::uint32_t fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
 
+// The probe's own clock and load, as volatile asm with a memory clobber: the compiler keeps them in
+// program order, and the load cannot be merged with (or hoisted out as) the stream's own load of
+// the same element, which an earlier version let it do: the probe then timed a value already in a
+// register. ld.global.cg skips L1, where the first loads of a block miss anyway.
+__device__ __forceinline__ long long ordered_clock() {
+  long long t = 0;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+  return t;
+}
+__device__ __forceinline__ unsigned int probe_load(const unsigned int* p) {
+  unsigned int v = 0;
+  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ uint2 probe_load(const uint2* p) {
+  uint2 v{};
+  asm volatile("ld.global.cg.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ uint4 probe_load(const uint4* p) {
+  uint4 v{};
+  asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+// A volatile store of the value: it cannot issue before the load has returned, and a warp issues
+// in order, so the clock read after it waits for the load too.
+__device__ __forceinline__ void consume(std::uint32_t* slot, std::uint32_t x) {
+  asm volatile("st.volatile.global.u32 [%0], %1;" ::"l"(slot), "r"(x) : "memory");
+}
+
 template <int W, bool Dependent, int Bytes>
 __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::uint64_t elements,
                               std::uint32_t* sums, long long* latency) {
@@ -58,14 +91,12 @@ __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::u
   for (std::uint64_t i = gid; i < elements; i += stride) {
     std::uint32_t x;
     if (probe < kLatencySamplesPerBlock) {
-      // The loaded latency: a volatile store of the value sits between the load
-      // and the second clock read. A warp issues in order and the store cannot
-      // issue before the value is in its register, so the second clock read
-      // waits for the load (sums[gid] is overwritten below).
-      const long long t0 = clock64();
-      x = fold(data[i]);
-      *static_cast<volatile std::uint32_t*>(&sums[gid]) = x;
-      latency[blockIdx.x * kLatencySamplesPerBlock + probe] = clock64() - t0;
+      // The loaded latency, from before the load to a store that needs its value
+      // (sums[gid] is overwritten at the end).
+      const long long t0 = ordered_clock();
+      x = fold(probe_load(&data[i]));
+      consume(&sums[gid], x);
+      latency[blockIdx.x * kLatencySamplesPerBlock + probe] = ordered_clock() - t0;
       ++probe;
     } else {
       x = fold(data[i]);
@@ -91,7 +122,7 @@ __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::u
 // U independent 16-byte loads a grid stride apart in flight before the first is
 // used; the sum is the W = 0 kernel's, added in another order. Thread 0's probe
 // times its first batches, from before the first load to a volatile store of
-// the last one's value.
+// a value that needs all U.
 template <int U>
 __global__ void stream_batched_kernel(const uint4* data, std::uint64_t elements, std::uint32_t* sums,
                                       long long* latency) {
@@ -103,14 +134,19 @@ __global__ void stream_batched_kernel(const uint4* data, std::uint64_t elements,
   std::uint64_t i = gid;
   for (; i + (U - 1) * stride < elements; i += U * stride) {
     uint4 v[U];
-    long long t0 = 0;
-    if (probe < kLatencySamplesPerBlock) t0 = clock64();
-#pragma unroll
-    for (int u = 0; u < U; ++u) v[u] = data[i + u * stride];
     if (probe < kLatencySamplesPerBlock) {
-      *static_cast<volatile std::uint32_t*>(&sums[gid]) = fold(v[U - 1]);
-      latency[blockIdx.x * kLatencySamplesPerBlock + probe] = clock64() - t0;
+      const long long t0 = ordered_clock();
+#pragma unroll
+      for (int u = 0; u < U; ++u) v[u] = probe_load(&data[i + u * stride]);
+      std::uint32_t all = 0;
+#pragma unroll
+      for (int u = 0; u < U; ++u) all ^= fold(v[u]);
+      consume(&sums[gid], all);
+      latency[blockIdx.x * kLatencySamplesPerBlock + probe] = ordered_clock() - t0;
       ++probe;
+    } else {
+#pragma unroll
+      for (int u = 0; u < U; ++u) v[u] = data[i + u * stride];
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) acc += fold(v[u]);

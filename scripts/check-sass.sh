@@ -53,6 +53,25 @@ check_stream() {  # W, dependent (0 or 1)
     status=1
   fi
 }
+# The loaded-latency probe: between its two clock reads a load and then a store of the loaded
+# value, in that order, or the probe times something other than the load.
+check_probe() {  # kernel name part
+  local body order
+  body=$(function_sass "$1")
+  if [ -z "$body" ]; then echo "FAIL probe $1: not in $object"; status=1; return; fi
+  order=$(grep -oE ' (CS2R|S2UR|S2R) [^;]*SR_CLOCK[^;]*| LDG[.A-Z0-9]* | STG[.A-Z0-9]* ' <<<"$body" |
+    sed -E 's/^ +//; s/ .*//; s/^(CS2R|S2UR|S2R)$/CLOCK/; s/^LDG.*/LDG/; s/^STG.*/STG/' | tr '\n' ' ')
+  # The first clock read, then (before the second) an LDG, then an STG.
+  if grep -qE '^([A-Z]+ )*CLOCK (LDG |STG )*LDG (LDG |STG )*STG (LDG |STG )*CLOCK' <<<"$order"; then
+    echo "ok   probe $1: clock, load, store of the value, clock"
+  else
+    echo "FAIL probe $1: clock reads, loads and stores in the order: $order"
+    status=1
+  fi
+}
+check_probe "stream_kernelILi0ELb0ELi16E"
+check_probe "stream_batched_kernelILi4E"
+
 for w in 1 2 4 8 16 32 64 128 256; do
   check_stream "$w" 0
   check_stream "$w" 1

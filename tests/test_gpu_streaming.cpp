@@ -60,7 +60,7 @@ TEST(GpuStream, SumsMatchTheHostReplayAtEveryWidthAndUse) {
       {{8, 256, kernels::AluUse::kIndependent}, 33, 16ull << 20, 7},
       {{16, 1, kernels::AluUse::kDependent}, 1, 16ull << 20, 8},
       {{16, 0, kernels::AluUse::kIndependent, 4}, 11, 16ull << 20, 9},
-      {{16, 0, kernels::AluUse::kIndependent, 8}, 64, (16ull << 20) + 16 * 7, 10},
+      {{16, 0, kernels::AluUse::kIndependent, 8}, 32, (16ull << 20) + 16 * 7, 10},
   };
   for (const auto& c : configs) {
     StreamRunner runner(device, c, stream);
