@@ -187,8 +187,8 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
   lat.unit = "cycles";
   lat.verdict = verdict::kInfo;
   lat.why = tag +
-            "median clock64 around one lane's load and first use, the "
-            "first loads of every block";
+            "median clock64 around one lane's load and first use, 8 loads spread over the run of every "
+            "block's thread 0";
   rows.push_back(lat);
 }
 

@@ -126,10 +126,23 @@ def streaming_data(rows):
     for r in select(rows, run, "read_independent", "dram__bytes_read.sum.per_second", load_bytes=16):
         curves.setdefault(int(r["p"]["alu_per_load"]), []).append((int(r["p"]["warps_per_sm"]), r["v"]))
     knees = {int(r["p"]["alu_per_load"]): r["v"]
-             for r in select(rows, run, "knee", "knee_warps_per_sm", use="independent", load_bytes=16)}
+             for r in select(rows, run, "knee", "knee_warps_per_sm", use="independent", load_bytes=16)
+             if "loads_in_flight" not in r["p"]}
+    # Each model's predicted knee per W, for the markers.
+    models = {}
+    for metric in ("knee_model_ceil_l_over_w", "knee_model_scheduler_demand", "knee_model_littles_law"):
+        for r in select(rows, run, "knee", metric, use="independent", load_bytes=16):
+            if r["pred"] is not None:
+                models.setdefault(int(r["p"]["alu_per_load"]), {})[metric] = r["pred"]
     peak = next((r["pred"] for r in select(rows, run, "read_independent",
                                             "dram__bytes_read.sum.per_second") if r["pred"]), None)
-    return {"run": run, "curves": {w: sorted(c) for w, c in curves.items()}, "knees": knees, "peak": peak}
+    batched = {1: curves.get(0, [])}
+    for r in select(rows, run, "read_batched", "dram__bytes_read.sum.per_second", load_bytes=16):
+        batched.setdefault(int(r["p"]["loads_in_flight"]), []).append((int(r["p"]["warps_per_sm"]), r["v"]))
+    one = sorted((int(r["p"]["block_threads"]), r["v"])
+                 for r in select(rows, run, "read_one_per_thread", "dram__bytes_read.sum.per_second"))
+    return {"run": run, "curves": {w: sorted(c) for w, c in curves.items()}, "knees": knees, "peak": peak,
+            "models": models, "batched": {u: sorted(c) for u, c in batched.items() if c}, "one": one}
 
 
 def latency_data(rows):
@@ -269,13 +282,43 @@ def main(argv):
                 at = dict(pts).get(int(knee))
                 if at is not None:
                     ax.plot([knee], [at / 1e12], "o", ms=7, fillstyle="none", color=line.get_color())
+            # The models' knees, drawn on the curve at the nearest measured residency.
+            for metric, marker in (("knee_model_ceil_l_over_w", "x"), ("knee_model_scheduler_demand", "+"),
+                                   ("knee_model_littles_law", "^")):
+                predicted = sd["models"].get(w, {}).get(metric)
+                if predicted is not None and pts:
+                    x, v = min(pts, key=lambda p: abs(p[0] - predicted))
+                    ax.plot([x], [v / 1e12], marker, ms=7, color=line.get_color())
         if sd["peak"]:
             ax.axhline(sd["peak"] / 1e12, ls="--", lw=0.8, color="gray", label="theoretical DRAM peak")
         ax.set_xlabel("resident warps per SM")
         ax.set_ylabel("read bandwidth (TB/s)")
-        ax.set_title("load streaming: bandwidth vs warps/SM per W (16-byte loads); circles: the knee")
+        ax.set_title("load streaming: bandwidth vs warps/SM per W (16-byte loads)\n"
+                     "o measured knee, x ceil(L/W), + scheduler demand, ^ Little's law")
         ax.legend(fontsize=7, ncol=2)
         save(fig, "streaming-bandwidth.svg", sd["run"])
+
+    if sd and (len(sd["batched"]) > 1 or sd["one"]):
+        fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5))
+        for u in sorted(sd["batched"]):
+            pts = sd["batched"][u]
+            left.plot([x for x, _ in pts], [v / 1e12 for _, v in pts], "o-", ms=3, lw=0.8,
+                      label="%d load(s) in flight a thread" % u)
+        if sd["peak"]:
+            left.axhline(sd["peak"] / 1e12, ls="--", lw=0.8, color="gray", label="theoretical DRAM peak")
+            right.axhline(sd["peak"] / 1e12, ls="--", lw=0.8, color="gray", label="theoretical DRAM peak")
+        left.set_xlabel("resident warps per SM")
+        left.set_ylabel("read bandwidth (TB/s)")
+        left.set_title("loads in flight a warp move the knee (W = 0)")
+        left.legend(fontsize=7)
+        if sd["one"]:
+            right.plot([t for t, _ in sd["one"]], [v / 1e12 for _, v in sd["one"]], "o-", ms=3, lw=0.8,
+                       label="one 16-byte load a thread")
+        right.set_xlabel("threads per block")
+        right.set_ylabel("read bandwidth (TB/s)")
+        right.set_title("non-persistent: one load a thread, by block size")
+        right.legend(fontsize=7)
+        save(fig, "streaming-in-flight.svg", sd["run"])
 
     ld = latency_data(rows)
     if ld and ld["series"]["chase_random"]:

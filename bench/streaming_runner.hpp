@@ -60,7 +60,7 @@ class StreamRunner {
   // Replays 256 threads spread over the grid; throws std::runtime_error naming
   // the first that differs.
   void check_sums(const Stream& stream) const;
-  // Median clock64 cycles of the probe threads' first loads in the last launch.
+  // Median clock64 cycles of the probe threads' samples (spread over the run) in the last launch.
   double loaded_latency_cycles(const Stream& stream) const;
 
   const ResidencyPlan& plan() const noexcept { return plan_; }

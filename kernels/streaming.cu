@@ -42,7 +42,7 @@ __device__ __forceinline__ std::uint32_t fold(uint4 v) { return v.x ^ v.y ^ v.z 
 // The probe's own clock and load, as volatile asm with a memory clobber: the compiler keeps them in
 // program order, and the load cannot be merged with (or hoisted out as) the stream's own load of
 // the same element, which an earlier version let it do: the probe then timed a value already in a
-// register. ld.global.cg skips L1, where the first loads of a block miss anyway.
+// register. ld.global.cg skips L1, which a stream this size misses anyway.
 __device__ __forceinline__ long long ordered_clock() {
   long long t = 0;
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
@@ -72,6 +72,17 @@ __device__ __forceinline__ void consume(std::uint32_t* slot, std::uint32_t x) {
   asm volatile("st.volatile.global.u32 [%0], %1;" ::"l"(slot), "r"(x) : "memory");
 }
 
+// The probe's samples are spread over the thread's whole run, one in the middle of each of
+// kLatencySamplesPerBlock equal slices of its n iterations, so they see the steady state rather
+// than the launch's ramp-up. The first version sampled each block's first loads: some 600 cycles,
+// where Little's law on the measured bandwidth and warps puts the steady state near 1100.
+// Threads other than a block's thread 0 never sample.
+__device__ __forceinline__ std::uint64_t sample_iteration(int k, std::uint64_t n) {
+  constexpr std::uint64_t kNever = ~std::uint64_t{0};
+  if (threadIdx.x != 0 || k >= kLatencySamplesPerBlock) return kNever;
+  return (2 * static_cast<std::uint64_t>(k) + 1) * n / (2 * kLatencySamplesPerBlock);
+}
+
 template <int W, bool Dependent, int Bytes>
 __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::uint64_t elements,
                               std::uint32_t* sums, long long* latency) {
@@ -87,17 +98,20 @@ __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::u
     side[c] =
         __uint_as_float(((static_cast<std::uint32_t>(gid) * kSideChains + c) & kMantissaMask) | kOneBits);
   }
-  int probe = threadIdx.x == 0 ? 0 : kLatencySamplesPerBlock;
-  for (std::uint64_t i = gid; i < elements; i += stride) {
+  const std::uint64_t iterations = elements > gid ? (elements - gid - 1) / stride + 1 : 0;
+  int probe = 0;
+  std::uint64_t next_sample = sample_iteration(probe, iterations);
+  std::uint64_t iteration = 0;
+  for (std::uint64_t i = gid; i < elements; i += stride, ++iteration) {
     std::uint32_t x;
-    if (probe < kLatencySamplesPerBlock) {
+    if (iteration == next_sample) {
       // The loaded latency, from before the load to a store that needs its value
       // (sums[gid] is overwritten at the end).
       const long long t0 = ordered_clock();
       x = fold(probe_load(&data[i]));
       consume(&sums[gid], x);
       latency[blockIdx.x * kLatencySamplesPerBlock + probe] = ordered_clock() - t0;
-      ++probe;
+      next_sample = sample_iteration(++probe, iterations);
     } else {
       x = fold(data[i]);
     }
@@ -121,7 +135,7 @@ __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::u
 
 // U independent 16-byte loads a grid stride apart in flight before the first is
 // used; the sum is the W = 0 kernel's, added in another order. Thread 0's probe
-// times its first batches, from before the first load to a volatile store of
+// times batches spread over its run, from before the first load to a volatile store of
 // a value that needs all U.
 template <int U>
 __global__ void stream_batched_kernel(const uint4* data, std::uint64_t elements, std::uint32_t* sums,
@@ -130,11 +144,15 @@ __global__ void stream_batched_kernel(const uint4* data, std::uint64_t elements,
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
   std::uint32_t acc = 0;
-  int probe = threadIdx.x == 0 ? 0 : kLatencySamplesPerBlock;
+  const std::uint64_t reach = gid + (U - 1) * stride;  // the last element of the first batch
+  const std::uint64_t batches = elements > reach ? (elements - reach - 1) / (U * stride) + 1 : 0;
+  int probe = 0;
+  std::uint64_t next_sample = sample_iteration(probe, batches);
+  std::uint64_t batch = 0;
   std::uint64_t i = gid;
-  for (; i + (U - 1) * stride < elements; i += U * stride) {
+  for (; i + (U - 1) * stride < elements; i += U * stride, ++batch) {
     uint4 v[U];
-    if (probe < kLatencySamplesPerBlock) {
+    if (batch == next_sample) {
       const long long t0 = ordered_clock();
 #pragma unroll
       for (int u = 0; u < U; ++u) v[u] = probe_load(&data[i + u * stride]);
@@ -143,7 +161,7 @@ __global__ void stream_batched_kernel(const uint4* data, std::uint64_t elements,
       for (int u = 0; u < U; ++u) all ^= fold(v[u]);
       consume(&sums[gid], all);
       latency[blockIdx.x * kLatencySamplesPerBlock + probe] = ordered_clock() - t0;
-      ++probe;
+      next_sample = sample_iteration(++probe, batches);
     } else {
 #pragma unroll
       for (int u = 0; u < U; ++u) v[u] = data[i + u * stride];

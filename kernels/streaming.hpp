@@ -2,7 +2,7 @@
 // than the L2 with 4-, 8- or 16-byte loads and does W ALU instructions (FFMAs)
 // per load, either on the loaded value (dependent: the load must return first)
 // or on four chains of its own (independent: they can issue while the load is
-// in flight). Thread 0 of every block times its first loads with clock64.
+// in flight). Thread 0 of every block times loads spread over its run with clock64.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -44,9 +44,10 @@ const void* stream_kernel_function(const StreamKernelConfig& config);
 
 // Reads `elements` loads of load_bytes from d_data (the pattern words of
 // calibration.hpp's fill); thread g writes its folded sum to d_sums[g]; thread
-// 0 of block b writes the clock64 cycles of its first kLatencySamplesPerBlock
-// loads to d_latency[b * kLatencySamplesPerBlock ..] (fewer when it has fewer
-// loads; the rest stay as they were). `shared_bytes` of dynamic shared memory
+// 0 of block b writes the clock64 cycles of kLatencySamplesPerBlock loads spread
+// over its run (one mid-way through each equal slice) to
+// d_latency[b * kLatencySamplesPerBlock ..] (fewer when it has fewer loads; the
+// rest stay as they were). `shared_bytes` of dynamic shared memory
 // per block only pin how many blocks fit on an SM.
 void launch_stream(const StreamKernelConfig& config, const void* d_data, std::uint64_t elements,
                    unsigned int blocks, unsigned int threads_per_block, std::size_t shared_bytes,

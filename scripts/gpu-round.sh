@@ -54,8 +54,10 @@ step "suite and analysis" ./warpcost run --preset h200 "$@"
 
 after=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
 new=$(comm -13 <(echo "$before") <(echo "$after"))
+# The plots the analysis drew here (matplotlib is on this machine) travel with the run folders.
+plots=$(ls results/plots/*.svg 2>/dev/null)
 if [ -n "$new" ]; then
-  tar czf "$OUT/results.tar.gz" $new
+  tar czf "$OUT/results.tar.gz" $new $plots
   echo "packed: $new"
 fi
 echo "=== gpu round: $([ $status -eq 0 ] && echo passed || echo FAILED)"
