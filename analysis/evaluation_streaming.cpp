@@ -187,8 +187,9 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
   lat.unit = "cycles";
   lat.verdict = verdict::kInfo;
   lat.why = tag +
-            "median clock64 around one lane's load and first use, 8 loads spread over the run of every "
-            "block's thread 0";
+            "median clock64 around one lane's load and first use, sampled by every block's thread 0. "
+            "Only lane 0 takes the probe path; when lanes 1-31 of its warp load first, the probe "
+            "finds its 32-byte sector already requested, so this is a lower bound";
   rows.push_back(lat);
 }
 
