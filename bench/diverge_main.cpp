@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.hpp"
 #include "divergence_runner.hpp"
 #include "models.hpp"
 #include "statistics.hpp"
@@ -17,8 +18,10 @@
 
 namespace {
 
-constexpr int kExitUsage = 2;
-constexpr int kExitNoDevice = 77;
+using warpcost::cli::kExitNoDevice;
+using warpcost::cli::small_int;
+using warpcost::cli::UsageError;
+using warpcost::cli::whole_number;
 constexpr int kTimedLaunches = 11;
 
 const char* const kUsage =
@@ -27,28 +30,6 @@ const char* const kUsage =
     "       warpcost-diverge --paths P [--trips TRIPS]         k-way switch, P of 1..32 paths\n"
     "       warpcost-diverge --leaves L [--trips TRIPS]        nested if, L of 1..4 leaves\n"
     "       common options: [--warps-per-sm W] (default 4: one warp per scheduler) [--seed S]\n";
-
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-long long whole_number(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0') {
-    throw UsageError(flag + " '" + text + "' is not a whole number");
-  }
-  return v;
-}
-
-int small_int(const std::string& flag, const std::string& text) {
-  const long long v = whole_number(flag, text);
-  if (v < -1000000000LL || v > 1000000000LL) {
-    throw UsageError(flag + " = " + text + "; allowed: |value| up to 1e9");
-  }
-  return static_cast<int>(v);
-}
 
 warpcost::DivergenceConfig parse(int argc, char** argv) {
   warpcost::DivergenceConfig c;
@@ -173,13 +154,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "warpcost-diverge: %s\n%s", e.what(), kUsage);
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "warpcost-diverge: %s\n", e.what());
-    return 1;
-  }
+  return warpcost::cli::run_main("warpcost-diverge", kUsage, [&] { return run(argc, argv); });
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.hpp"
 #include "models.hpp"
 #include "statistics.hpp"
 #include "streaming_runner.hpp"
@@ -21,8 +22,10 @@
 
 namespace {
 
-constexpr int kExitUsage = 2;
-constexpr int kExitNoDevice = 77;
+using warpcost::cli::kExitNoDevice;
+using warpcost::cli::small_int;
+using warpcost::cli::UsageError;
+using warpcost::cli::whole_number;
 constexpr int kTimedLaunches = 11;
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
@@ -40,26 +43,6 @@ const char* const kUsage =
     "       defaults: N = 64, W = 0, 16-byte loads, independent ALU work, M = "
     "512, T = 256,\n"
     "                 a random ring, S = 65536\n";
-
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-long long whole_number(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0') throw UsageError(flag + " '" + text + "' is not a whole number");
-  return v;
-}
-
-int small_int(const std::string& flag, const std::string& text) {
-  const long long v = whole_number(flag, text);
-  if (v < -1000000000LL || v > 1000000000LL) {
-    throw UsageError(flag + " = " + text + "; allowed: |value| up to 1e9");
-  }
-  return static_cast<int>(v);
-}
 
 std::uint64_t positive(const std::string& flag, const std::string& text, std::uint64_t most) {
   const long long v = whole_number(flag, text);
@@ -233,13 +216,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "warpcost-stream: %s\n%s", e.what(), kUsage);
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "warpcost-stream: %s\n", e.what());
-    return 1;
-  }
+  return warpcost::cli::run_main("warpcost-stream", kUsage, [&] { return run(argc, argv); });
 }

@@ -31,6 +31,23 @@ constexpr std::uint64_t kFullLapCheckNodes = std::uint64_t{1} << 20;
 
 std::string bytes_text(long long b) { return std::to_string(b) + " bytes"; }
 
+std::uint64_t free_device_bytes() {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  WARPCOST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes;
+}
+
+// Throws std::invalid_argument naming the buffer and the free device memory when it does not fit.
+void require_free_stream_buffer(std::uint64_t bytes) {
+  const std::uint64_t free_bytes = free_device_bytes();
+  if (bytes > free_bytes) {
+    throw std::invalid_argument("stream buffer = " + bytes_text(static_cast<long long>(bytes)) +
+                                "; allowed: at most the " + bytes_text(static_cast<long long>(free_bytes)) +
+                                " of free device memory");
+  }
+}
+
 }  // namespace
 
 ResidencyLimits residency_limits(const DeviceInfo& d) {
@@ -90,14 +107,7 @@ StreamRunner::StreamRunner(const DeviceInfo& device, const StreamConfig& config,
     throw std::invalid_argument("stream buffer = " + bytes_text(static_cast<long long>(config.bytes)) +
                                 "; allowed: a positive multiple of 16 bytes");
   }
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  WARPCOST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (config.bytes > free_bytes) {
-    throw std::invalid_argument("stream buffer = " + bytes_text(static_cast<long long>(config.bytes)) +
-                                "; allowed: at most the " + bytes_text(static_cast<long long>(free_bytes)) +
-                                " of free device memory");
-  }
+  require_free_stream_buffer(config.bytes);
   const void* kernel = kernels::stream_kernel_function(config.kernel);
   const int threads = plan_.warps_per_block * 32;
   WARPCOST_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -177,14 +187,7 @@ OnePerThreadRunner::OnePerThreadRunner(const DeviceInfo& device, const OnePerThr
   if (const std::string p = one_per_thread_problem(config, device.max_threads_per_block); !p.empty()) {
     throw std::invalid_argument(p);
   }
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  WARPCOST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (config.bytes > free_bytes) {
-    throw std::invalid_argument("stream buffer = " + bytes_text(static_cast<long long>(config.bytes)) +
-                                "; allowed: at most the " + bytes_text(static_cast<long long>(free_bytes)) +
-                                " of free device memory");
-  }
+  require_free_stream_buffer(config.bytes);
   elements_ = config.bytes / 16;
   const std::uint64_t grid = blocks();
   if (grid > kMaxGridX) {
@@ -243,10 +246,9 @@ std::string chase_problem(const ChaseConfig& c, std::uint64_t free_bytes) {
 ChaseRunner::ChaseRunner(const DeviceInfo& device, const ChaseConfig& config, const Stream& stream)
     : config_(config) {
   (void)device;
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  WARPCOST_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (const std::string p = chase_problem(config, free_bytes); !p.empty()) throw std::invalid_argument(p);
+  if (const std::string p = chase_problem(config, free_device_bytes()); !p.empty()) {
+    throw std::invalid_argument(p);
+  }
   nodes_ = config.footprint_bytes / kernels::kNodeBytes;
   warm_ = nodes_ <= kFullWarmNodes ? nodes_ : kPartialWarmSteps;
   ring_ = DeviceBuffer<unsigned char>(config.footprint_bytes);
