@@ -72,15 +72,24 @@ __device__ __forceinline__ void consume(std::uint32_t* slot, std::uint32_t x) {
   asm volatile("st.volatile.global.u32 [%0], %1;" ::"l"(slot), "r"(x) : "memory");
 }
 
-// The probe's samples are spread over the thread's whole run, one in the middle of each of
-// kLatencySamplesPerBlock equal slices of its n iterations, so they see the steady state rather
-// than the launch's ramp-up. The first version sampled each block's first loads: some 600 cycles,
-// where Little's law on the measured bandwidth and warps puts the steady state near 1100.
-// Threads other than a block's thread 0 never sample.
+// The probe's samples are spread over the run, one in the middle of each of kLatencySamplesPerBlock
+// equal slices, so they see the steady state rather than the launch's ramp-up. The whole of a
+// block's warp 0 takes the probe path together (its lanes count lane 0's iterations, so they agree),
+// each lane with its own probe load, and lane 0 records: when lane 0 alone probed, lanes 1-31 of
+// its warp had often requested its 32-byte sector already, and the probe read 320 cycles where the
+// stream's own round trip was 860. Warps other than warp 0 never sample.
 __device__ __forceinline__ std::uint64_t sample_iteration(int k, std::uint64_t n) {
   constexpr std::uint64_t kNever = ~std::uint64_t{0};
-  if (threadIdx.x != 0 || k >= kLatencySamplesPerBlock) return kNever;
+  if (threadIdx.x >= 32 || k >= kLatencySamplesPerBlock) return kNever;
   return (2 * static_cast<std::uint64_t>(k) + 1) * n / (2 * kLatencySamplesPerBlock);
+}
+
+// Iterations of a grid-stride loop from `first` with `per_step` elements a step, for lane 0 of the
+// calling warp (its first element is first - lane).
+__device__ __forceinline__ std::uint64_t lane0_steps(std::uint64_t first, std::uint64_t span,
+                                                     std::uint64_t step, std::uint64_t elements) {
+  const std::uint64_t start = first - (threadIdx.x & 31u) + span;
+  return elements > start ? (elements - start - 1) / step + 1 : 0;
 }
 
 template <int W, bool Dependent, int Bytes>
@@ -98,7 +107,7 @@ __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::u
     side[c] =
         __uint_as_float(((static_cast<std::uint32_t>(gid) * kSideChains + c) & kMantissaMask) | kOneBits);
   }
-  const std::uint64_t iterations = elements > gid ? (elements - gid - 1) / stride + 1 : 0;
+  const std::uint64_t iterations = lane0_steps(gid, 0, stride, elements);
   int probe = 0;
   std::uint64_t next_sample = sample_iteration(probe, iterations);
   std::uint64_t iteration = 0;
@@ -110,7 +119,8 @@ __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::u
       const long long t0 = ordered_clock();
       x = fold(probe_load(&data[i]));
       consume(&sums[gid], x);
-      latency[blockIdx.x * kLatencySamplesPerBlock + probe] = ordered_clock() - t0;
+      const long long t1 = ordered_clock();
+      if (threadIdx.x == 0) latency[blockIdx.x * kLatencySamplesPerBlock + probe] = t1 - t0;
       next_sample = sample_iteration(++probe, iterations);
     } else {
       x = fold(data[i]);
@@ -144,8 +154,8 @@ __global__ void stream_batched_kernel(const uint4* data, std::uint64_t elements,
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
   std::uint32_t acc = 0;
-  const std::uint64_t reach = gid + (U - 1) * stride;  // the last element of the first batch
-  const std::uint64_t batches = elements > reach ? (elements - reach - 1) / (U * stride) + 1 : 0;
+  // Lane 0's batches: its first batch ends (U - 1) strides after its first element.
+  const std::uint64_t batches = lane0_steps(gid, (U - 1) * stride, U * stride, elements);
   int probe = 0;
   std::uint64_t next_sample = sample_iteration(probe, batches);
   std::uint64_t batch = 0;
@@ -160,7 +170,8 @@ __global__ void stream_batched_kernel(const uint4* data, std::uint64_t elements,
 #pragma unroll
       for (int u = 0; u < U; ++u) all ^= fold(v[u]);
       consume(&sums[gid], all);
-      latency[blockIdx.x * kLatencySamplesPerBlock + probe] = ordered_clock() - t0;
+      const long long t1 = ordered_clock();
+      if (threadIdx.x == 0) latency[blockIdx.x * kLatencySamplesPerBlock + probe] = t1 - t0;
       next_sample = sample_iteration(++probe, batches);
     } else {
 #pragma unroll
