@@ -187,9 +187,8 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
   lat.unit = "cycles";
   lat.verdict = verdict::kInfo;
   lat.why = tag +
-            "median clock64 around one lane's load and first use, sampled by every block's thread 0. "
-            "Only lane 0 takes the probe path; when lanes 1-31 of its warp load first, the probe "
-            "finds its 32-byte sector already requested, so this is a lower bound";
+            "median clock64 around one lane's load and first use, recorded by every block's lane 0 "
+            "while the whole of its warp 0 takes the probe path (8 samples spread over the run)";
   rows.push_back(lat);
 }
 
