@@ -30,6 +30,10 @@ inline constexpr const char* kCudaDriverApi = "cuda_driver_api";
 inline constexpr const char* kCudaRuntime = "cuda_runtime";
 inline constexpr const char* kGitRev = "git_rev";
 inline constexpr const char* kCommandLine = "command_line";
+// How the counter pass ran ("on: ...", "off: ...", "unavailable: ..."), and the unit of each metric
+// it may collect as "metric=unit;metric=unit". Runs before the counter pass have neither.
+inline constexpr const char* kCounterPass = "counter_pass";
+inline constexpr const char* kCounterUnits = "counter_units";
 }  // namespace key
 
 // Every key a run must carry for the analysis to place it.

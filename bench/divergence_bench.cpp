@@ -27,6 +27,16 @@ constexpr int kShortTrips = kTrips / 4;
 constexpr int kOnePerScheduler = 4;
 constexpr int kFullResidency = 64;
 
+// Every field that tells one divergence benchmark from another.
+std::string counter_key(const DivergenceConfig& c) {
+  return "divergence/kind:" + std::to_string(static_cast<int>(c.kind)) +
+         "/pattern:" + std::to_string(static_cast<int>(c.pattern)) + "/k:" + std::to_string(c.k) +
+         "/if:" + std::to_string(c.if_trips) + "/else:" + std::to_string(c.else_trips) +
+         "/paths:" + std::to_string(c.paths) + "/first:" + std::to_string(c.first_path) +
+         "/leaves:" + std::to_string(c.leaves) + "/trips:" + std::to_string(c.trips) +
+         "/warps:" + std::to_string(c.warps_per_sm);
+}
+
 void run_divergence(benchmark::State& state, const DivergenceConfig& config) {
   run_guarded(state, [&] {
     DivergenceRunner runner(bench_device(), config);
@@ -49,8 +59,10 @@ void run_divergence(benchmark::State& state, const DivergenceConfig& config) {
       state.SetIterationTime(time_launch(stream, events, [&] { runner.launch(stream); }));
       clock_hz_sum += runner.clock_hz(stream);
     }
-    // The last launch's warps: one record per warp, read after the timed loop.
+    // The last timed launch's warps: one record per warp, read after the timed loop.
     const WarpCycleSummary w = runner.read_warps(stream);
+    add_counters(state, counters::Family::kDivergence, counter_key(config),
+                 [&] { runner.launch(stream); });
     state.counters["sm_clock_hz"] = benchmark::Counter(clock_hz_sum, benchmark::Counter::kAvgIterations);
     state.counters["warp_cycles_median"] = w.median_cycles;
     state.counters["warp_cycles_p10"] = w.p10_cycles;

@@ -1,5 +1,6 @@
-// warpcost-bench: selects the device, records the device context, runs the registered benchmarks
-// and, with --warpcost_results_root, files the JSON as <root>/<gpu-slug>/<utc-stamp>/bench.json.
+// warpcost-bench: selects the device, records the device context, sets up the counter pass, runs the
+// registered benchmarks and, with --warpcost_results_root, files the JSON as
+// <root>/<gpu-slug>/<utc-stamp>/bench.json.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -12,8 +13,12 @@
 #include <vector>
 
 #include "bench_support.hpp"
+#include "counter_pass.hpp"
 #include "cuda_check.hpp"
+#include "cuda_raii.hpp"
+#include "cupti_profiler.hpp"
 #include "device_info.hpp"
+#include "partial_warp.hpp"
 #include "result_schema.hpp"
 #include "run_reader.hpp"
 
@@ -36,6 +41,16 @@ const DeviceInfo& bench_device() {
 
 namespace {
 
+std::unique_ptr<counters::CounterPass> g_counter_pass;
+
+}  // namespace
+
+counters::CounterPass* bench_counter_pass() {
+  return g_counter_pass && g_counter_pass->active() ? g_counter_pass.get() : nullptr;
+}
+
+namespace {
+
 // ctest treats this exit code as "skipped" (SKIP_RETURN_CODE), so the smoke test of a machine
 // without a GPU reports a skip, not a pass.
 constexpr int kExitNoDevice = 77;
@@ -44,6 +59,7 @@ struct Options {
   std::string results_root;
   int device = 0;
   bool check_device_only = false;
+  counters::Settings counters;
 };
 
 bool take_flag(const std::string& arg, const std::string& name, std::string& value) {
@@ -56,6 +72,8 @@ bool take_flag(const std::string& arg, const std::string& name, std::string& val
 // Removes warpcost's own flags from argv (Google Benchmark rejects flags it does not know).
 Options parse_own_flags(int& argc, char** argv) {
   Options options;
+  std::string counters_flag;
+  std::string metrics_flag;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -72,12 +90,62 @@ Options parse_own_flags(int& argc, char** argv) {
       options.device = static_cast<int>(device);
     } else if (arg == "--warpcost_check_device") {
       options.check_device_only = true;
+    } else if (take_flag(arg, "warpcost_counters", value)) {
+      counters_flag = value;
+      if (value.empty()) throw std::invalid_argument("--warpcost_counters=: allowed: on, off");
+    } else if (take_flag(arg, "warpcost_metrics", value)) {
+      metrics_flag = value;
+      if (value.empty()) {
+        throw std::invalid_argument("--warpcost_metrics=: no metric named; allowed: metric names "
+                                    "separated by single commas");
+      }
     } else {
       argv[kept++] = argv[i];
     }
   }
   argc = kept;
+  options.counters = counters::parse_settings(counters_flag, metrics_flag);
   return options;
+}
+
+// The counter pass for this run, proven on one warp before any benchmark relies on it: a 1-block,
+// 32-thread launch must count as exactly 1 warp launched. Counters the machine will not give
+// (permissions, another profiler) leave a pass that is off with the reason, and timing goes on.
+// Returns the units of every metric the run may collect ("" when off).
+std::string set_up_counter_pass(const counters::Settings& settings) {
+  using counters::CounterPass;
+  if (!settings.enabled) {
+    g_counter_pass = std::make_unique<CounterPass>(settings, "off: --warpcost_counters=off");
+    return {};
+  }
+  try {
+    auto profiler = std::make_unique<counters::CuptiProfiler>();
+    const std::vector<std::string> metrics =
+        settings.metrics.empty() ? counters::all_default_metrics() : settings.metrics;
+    const auto units = counters::metric_units(profiler->chip(), metrics);  // UnknownMetric
+    Stream stream;
+    DeviceBuffer<float> out(32);
+    DeviceBuffer<kernels::ClockSample> clocks(2);
+    const std::string warps = "smsp__warps_launched.sum";
+    const counters::Values probe = profiler->profile({warps}, "warpcost/counter_check", [&] {
+      kernels::launch_fma_blocks(1, 32, 1, out.data(), clocks.data(), stream.get());
+    });
+    if (probe.at(warps) != 1.0) {
+      throw std::runtime_error("counter check: one 32-thread block counted as " +
+                               std::to_string(probe.at(warps)) + " warps launched, not 1");
+    }
+    std::string unit_list;
+    for (const auto& [metric, unit] : units) unit_list += (unit_list.empty() ? "" : ";") + metric + "=" + unit;
+    const std::string chip = profiler->chip();
+    g_counter_pass = std::make_unique<CounterPass>(settings, std::move(profiler));
+    std::fprintf(stderr, "warpcost-bench: counter pass %s, chip %s, checked on one warp\n",
+                 g_counter_pass->status().c_str(), chip.c_str());
+    return unit_list;
+  } catch (const counters::CountersUnavailable& e) {
+    std::fprintf(stderr, "warpcost-bench: no counters: %s; the results are timing only\n", e.what());
+    g_counter_pass = std::make_unique<CounterPass>(settings, std::string("unavailable: ") + e.what());
+    return {};
+  }
 }
 
 std::string utc_format(std::time_t t, const char* format) {
@@ -135,7 +203,13 @@ std::vector<std::string> errored_benchmarks(const fs::path& json_path) {
 int run(int argc, char** argv) {
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
-  const Options options = parse_own_flags(argc, argv);
+  Options options;
+  try {
+    options = parse_own_flags(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "warpcost-bench: %s\n", e.what());
+    return 2;
+  }
 
   std::string why;
   const int devices = visible_device_count(why);
@@ -155,6 +229,14 @@ int run(int argc, char** argv) {
   }
   WARPCOST_CUDA(cudaSetDevice(options.device));
   const DeviceInfo& info = bench_device();
+  // Before anything is written: an unknown metric ends the run here.
+  std::string counter_units;
+  try {
+    counter_units = set_up_counter_pass(options.counters);
+  } catch (const counters::UnknownMetric& e) {
+    std::fprintf(stderr, "warpcost-bench: --warpcost_metrics: %s\n", e.what());
+    return 2;
+  }
 
   const std::time_t now = std::time(nullptr);
   const std::string stamp = utc_format(now, "%Y%m%dT%H%M%SZ");
@@ -180,17 +262,28 @@ int run(int argc, char** argv) {
   int gb_argc = static_cast<int>(gb_argv.size());
   gb_argv.push_back(nullptr);
   benchmark::Initialize(&gb_argc, gb_argv.data());
-  if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 2;
+  if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) {
+    if (!partial_dir.empty()) fs::remove_all(partial_dir);
+    return 2;
+  }
 
   Stream stream;
   const double clock_hz = measure_sm_clock_hz(stream);
   add_context(info, clock_hz, run_id, utc_format(now, "%Y-%m-%dT%H:%M:%SZ"), command_line);
+  benchmark::AddCustomContext(schema::key::kCounterPass, g_counter_pass->status());
+  if (!counter_units.empty()) benchmark::AddCustomContext(schema::key::kCounterUnits, counter_units);
   std::fprintf(stderr, "warpcost-bench: %s (cc %d.%d, %d SMs), SM clock %.0f MHz (max %lld MHz)\n",
                info.name.c_str(), info.cc_major, info.cc_minor, info.sm_count, clock_hz / 1e6,
                info.sm_clock_max_khz / 1000);
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  // A pass that stopped part-way said so when it stopped; the context still says how it began.
+  if (g_counter_pass->status().rfind("unavailable", 0) == 0 && !counter_units.empty()) {
+    std::fprintf(stderr, "warpcost-bench: the counter pass stopped during the run (%s); benchmarks "
+                 "after that point have timing only\n", g_counter_pass->status().c_str());
+  }
+  g_counter_pass.reset();  // CUPTI lets go while the CUDA context is still there
 
   if (partial_dir.empty()) return 0;
   const fs::path json = partial_dir / "bench.json";

@@ -73,13 +73,15 @@ void schedule(benchmark::State& state) {
       throw std::runtime_error(message);
     }
     DeviceBuffer<kernels::ScheduleSample> slots(static_cast<std::size_t>(check.threads));
-    for (auto _ : state) {
-      // The recorder is one tiny block: its time is launch cost, kept only for completeness.
-      state.SetIterationTime(time_launch(stream, events, [&] {
-        kernels::launch_record_schedule(static_cast<unsigned>(shape.x), static_cast<unsigned>(shape.y),
-                                        static_cast<unsigned>(shape.z), slots.data(), stream.get());
-      }));
-    }
+    auto launch = [&] {
+      kernels::launch_record_schedule(static_cast<unsigned>(shape.x), static_cast<unsigned>(shape.y),
+                                      static_cast<unsigned>(shape.z), slots.data(), stream.get());
+    };
+    // The recorder is one tiny block: its time is launch cost, kept only for completeness.
+    for (auto _ : state) state.SetIterationTime(time_launch(stream, events, launch));
+    // Warps launched by the hardware's own count: ceil(P/32) for the block, beside the recorder's.
+    add_counters(state, counters::Family::kPartialWarp, benchmark_key(state, "partial_warp/schedule", 3),
+                 launch);
     state.counters["threads"] = static_cast<double>(check.threads);
     state.counters["warps_observed"] = static_cast<double>(check.warps_observed);
     state.counters["tail_mask_observed"] = static_cast<double>(check.tail_mask_observed);
@@ -119,6 +121,8 @@ void staircase(benchmark::State& state) {
     for (int i = 0; i < kWarmupLaunches; ++i) launch();
     double clock_hz_sum = 0.0;
     for (auto _ : state) clock_hz_sum += timed_launch_with_clock(state, stream, events, clocks, launch);
+    add_counters(state, counters::Family::kPartialWarp, benchmark_key(state, "partial_warp/staircase", 1),
+                 launch);
     state.counters["sm_clock_hz"] = benchmark::Counter(clock_hz_sum, benchmark::Counter::kAvgIterations);
     state.counters["blocks"] = blocks;
     state.counters["blocks_per_sm"] = blocks_per_sm;
@@ -181,6 +185,8 @@ void grid_tail(benchmark::State& state) {
     for (int i = 0; i < kWarmupLaunches; ++i) launch();
     double clock_hz_sum = 0.0;
     for (auto _ : state) clock_hz_sum += timed_launch_with_clock(state, stream, events, clocks, launch);
+    add_counters(state, counters::Family::kPartialWarp, benchmark_key(state, "partial_warp/grid_tail", 2),
+                 launch);
     state.counters["sm_clock_hz"] = benchmark::Counter(clock_hz_sum, benchmark::Counter::kAvgIterations);
     state.counters["blocks"] = static_cast<double>(blocks);
     state.counters["tail_active_threads_observed"] = static_cast<double>(active);
