@@ -41,13 +41,14 @@ TEST(GpuCounters, WarpsLaunchedAndLanesPerInstructionFollowCeilPOver32) {
     DeviceBuffer<kernels::ClockSample> clocks(2);
     const Values v = profiler->profile(default_metrics(Family::kPartialWarp), "fma/" + std::to_string(p),
                                        [&] {
-                                         kernels::launch_fma_blocks(blocks, p, 64, out.data(),
+                                         kernels::launch_fma_blocks(blocks, p, 512, out.data(),
                                                                     clocks.data(), stream.get());
                                        });
     const double warps_per_block = (p + 31) / 32;
     EXPECT_EQ(v.at(kWarps), blocks * warps_per_block) << "P = " << p;
     EXPECT_EQ(v.at(kBlocks), blocks) << "P = " << p;
-    // Every warp runs the same instructions, the tail warp with P mod 32 lanes on.
+    // Every warp runs the same instructions, the tail warp with P mod 32 lanes on; thread 0's clock
+    // probe (one lane) is the 0.1 % the tolerance allows for at 512 rounds.
     EXPECT_NEAR(v.at(kLanes), p / warps_per_block, 0.01 * p / warps_per_block) << "P = " << p;
   }
 }
@@ -72,11 +73,15 @@ TEST(GpuCounters, ASplitDivergesAndTheWarpUniformControlDoesNot) {
                                      [&] { uniform_runner.launch(stream); });
   uniform_runner.check_outputs(stream);
 
+  // Both kernels also branch on lane 0 (each warp records its cycles) and on thread 0 (each block
+  // samples the clock): the control's divergent targets are that bookkeeping, one a warp and one a
+  // block. The split adds at least one a warp, its if/else.
   const double warps = s.at(kWarps);
   ASSERT_GT(warps, 0);
-  EXPECT_GE(s.at(kDivergent), warps) << "every split warp diverges at least once";
+  EXPECT_EQ(u.at(kWarps), warps);
+  EXPECT_LE(u.at(kDivergent), 2 * warps) << "warp-uniform: only the bookkeeping diverges";
+  EXPECT_GE(s.at(kDivergent) - u.at(kDivergent), warps) << "every split warp diverges at its if/else";
   EXPECT_LT(s.at(kLanes), 20.0) << "16 of 32 lanes on through both bodies";
-  EXPECT_EQ(u.at(kDivergent), 0.0) << "warp-uniform: no warp has two targets";
   EXPECT_GT(u.at(kLanes), 31.0);
 }
 
