@@ -2,7 +2,10 @@
 # The whole GPU round in one call on the device machine: build with the h200 preset and run every
 # test (the GPU ones included), compute-sanitizer memcheck over the GPU tests, then the main job
 # (suite + analysis). Logs and the new run folders, packed as one tarball, land in $OUT.
-# Usage (from the repository root): scripts/gpu-round.sh
+# Usage (from the repository root): scripts/gpu-round.sh [-- BENCH_ARGS...]
+# WARPCOST_ROUND_SUITE_ONLY=1 builds and runs the suite only (a second round of one session, whose
+# first round ran the tests); WARPCOST_ROUND_NCU=1 adds the Nsight Compute cross-check of the counter
+# pass (scripts/ncu-crosscheck.sh), packed as $OUT/ncu.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/warpcost-out}
@@ -25,6 +28,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,te
   --format=csv || true
 before=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
 
+if [ "${WARPCOST_ROUND_SUITE_ONLY:-0}" = 1 ]; then
+  step "build (h200 preset)" bash -c "cmake --preset h200 >/dev/null && cmake --build --preset h200 -j \$(nproc)"
+else
 step "build and test (h200 preset)" ./warpcost test --preset h200
 # The launch-wrapper test provokes an invalid launch on purpose; memcheck would count that API error.
 # The chase's L1-against-DRAM timing test is left out too: memcheck's instrumentation of every load
@@ -50,6 +56,10 @@ step "warpcost-stream examples" examples stream.txt warpcost-stream "read" "read
   "read --warps-per-sm 4 --alu 16 --dependent" "one-per-thread --block-threads 32" \
   "one-per-thread --block-threads 1024" "chase --footprint-kib 16" "chase --footprint-kib 4194304"
 step "SASS of the divergence and streaming kernels" bash -c "set -o pipefail; scripts/check-sass.sh build/h200/kernels/libwarpcost_kernels.a --print | tee \"$OUT/sass.txt\""
+fi
+if [ "${WARPCOST_ROUND_NCU:-0}" = 1 ]; then
+  step "ncu cross-check of the counter pass" bash -c "scripts/ncu-crosscheck.sh build/h200 \"$OUT/ncu\" && tar czf \"$OUT/ncu.tar.gz\" -C \"$OUT\" ncu && rm -r \"$OUT/ncu\""
+fi
 step "suite and analysis" ./warpcost run --preset h200 "$@"
 
 after=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
