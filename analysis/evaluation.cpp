@@ -536,6 +536,7 @@ void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Ro
     if (b.benchmark == "staircase") evaluate_staircase(run, b, rows);
     if (b.benchmark == "grid_tail") evaluate_grid_tail(run, b, rows);
   }
+  evaluate_counters(run, b, rows);
 }
 
 }  // namespace

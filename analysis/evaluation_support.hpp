@@ -32,6 +32,9 @@ void evaluate_divergence(const Run& run, const BenchmarkResult& b, std::vector<R
 void evaluate_latency(const BenchmarkResult& b, std::vector<Row>& rows);
 void evaluate_streaming(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows);
 void evaluate_streaming_curves(const Run& run, std::vector<Row>& rows);
+// The counter pass's metrics of any family: each as a row under its Nsight Compute name, the ones
+// that test a model held against it.
+void evaluate_counters(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows);
 // The worked examples the divergence family measures (Ex 7, Ex 8, the self-test's 16/16).
 void evaluate_divergence_examples(const Run& run, std::vector<Row>& rows);
 

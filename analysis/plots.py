@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """warpcost plots: the figures a person would rather look at than read, drawn with matplotlib from
-the tidy CSV that warpcost-analyze writes (one row per measured value), for the newest run of each
-family in it.
+the tidy CSV that warpcost-analyze writes (one row per measured value), for each benchmark from the
+run that swept it at the most points (the newest of equals).
 
     python3 analysis/plots.py results/warpcost.csv results/plots
 
@@ -37,9 +37,16 @@ def load(csv_path):
 
 
 def newest_run(rows, family, benchmark):
-    """The run id (newest utc) that measured this family's benchmark."""
-    runs = {(r["utc"], r["run_id"]) for r in rows if r["family"] == family and r["benchmark"] == benchmark}
-    return max(runs)[1] if runs else None
+    """The run id that measured this family's benchmark at the most points, the newest of those: a
+    later run over part of a sweep (a counter round, say) does not replace the whole sweep's plot."""
+    points = {}
+    for r in rows:
+        if r["family"] == family and r["benchmark"] == benchmark:
+            key = (r["utc"], r["run_id"])
+            points.setdefault(key, set()).add(r["params"])
+    if not points:
+        return None
+    return max(points, key=lambda k: (len(points[k]), k))[1]
 
 
 def select(rows, run_id, benchmark, metric, **fixed):

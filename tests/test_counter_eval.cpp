@@ -1,0 +1,166 @@
+// The counter rows of the analysis on real H200 counter-pass rows (tests/fixtures/counters.json,
+// cut from the committed runs by make_counters_fixture.py): each metric under its Nsight Compute
+// name and unit, and each model check's verdict, including the ones the hardware fails.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "evaluation.hpp"
+#include "run_reader.hpp"
+
+namespace warpcost::analysis {
+namespace {
+
+const std::filesystem::path kFixtures = WARPCOST_FIXTURES;
+const std::string kLanes = "smsp__average_thread_inst_executed_per_inst_executed.ratio";
+const std::string kWarps = "smsp__warps_launched.sum";
+const std::string kActive = "sm__warps_active.avg.per_cycle_active";
+const std::string kDiv = "divergent_branch_targets_per_warp";
+
+const Row* find_row(const std::vector<Row>& rows, const std::string& benchmark, const std::string& params,
+                    const std::string& metric) {
+  for (const Row& r : rows) {
+    if (r.benchmark == benchmark && r.params == params && r.metric == metric) return &r;
+  }
+  return nullptr;
+}
+
+Row row(const std::vector<Row>& rows, const std::string& benchmark, const std::string& params,
+        const std::string& metric) {
+  const Row* r = find_row(rows, benchmark, params, metric);
+  if (r == nullptr) {
+    ADD_FAILURE() << "no row " << benchmark << " " << params << " " << metric;
+    return Row{};
+  }
+  return *r;
+}
+
+class CounterEvaluation : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { rows_ = new std::vector<Row>(evaluate_run(read_run(kFixtures / "counters.json"))); }
+  static void TearDownTestSuite() { delete rows_; }
+  static std::vector<Row>* rows_;
+};
+std::vector<Row>* CounterEvaluation::rows_ = nullptr;
+
+TEST_F(CounterEvaluation, WarpsLaunchedAreCeilPOver32ABlock) {
+  const Row s = row(*rows_, "schedule", "x=48;y=1;z=1", kWarps);
+  EXPECT_EQ(s.value, 2);
+  EXPECT_EQ(s.verdict, "holds");
+  EXPECT_EQ(s.unit, "warp") << "the unit comes from the run's counter_units";
+  const Row st = row(*rows_, "staircase", "threads=48", kWarps);
+  EXPECT_EQ(st.value, 16896 * 2);
+  EXPECT_EQ(st.verdict, "holds");
+}
+
+TEST_F(CounterEvaluation, LanesPerInstructionFollowPOverCeilPOver32) {
+  const Row r = row(*rows_, "staircase", "threads=48", kLanes);
+  EXPECT_DOUBLE_EQ(*r.predicted, 24.0);
+  EXPECT_NEAR(r.value, 24.0, 0.05);
+  EXPECT_EQ(r.verdict, "holds");
+  const Row tail = row(*rows_, "grid_tail", "block=256;threads=33", kLanes);
+  EXPECT_DOUBLE_EQ(*tail.predicted, 16.5);
+  EXPECT_EQ(tail.verdict, "holds");
+}
+
+TEST_F(CounterEvaluation, AOneThreadGridTailFailsAndSaysWhy) {
+  const Row r = row(*rows_, "grid_tail", "block=256;threads=1", kLanes);
+  EXPECT_DOUBLE_EQ(*r.predicted, 1.0);
+  EXPECT_GT(r.value, 1.1);
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_NE(r.why.find("guard"), std::string::npos) << r.why;
+}
+
+TEST_F(CounterEvaluation, A48ThreadBlockAchievesTheWarpsOfA64ThreadOne) {
+  const Row r = row(*rows_, "staircase", "threads=48", "achieved_warps_vs_whole_warp_block");
+  EXPECT_NEAR(r.value, 1.0, 0.02);
+  EXPECT_EQ(r.verdict, "holds");
+  const Row a = row(*rows_, "staircase", "threads=48", kActive);
+  EXPECT_DOUBLE_EQ(*a.predicted, 64.0) << "32 blocks x 2 warp slots";
+  EXPECT_LE(a.value, 64.0);
+}
+
+TEST_F(CounterEvaluation, DivergentTargetsPerWarpArePopulatedPathsMinusOne) {
+  const Row split = row(*rows_, "split_low", "k=20;if_trips=384;else_trips=384;warps_per_sm=4", kDiv);
+  EXPECT_EQ(split.value, 1);
+  EXPECT_EQ(split.verdict, "holds");
+  const Row uniform = row(*rows_, "warp_uniform", "if_trips=384;else_trips=384;warps_per_sm=4", kDiv);
+  EXPECT_EQ(uniform.value, 0) << "the control branches per warp, not per lane";
+  EXPECT_EQ(uniform.verdict, "holds");
+  EXPECT_EQ(row(*rows_, "switch", "paths=3;first_path=0;trips=384;warps_per_sm=4", kDiv).value, 2);
+  EXPECT_EQ(row(*rows_, "nested", "leaves=2;trips=384;warps_per_sm=4", kDiv).value, 1);
+}
+
+TEST_F(CounterEvaluation, DivergenceLanesFollowThePopulatedPaths) {
+  const Row r = row(*rows_, "split_low", "k=20;if_trips=384;else_trips=384;warps_per_sm=4", kLanes);
+  EXPECT_DOUBLE_EQ(*r.predicted, 16.0) << "(20 x 384 + 12 x 384) / (2 x 384)";
+  EXPECT_EQ(r.verdict, "holds");
+  const Row sw = row(*rows_, "switch", "paths=3;first_path=0;trips=384;warps_per_sm=4", kLanes);
+  EXPECT_NEAR(*sw.predicted, 32.0 / 3, 1e-12);
+  EXPECT_EQ(sw.verdict, "holds");
+}
+
+TEST_F(CounterEvaluation, StreamingDramBytesAndResidency) {
+  const std::string p = "load_bytes=16;alu_per_load=0;warps_per_sm=8";
+  const Row bytes = row(*rows_, "read_independent", p, "dram__bytes_read.sum");
+  EXPECT_EQ(bytes.verdict, "holds");
+  EXPECT_EQ(bytes.unit, "byte");
+  const Row active = row(*rows_, "read_independent", p, kActive);
+  EXPECT_DOUBLE_EQ(*active.predicted, 8.0);
+  EXPECT_EQ(active.verdict, "holds");
+  const Row pct = row(*rows_, "read_independent", p, "dram_read_pct_of_theoretical_peak");
+  EXPECT_GT(pct.value, 20.0);
+  EXPECT_LT(pct.value, 30.0);
+  // 48 warps/SM with 4 loads in flight average 39 active: the H200 misses the requested residency.
+  const Row batched = row(*rows_, "read_batched", "load_bytes=16;loads_in_flight=4;warps_per_sm=48", kActive);
+  EXPECT_EQ(batched.verdict, "fails");
+  const Row one = row(*rows_, "read_one_per_thread", "block_threads=256", kActive);
+  EXPECT_EQ(one.verdict, "info");
+  EXPECT_DOUBLE_EQ(*one.predicted, 64.0);
+}
+
+TEST_F(CounterEvaluation, MetricsWithoutAModelAreKeptUnderTheirNames) {
+  const Row* stall = find_row(*rows_, "read_independent", "load_bytes=16;alu_per_load=0;warps_per_sm=8",
+                              "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio");
+  ASSERT_NE(stall, nullptr);
+  EXPECT_EQ(stall->verdict, "info");
+}
+
+TEST(CounterEvaluationWithoutCounters, ARunWithoutTheCounterPassHasNoCounterRows) {
+  for (const Row& r : evaluate_run(read_run(kFixtures / "partial_warp.json"))) {
+    EXPECT_NE(r.metric, kWarps);
+    EXPECT_NE(r.metric, kLanes);
+  }
+}
+
+TEST(CounterEvaluationWithoutCounters, AWrongWarpCountFails) {
+  // The fixture with the 48-thread block's warps launched changed from 2 to 3.
+  std::ifstream in(kFixtures / "counters.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string original = text.str();
+  // Only the 48-thread block's rows (its repetitions and their mean and median) launch 2 warps.
+  const std::string from = "\"smsp__warps_launched.sum\": 2.0,";
+  std::string changed = original;
+  int replaced = 0;
+  for (auto at = changed.find(from); at != std::string::npos; at = changed.find(from, at)) {
+    changed.replace(at, from.size(), "\"smsp__warps_launched.sum\": 3.0,");
+    ++replaced;
+  }
+  ASSERT_EQ(replaced, 7) << "5 repetitions, the mean and the median";
+  const auto dir = std::filesystem::temp_directory_path() / "warpcost_counter_eval";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "bench.json") << changed;
+  const auto rows = evaluate_run(read_run(dir / "bench.json"));
+  const Row r = row(rows, "schedule", "x=48;y=1;z=1", kWarps);
+  EXPECT_EQ(r.value, 3);
+  EXPECT_EQ(r.verdict, "fails");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace warpcost::analysis
