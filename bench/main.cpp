@@ -145,6 +145,12 @@ std::string set_up_counter_pass(const counters::Settings& settings) {
     std::fprintf(stderr, "warpcost-bench: no counters: %s; the results are timing only\n", e.what());
     g_counter_pass = std::make_unique<CounterPass>(settings, std::string("unavailable: ") + e.what());
     return {};
+  } catch (const counters::UnknownMetric&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A CUPTI fault (not a refusal): say how to get the timing without it.
+    throw std::runtime_error(std::string("counter pass: ") + e.what() +
+                             " (--warpcost_counters=off runs the suite without counters)");
   }
 }
 
