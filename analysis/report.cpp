@@ -47,6 +47,51 @@ std::string human_value(double value, const std::string& unit) {
   return format_number("%.6g", value) + (unit.empty() ? "" : " " + unit);
 }
 
+namespace {
+
+// One line per run, family and metric that a model or target judged: how many rows hold, fail,
+// warn or errored, and the first miss with its reason. The place to start reading.
+std::string verdicts_at_a_glance(const std::vector<EvaluatedRun>& runs) {
+  struct Tally {
+    std::string model;
+    int holds = 0, holds_per_warp = 0, fails = 0, warn = 0, error = 0;
+    const Row* first_miss = nullptr;
+  };
+  std::string md = "\n## Verdicts at a glance\n\nEvery judged metric of every run: the count of each "
+                   "verdict, and the first miss with its reason (the tables below have them all).\n\n"
+                   "| run | family | metric | model | holds | fails | warn | error | first miss |\n"
+                   "|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& er : runs) {
+    std::map<std::pair<std::string, std::string>, Tally> tallies;
+    for (const Row& r : er.rows) {
+      if (r.verdict == verdict::kInfo) continue;
+      Tally& t = tallies[{r.family, r.metric}];
+      if (t.model.empty()) t.model = r.model;
+      if (r.verdict == verdict::kHolds) ++t.holds;
+      if (r.verdict == verdict::kHoldsPerWarp) ++t.holds_per_warp;
+      if (r.verdict == verdict::kFails) ++t.fails;
+      if (r.verdict == verdict::kWarn) ++t.warn;
+      if (r.verdict == verdict::kError) ++t.error;
+      if (r.verdict != verdict::kHolds && r.verdict != verdict::kHoldsPerWarp && t.first_miss == nullptr) {
+        t.first_miss = &r;
+      }
+    }
+    for (const auto& [key, t] : tallies) {
+      const std::string holds = std::to_string(t.holds) +
+                                (t.holds_per_warp ? " (+" + std::to_string(t.holds_per_warp) + " per warp)" : "");
+      md += "| " + cell(er.run.run_id()) + " | " + cell(key.first) + " | `" + key.second + "` | " +
+            cell(t.model) + " | " + holds + " | " + std::to_string(t.fails) + " | " +
+            std::to_string(t.warn) + " | " + std::to_string(t.error) + " | " +
+            (t.first_miss ? cell(t.first_miss->benchmark + " " + t.first_miss->params + ": " + t.first_miss->why)
+                          : std::string()) +
+            " |\n";
+    }
+  }
+  return md;
+}
+
+}  // namespace
+
 std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
   namespace key = schema::key;
   std::string md = "# warpcost report\n\n";
@@ -66,6 +111,7 @@ std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
   md += "\nVerdicts: **holds** (the model describes the measurement), **fails** (it does not, the "
         "reason says why), **warn** (the measurement is suspect, or misses its target by less than twice its own noise), **info** (no model), **error** "
         "(the benchmark's own output check or a CUDA call failed).\n";
+  md += verdicts_at_a_glance(runs);
 
   for (const auto& er : runs) {
     std::map<std::string, std::vector<const Row*>> by_family;

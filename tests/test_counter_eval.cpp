@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "evaluation.hpp"
+#include "report.hpp"
 #include "run_reader.hpp"
+#include "tidy_csv.hpp"
 
 namespace warpcost::analysis {
 namespace {
@@ -128,6 +130,26 @@ TEST_F(CounterEvaluation, MetricsWithoutAModelAreKeptUnderTheirNames) {
                               "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio");
   ASSERT_NE(stall, nullptr);
   EXPECT_EQ(stall->verdict, "info");
+}
+
+TEST_F(CounterEvaluation, TheReportOpensWithEachJudgedMetricsVerdictCounts) {
+  EvaluatedRun er{read_run(kFixtures / "counters.json"), *rows_};
+  const std::string md = markdown_report({er});
+  const auto glance = md.find("## Verdicts at a glance");
+  ASSERT_NE(glance, std::string::npos);
+  EXPECT_LT(glance, md.find("— partial_warp")) << "before the per-family tables";
+  const auto line = [&](const std::string& metric) {
+    const auto at = md.find("`" + metric + "` |", glance);
+    return at == std::string::npos ? std::string() : md.substr(at, md.find('\n', at) - at);
+  };
+  // Seven divergence benchmarks, each with its one-path run in the fixture: all exact.
+  EXPECT_NE(line(kDiv).find("| 7 | 0 | 0 | 0 |"), std::string::npos) << line(kDiv);
+  // Lanes: two staircase sizes, the recorder's 48 and two grid tails hold; the divergence ones are
+  // their own line; the one-thread tail is the first (and only) partial-warp miss.
+  const auto lanes = md.find("| partial_warp | `" + kLanes + "` |", glance);
+  ASSERT_NE(lanes, std::string::npos);
+  const std::string l = md.substr(lanes, md.find('\n', lanes) - lanes);
+  EXPECT_NE(l.find("| 4 | 1 | 0 | 0 | grid_tail block=256;threads=1:"), std::string::npos) << l;
 }
 
 TEST(CounterEvaluationWithoutCounters, ARunWithoutTheCounterPassHasNoCounterRows) {
