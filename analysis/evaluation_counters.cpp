@@ -87,9 +87,9 @@ Row relative_check(Row r, const std::string& model, double predicted, double tol
 void partial_warp_checks(const Run& run, const BenchmarkResult& b,
                          const std::map<std::string, std::string>& units, std::vector<Row>& rows,
                          std::set<std::string>& done) {
-  long long p = 0;          // threads of a block
-  double blocks = 1.0;      // blocks launched
-  double useful = 0.0;      // threads that do the work
+  long long p = 0;      // threads of a block
+  double blocks = 1.0;  // blocks launched
+  double useful = 0.0;  // threads that do the work
   if (b.benchmark == "schedule") {
     p = model::threads_per_block({param_ll(b, "x"), param_ll(b, "y"), param_ll(b, "z")});
     useful = static_cast<double>(p);
@@ -114,8 +114,9 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
     const bool same = r.value == *r.predicted;
     r.verdict = same ? verdict::kHolds : verdict::kFails;
     r.why = tag + "the hardware launched " + fixed(r.value, 0) + " warps for " + fixed(blocks, 0) +
-            " block(s): " + (same ? "ceil(P/32) = " + std::to_string(warps) + " each"
-                                  : "not ceil(P/32) = " + std::to_string(warps) + " each");
+            " block(s): " +
+            (same ? "ceil(P/32) = " + std::to_string(warps) + " each"
+                  : "not ceil(P/32) = " + std::to_string(warps) + " each");
     rows.push_back(r);
     done.insert(kWarpsLaunched);
   }
@@ -125,17 +126,17 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
     const long long working = b.benchmark == "grid_tail"
                                   ? model::warps_per_block(static_cast<long long>(useful))
                                   : static_cast<long long>(blocks) * warps;
-    const double model_lanes = useful * (b.benchmark == "grid_tail" ? 1.0 : blocks) /
-                               static_cast<double>(working);
+    const double model_lanes =
+        useful * (b.benchmark == "grid_tail" ? 1.0 : blocks) / static_cast<double>(working);
     Row r = counter_row(b, kLanes, "lanes");
-    r = relative_check(r, "active lanes per warp instruction = P / ceil(P/32)", model_lanes,
-                       kLaneTolerance,
+    r = relative_check(r, "active lanes per warp instruction = P / ceil(P/32)", model_lanes, kLaneTolerance,
                        tag + fixed(r.value, 3) + " lanes on per instruction; " + fixed(useful, 0) +
                            " working threads in " + std::to_string(working) + " warps give " +
                            fixed(model_lanes, 3));
     if (r.verdict == std::string(verdict::kFails) && b.benchmark == "grid_tail") {
-      r.why += ": the warps past the total still issue their guard and exit with all lanes on, "
-               "which weighs against so few useful lanes";
+      r.why +=
+          ": the warps past the total still issue their guard and exit with all lanes on, "
+          "which weighs against so few useful lanes";
     }
     rows.push_back(r);
     done.insert(kLanes);
@@ -164,12 +165,13 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
         s.metric = "achieved_warps_vs_whole_warp_block";
         s.value = r.value / whole->counter_median(kWarpsActive);
         s.unit = "ratio";
-        s = relative_check(s, "ceil(P/32): a partial warp holds a whole warp slot, so P and 32 ceil(P/32) "
-                              "threads achieve the same warps",
+        s = relative_check(s,
+                           "ceil(P/32): a partial warp holds a whole warp slot, so P and 32 ceil(P/32) "
+                           "threads achieve the same warps",
                            1.0, kSameSlotsTolerance,
                            tag + fixed(r.value, 2) + " achieved warps/SM against " +
-                               fixed(whole->counter_median(kWarpsActive), 2) + " at P = " +
-                               std::to_string(next));
+                               fixed(whole->counter_median(kWarpsActive), 2) +
+                               " at P = " + std::to_string(next));
         rows.push_back(s);
       }
     }
@@ -179,9 +181,9 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
 // ---- divergence ------------------------------------------------------------------------------
 
 struct DivergenceShape {
-  double lanes = 32.0;        // predicted active lanes per instruction of the branch region
-  int populated = 1;          // paths with at least one lane
-  std::string reference;      // the same kernel's one-path benchmark: "benchmark|params"
+  double lanes = 32.0;    // predicted active lanes per instruction of the branch region
+  int populated = 1;      // paths with at least one lane
+  std::string reference;  // the same kernel's one-path benchmark: "benchmark|params"
   std::string text;
 };
 
@@ -192,12 +194,14 @@ DivergenceShape divergence_shape(const BenchmarkResult& b) {
     const long long if_trips = param_ll(b, "if_trips");
     const long long else_trips = param_ll(b, "else_trips");
     const long long k = b.benchmark == "warp_uniform" ? 0 : param_ll(b, "k");
-    const std::string trips = ";if_trips=" + std::to_string(if_trips) + ";else_trips=" + std::to_string(else_trips);
-    s.reference = (b.benchmark == "warp_uniform" ? std::string("split_low") : b.benchmark) + "|k=0" +
-                  trips + warps;
+    const std::string trips =
+        ";if_trips=" + std::to_string(if_trips) + ";else_trips=" + std::to_string(else_trips);
+    s.reference =
+        (b.benchmark == "warp_uniform" ? std::string("split_low") : b.benchmark) + "|k=0" + trips + warps;
     if (k > 0 && k < model::kWarpSize) {
-      const std::vector<model::BranchPath> paths = {{static_cast<int>(k), static_cast<double>(if_trips)},
-                                                    {static_cast<int>(model::kWarpSize - k), static_cast<double>(else_trips)}};
+      const std::vector<model::BranchPath> paths = {
+          {static_cast<int>(k), static_cast<double>(if_trips)},
+          {static_cast<int>(model::kWarpSize - k), static_cast<double>(else_trips)}};
       s.lanes = model::kWarpSize * model::predicted_lane_efficiency(paths);
       s.populated = 2;
       s.text = "k = " + std::to_string(k) + " lanes x " + std::to_string(if_trips) + " trips and " +
@@ -223,10 +227,10 @@ void divergence_checks(const Run& run, const BenchmarkResult& b, std::vector<Row
   const DivergenceShape s = divergence_shape(b);
   if (b.has_counter(kLanes)) {
     Row r = counter_row(b, kLanes, "lanes");
-    r = relative_check(r, "32 x lane efficiency = sum of lanes_p x cost_p / sum of cost_p (populated paths)",
-                       s.lanes, kLaneTolerance,
-                       s.text + ": " + fixed(r.value, 3) + " lanes on per instruction, the model " +
-                           fixed(s.lanes, 3));
+    r = relative_check(
+        r, "32 x lane efficiency = sum of lanes_p x cost_p / sum of cost_p (populated paths)", s.lanes,
+        kLaneTolerance,
+        s.text + ": " + fixed(r.value, 3) + " lanes on per instruction, the model " + fixed(s.lanes, 3));
     rows.push_back(r);
     done.insert(kLanes);
   }
@@ -240,9 +244,10 @@ void divergence_checks(const Run& run, const BenchmarkResult& b, std::vector<Row
   r.metric = "divergent_branch_targets_per_warp";
   r.value = (b.counter_median(kDivergent) - ref->counter_median(kDivergent)) / warps;
   r.unit = "per warp";
-  r.model = "populated paths - 1 divergent branch targets a warp beyond the same kernel's one-path "
-            "run: each path after the first is a target the warp's lanes split to (> 0: the branch "
-            "is real)";
+  r.model =
+      "populated paths - 1 divergent branch targets a warp beyond the same kernel's one-path "
+      "run: each path after the first is a target the warp's lanes split to (> 0: the branch "
+      "is real)";
   r = with_prediction(r, static_cast<double>(s.populated - 1));
   const bool holds = std::fabs(r.value - *r.predicted) < 1e-9;
   r.verdict = holds ? verdict::kHolds : verdict::kFails;
@@ -280,10 +285,9 @@ void streaming_checks(const Run& run, const BenchmarkResult& b,
   if (b.has_counter(kDramBytes) && b.has_counter("bytes_read")) {
     Row r = counter_row(b, kDramBytes, units.count(kDramBytes) ? units.at(kDramBytes) : "byte");
     const double expected = b.counter_median("bytes_read");
-    r = relative_check(r, "the bytes the kernel reads (the buffer, 8x the L2 or more)", expected,
-                       kDramBytesTolerance,
-                       fixed(r.value / 1e9, 4) + " GB from DRAM for " + fixed(expected / 1e9, 4) +
-                           " GB read");
+    r = relative_check(
+        r, "the bytes the kernel reads (the buffer, 8x the L2 or more)", expected, kDramBytesTolerance,
+        fixed(r.value / 1e9, 4) + " GB from DRAM for " + fixed(expected / 1e9, 4) + " GB read");
     rows.push_back(r);
     done.insert(kDramBytes);
 
@@ -296,7 +300,8 @@ void streaming_checks(const Run& run, const BenchmarkResult& b,
     t.unit = "%";
     t.verdict = verdict::kInfo;
     t.why = "counted DRAM bytes over the median event-timed launch, against the theoretical peak " +
-            fixed(peak / 1e12, 3) + " TB/s (CUPTI's elapsed-based throughput spans the range's launch "
+            fixed(peak / 1e12, 3) +
+            " TB/s (CUPTI's elapsed-based throughput spans the range's launch "
             "and sync, so it is not used)";
     rows.push_back(t);
   }

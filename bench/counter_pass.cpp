@@ -24,16 +24,21 @@ constexpr const char* kLanesPerInst = "smsp__average_thread_inst_executed_per_in
 const std::vector<std::string>& default_metrics(Family family) {
   // Partial warps: warps launched against ceil(P/32) a block, lanes per instruction against
   // P/ceil(P/32), and achieved warps per SM against the occupancy API's slots.
-  static const std::vector<std::string> partial_warp = {
-      "smsp__warps_launched.sum", "sm__ctas_launched.sum", kLanesPerInst,
-      "sm__warps_active.avg.per_cycle_active", "smsp__inst_executed.sum",
-      "smsp__thread_inst_executed.sum"};
+  static const std::vector<std::string> partial_warp = {"smsp__warps_launched.sum",
+                                                        "sm__ctas_launched.sum",
+                                                        kLanesPerInst,
+                                                        "sm__warps_active.avg.per_cycle_active",
+                                                        "smsp__inst_executed.sum",
+                                                        "smsp__thread_inst_executed.sum"};
   // Divergence: lanes per instruction against the predicted lane efficiency, lanes predicated on,
   // and divergent branch targets (the proof the branch is real).
   static const std::vector<std::string> divergence = {
-      kLanesPerInst, "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio",
-      "smsp__sass_branch_targets_threads_divergent.sum", "smsp__sass_branch_targets.sum",
-      "smsp__warps_launched.sum", "smsp__inst_executed.sum"};
+      kLanesPerInst,
+      "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio",
+      "smsp__sass_branch_targets_threads_divergent.sum",
+      "smsp__sass_branch_targets.sum",
+      "smsp__warps_launched.sum",
+      "smsp__inst_executed.sum"};
   // Streaming: achieved warps per SM against the requested residency, DRAM bytes against the bytes
   // the kernel reads, the memory stall and issue-slot use. DRAM throughput is those bytes over the
   // event-timed kernel: CUPTI's dram__throughput.avg.pct_of_peak_sustained_elapsed is over the
@@ -124,8 +129,9 @@ Settings parse_settings(const std::string& counters_flag, const std::string& met
                                 "separated by single commas");
   }
   if (!s.enabled) {
-    throw std::invalid_argument("--warpcost_metrics with --warpcost_counters=off: no counters would "
-                                "be collected; allowed: one of the two");
+    throw std::invalid_argument(
+        "--warpcost_metrics with --warpcost_counters=off: no counters would "
+        "be collected; allowed: one of the two");
   }
   return s;
 }
@@ -135,17 +141,16 @@ CounterPass::CounterPass(Settings settings, std::string status)
 
 CounterPass::CounterPass(Settings settings, std::unique_ptr<CounterBackend> backend)
     : settings_(std::move(settings)), backend_(std::move(backend)) {
-  status_ = settings_.metrics.empty() ? "on: each family's metrics"
-                                      : "on: " + std::to_string(settings_.metrics.size()) +
-                                            " metric(s) from --warpcost_metrics";
+  status_ = settings_.metrics.empty()
+                ? "on: each family's metrics"
+                : "on: " + std::to_string(settings_.metrics.size()) + " metric(s) from --warpcost_metrics";
 }
 
 std::vector<std::string> CounterPass::metrics_for(Family family) const {
   return settings_.metrics.empty() ? default_metrics(family) : settings_.metrics;
 }
 
-Values CounterPass::collect(Family family, const std::string& key,
-                            const std::function<void()>& launch) {
+Values CounterPass::collect(Family family, const std::string& key, const std::function<void()>& launch) {
   if (!active()) return {};
   if (const auto it = done_.find(key); it != done_.end()) return it->second;
   try {

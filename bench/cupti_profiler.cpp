@@ -28,8 +28,8 @@ void check_cupti(CUptiResult result, const char* call, const char* file, int lin
   if (!advice.empty()) throw CountersUnavailable(result, advice);
   const char* name = nullptr;
   if (cuptiGetResultString(result, &name) != CUPTI_SUCCESS || name == nullptr) name = "unknown result";
-  throw std::runtime_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) +
-                           ": " + name + " (" + std::to_string(static_cast<int>(result)) + ")");
+  throw std::runtime_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
+                           name + " (" + std::to_string(static_cast<int>(result)) + ")");
 }
 
 #define WARPCOST_CUPTI(call) check_cupti((call), #call, __FILE__, __LINE__)
@@ -51,8 +51,8 @@ CUcontext current_context() {
   using GetCurrent = CUresult (*)(CUcontext*);
   void* entry = nullptr;
   cudaDriverEntryPointQueryResult found{};
-  WARPCOST_CUDA(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &entry, 12000, cudaEnableDefault,
-                                                 &found));
+  WARPCOST_CUDA(
+      cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &entry, 12000, cudaEnableDefault, &found));
   if (found != cudaDriverEntryPointSuccess || entry == nullptr) {
     throw std::runtime_error("the driver has no cuCtxGetCurrent entry point");
   }
@@ -76,7 +76,8 @@ class HostObject {
     host_ = p.pHostObject;
   }
   ~HostObject() {
-    auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    auto p =
+        params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
     p.pHostObject = host_;
     const CUptiResult r = cuptiProfilerHostDeinitialize(&p);
     if (r != CUPTI_SUCCESS) std::fprintf(stderr, "warpcost: cuptiProfilerHostDeinitialize: %d\n", r);
@@ -87,7 +88,8 @@ class HostObject {
 
   // The CUPTI result of adding `names` to this object's configuration.
   CUptiResult add(std::vector<const char*>& names) {
-    auto p = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    auto p = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     p.pHostObject = host_;
     p.ppMetricNames = names.data();
     p.numMetrics = names.size();
@@ -113,7 +115,8 @@ std::map<std::string, std::string> metric_units(const std::string& chip,
     // A base name without its roll-up has properties but cannot be collected, so each name is
     // also added to a configuration of its own.
     HostObject host(chip, nullptr);
-    auto p = params<CUpti_Profiler_Host_GetMetricProperties_Params>(CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
+    auto p = params<CUpti_Profiler_Host_GetMetricProperties_Params>(
+        CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
     p.pHostObject = host.get();
     p.pMetricName = m.c_str();
     if (cuptiProfilerHostGetMetricProperties(&p) != CUPTI_SUCCESS) throw UnknownMetric(m, chip);
@@ -133,16 +136,19 @@ struct CuptiProfiler::Config {
       metric_units(chip, metrics);  // throws UnknownMetric when a name is the reason
       WARPCOST_CUPTI(added);
     }
-    auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
     size.pHostObject = host.get();
     WARPCOST_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
     image.resize(size.configImageSize);
-    auto get = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    auto get = params<CUpti_Profiler_Host_GetConfigImage_Params>(
+        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     get.pHostObject = host.get();
     get.configImageSize = image.size();
     get.pConfigImage = image.data();
     WARPCOST_CUPTI(cuptiProfilerHostGetConfigImage(&get));
-    auto n = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    auto n = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(
+        CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
     n.configImageSize = image.size();
     n.pConfigImage = image.data();
     WARPCOST_CUPTI(cuptiProfilerHostGetNumOfPasses(&n));
@@ -166,7 +172,8 @@ CuptiProfiler::CuptiProfiler() {
   chip.deviceIndex = static_cast<std::size_t>(device);
   WARPCOST_CUPTI(cuptiDeviceGetChipName(&chip));
   chip_ = chip.pChipName;
-  auto avail = params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  auto avail = params<CUpti_Profiler_GetCounterAvailability_Params>(
+      CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   avail.ctx = current_context();
   WARPCOST_CUPTI(cuptiProfilerGetCounterAvailability(&avail));
   availability_.resize(avail.counterAvailabilityImageSize);
@@ -214,7 +221,8 @@ Values CuptiProfiler::profile(const std::vector<std::string>& metrics, const std
     }
   } disable_on_exit{profiler};
 
-  auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
   size.pRangeProfilerObject = profiler;
   size.pMetricNames = config.names.data();
   size.numMetrics = config.names.size();
@@ -222,7 +230,8 @@ Values CuptiProfiler::profile(const std::vector<std::string>& metrics, const std
   size.maxNumRangeTreeNodes = 1;
   WARPCOST_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
   std::vector<std::uint8_t> data(size.counterDataSize);
-  auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   init.pRangeProfilerObject = profiler;
   init.counterDataSize = data.size();
   init.pCounterData = data.data();
@@ -255,7 +264,8 @@ Values CuptiProfiler::profile(const std::vector<std::string>& metrics, const std
     auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
     start.pRangeProfilerObject = profiler;
     WARPCOST_CUPTI(cuptiRangeProfilerStart(&start));
-    auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+    auto push =
+        params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
     push.pRangeProfilerObject = profiler;
     push.pRangeName = range_name.c_str();
     WARPCOST_CUPTI(cuptiRangeProfilerPushRange(&push));
@@ -270,24 +280,27 @@ Values CuptiProfiler::profile(const std::vector<std::string>& metrics, const std
     all_submitted = stop.isAllPassSubmitted != 0;
   }
 
-  auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+  auto decode =
+      params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   decode.pRangeProfilerObject = profiler;
   WARPCOST_CUPTI(cuptiRangeProfilerDecodeData(&decode));
   if (decode.numOfRangeDropped != 0) {
     throw std::runtime_error("counter pass of " + range_name + ": CUPTI dropped " +
                              std::to_string(decode.numOfRangeDropped) + " range(s)");
   }
-  auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = data.data();
   info.counterDataImageSize = data.size();
   WARPCOST_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&info));
   if (info.numTotalRanges != 1) {
-    throw std::runtime_error("counter pass of " + range_name + ": " +
-                             std::to_string(info.numTotalRanges) + " ranges decoded, expected 1");
+    throw std::runtime_error("counter pass of " + range_name + ": " + std::to_string(info.numTotalRanges) +
+                             " ranges decoded, expected 1");
   }
 
   std::vector<double> values(config.names.size());
-  auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+  auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
   eval.pHostObject = config.host.get();
   eval.pCounterDataImage = data.data();
   eval.counterDataImageSize = data.size();

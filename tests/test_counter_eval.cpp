@@ -43,7 +43,9 @@ Row row(const std::vector<Row>& rows, const std::string& benchmark, const std::s
 
 class CounterEvaluation : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { rows_ = new std::vector<Row>(evaluate_run(read_run(kFixtures / "counters.json"))); }
+  static void SetUpTestSuite() {
+    rows_ = new std::vector<Row>(evaluate_run(read_run(kFixtures / "counters.json")));
+  }
   static void TearDownTestSuite() { delete rows_; }
   static std::vector<Row>* rows_;
 };

@@ -34,7 +34,8 @@ TEST(CounterSettings, AnUnknownSwitchValueNamesItAndWhatIsAllowed) {
 }
 
 TEST(CounterSettings, MetricsAreACommaListKeptInOrderWithoutRepeats) {
-  const Settings s = parse_settings("on", "dram__bytes_read.sum,smsp__warps_launched.sum,dram__bytes_read.sum");
+  const Settings s =
+      parse_settings("on", "dram__bytes_read.sum,smsp__warps_launched.sum,dram__bytes_read.sum");
   EXPECT_EQ(s.metrics, (std::vector<std::string>{"dram__bytes_read.sum", "smsp__warps_launched.sum"}));
 }
 
@@ -44,8 +45,7 @@ TEST(CounterSettings, EmptyNamesAndMetricsWithCountersOffAreRefused) {
     EXPECT_NE(m.find("--warpcost_metrics=" + bad), std::string::npos) << m;
     EXPECT_NE(m.find("allowed:"), std::string::npos) << m;
   }
-  const std::string m =
-      message_of([] { parse_settings("off", "smsp__warps_launched.sum"); });
+  const std::string m = message_of([] { parse_settings("off", "smsp__warps_launched.sum"); });
   EXPECT_NE(m.find("--warpcost_counters=off"), std::string::npos) << m;
 }
 
@@ -63,8 +63,8 @@ TEST(CounterMetrics, EachFamilyCarriesTheMetricsItsModelNeeds) {
   EXPECT_TRUE(has(Family::kDivergence, "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio"));
   EXPECT_TRUE(has(Family::kStreaming, "dram__bytes_read.sum"));
   EXPECT_TRUE(has(Family::kStreaming, "sm__warps_active.avg.per_cycle_active"));
-  EXPECT_TRUE(has(Family::kStreaming,
-                  "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"));
+  EXPECT_TRUE(
+      has(Family::kStreaming, "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"));
   const auto all = all_default_metrics();
   EXPECT_EQ(std::count(all.begin(), all.end(), lanes), 1);
 }

@@ -23,13 +23,13 @@ const std::string kLanes = "smsp__average_thread_inst_executed_per_inst_executed
 const std::string kDivergent = "smsp__sass_branch_targets_threads_divergent.sum";
 
 // The profiler, or a skip that says why the machine gives no counters.
-#define WARPCOST_REQUIRE_COUNTERS(profiler)                                        \
-  WARPCOST_REQUIRE_GPU();                                                          \
-  std::unique_ptr<CuptiProfiler> profiler;                                         \
-  try {                                                                            \
-    profiler = std::make_unique<CuptiProfiler>();                                  \
-  } catch (const CountersUnavailable& e) {                                         \
-    GTEST_SKIP() << "no counters on this machine: " << e.what();                   \
+#define WARPCOST_REQUIRE_COUNTERS(profiler)                      \
+  WARPCOST_REQUIRE_GPU();                                        \
+  std::unique_ptr<CuptiProfiler> profiler;                       \
+  try {                                                          \
+    profiler = std::make_unique<CuptiProfiler>();                \
+  } catch (const CountersUnavailable& e) {                       \
+    GTEST_SKIP() << "no counters on this machine: " << e.what(); \
   }
 
 TEST(GpuCounters, WarpsLaunchedAndLanesPerInstructionFollowCeilPOver32) {
@@ -39,11 +39,9 @@ TEST(GpuCounters, WarpsLaunchedAndLanesPerInstructionFollowCeilPOver32) {
     const unsigned blocks = 264;
     DeviceBuffer<float> out(static_cast<std::size_t>(blocks) * p);
     DeviceBuffer<kernels::ClockSample> clocks(2);
-    const Values v = profiler->profile(default_metrics(Family::kPartialWarp), "fma/" + std::to_string(p),
-                                       [&] {
-                                         kernels::launch_fma_blocks(blocks, p, 512, out.data(),
-                                                                    clocks.data(), stream.get());
-                                       });
+    const Values v = profiler->profile(
+        default_metrics(Family::kPartialWarp), "fma/" + std::to_string(p),
+        [&] { kernels::launch_fma_blocks(blocks, p, 512, out.data(), clocks.data(), stream.get()); });
     const double warps_per_block = (p + 31) / 32;
     EXPECT_EQ(v.at(kWarps), blocks * warps_per_block) << "P = " << p;
     EXPECT_EQ(v.at(kBlocks), blocks) << "P = " << p;
