@@ -54,6 +54,16 @@ const BenchmarkResult* find_benchmark(const Run& run, const std::string& family,
   return nullptr;
 }
 
+long long iparam(const BenchmarkResult& b, const std::string& key) {
+  return std::llround(b.param(key));
+}
+
+double dram_peak(const Run& run) {
+  return model::theoretical_dram_peak_bytes_per_s(
+      static_cast<long long>(run.context.number(schema::key::kMemoryClockKhz)),
+      static_cast<int>(run.context.number(schema::key::kMemoryBusWidthBits)));
+}
+
 }  // namespace detail
 
 namespace {

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +17,7 @@
 namespace warpcost::analysis {
 
 using detail::base_row;
+using detail::iparam;
 using detail::find_benchmark;
 using detail::with_prediction;
 
@@ -44,24 +44,9 @@ bool is_ncu_metric(const std::string& name) { return name.find("__") != std::str
 
 // "metric=unit;metric=unit" from the run's context; empty for runs before the counter pass.
 std::map<std::string, std::string> counter_units(const Run& run) {
-  std::map<std::string, std::string> units;
   const auto it = run.context.values.find(schema::key::kCounterUnits);
-  if (it == run.context.values.end()) return units;
-  std::stringstream in(it->second);
-  std::string item;
-  while (std::getline(in, item, ';')) {
-    const auto eq = item.find('=');
-    if (eq != std::string::npos) units[item.substr(0, eq)] = item.substr(eq + 1);
-  }
-  return units;
-}
-
-long long param_ll(const BenchmarkResult& b, const std::string& key) {
-  return static_cast<long long>(std::llround(b.param(key)));
-}
-
-bool has_param(const BenchmarkResult& b, const std::string& key) {
-  return std::any_of(b.params.begin(), b.params.end(), [&](const auto& kv) { return kv.first == key; });
+  return it == run.context.values.end() ? std::map<std::string, std::string>{}
+                                        : parse_key_values(it->second);
 }
 
 Row counter_row(const BenchmarkResult& b, const std::string& metric, const std::string& unit) {
@@ -91,16 +76,16 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
   double blocks = 1.0;  // blocks launched
   double useful = 0.0;  // threads that do the work
   if (b.benchmark == "schedule") {
-    p = model::threads_per_block({param_ll(b, "x"), param_ll(b, "y"), param_ll(b, "z")});
+    p = model::threads_per_block({iparam(b, "x"), iparam(b, "y"), iparam(b, "z")});
     useful = static_cast<double>(p);
   } else if (b.benchmark == "staircase") {
-    p = param_ll(b, "threads");
+    p = iparam(b, "threads");
     blocks = b.counter_median("blocks");
     useful = static_cast<double>(p);
   } else if (b.benchmark == "grid_tail") {
-    p = param_ll(b, "block");
+    p = iparam(b, "block");
     blocks = b.counter_median("blocks");
-    useful = static_cast<double>(param_ll(b, "threads"));
+    useful = static_cast<double>(iparam(b, "threads"));
   } else {
     return;
   }
@@ -189,11 +174,11 @@ struct DivergenceShape {
 
 DivergenceShape divergence_shape(const BenchmarkResult& b) {
   DivergenceShape s;
-  const std::string warps = ";warps_per_sm=" + std::to_string(param_ll(b, "warps_per_sm"));
+  const std::string warps = ";warps_per_sm=" + std::to_string(iparam(b, "warps_per_sm"));
   if (b.benchmark.rfind("split_", 0) == 0 || b.benchmark == "warp_uniform") {
-    const long long if_trips = param_ll(b, "if_trips");
-    const long long else_trips = param_ll(b, "else_trips");
-    const long long k = b.benchmark == "warp_uniform" ? 0 : param_ll(b, "k");
+    const long long if_trips = iparam(b, "if_trips");
+    const long long else_trips = iparam(b, "else_trips");
+    const long long k = b.benchmark == "warp_uniform" ? 0 : iparam(b, "k");
     const std::string trips =
         ";if_trips=" + std::to_string(if_trips) + ";else_trips=" + std::to_string(else_trips);
     s.reference =
@@ -212,8 +197,8 @@ DivergenceShape divergence_shape(const BenchmarkResult& b) {
     return s;
   }
   const bool is_switch = b.benchmark == "switch";
-  const long long n = param_ll(b, is_switch ? "paths" : "leaves");
-  const std::string trips = ";trips=" + std::to_string(param_ll(b, "trips"));
+  const long long n = iparam(b, is_switch ? "paths" : "leaves");
+  const std::string trips = ";trips=" + std::to_string(iparam(b, "trips"));
   s.reference = b.benchmark + (is_switch ? "|paths=1;first_path=0" : "|leaves=1") + trips + warps;
   // Equal paths: sum over paths of lanes x T over n T is 32/n however the lanes are spread.
   s.populated = static_cast<int>(std::min<long long>(n, model::kWarpSize));
@@ -264,7 +249,7 @@ void streaming_checks(const Run& run, const BenchmarkResult& b,
                       std::set<std::string>& done) {
   if (b.has_counter(kWarpsActive)) {
     Row r = counter_row(b, kWarpsActive, units.count(kWarpsActive) ? units.at(kWarpsActive) : "warp");
-    if (has_param(b, "warps_per_sm")) {
+    if (b.has_param("warps_per_sm")) {
       const double requested = b.param("warps_per_sm");
       r = relative_check(r, "the requested residency: a persistent grid holds warps/SM from start to end",
                          requested, kResidencyTolerance,
@@ -293,9 +278,7 @@ void streaming_checks(const Run& run, const BenchmarkResult& b,
 
     Row t = base_row(b);
     t.metric = "dram_read_pct_of_theoretical_peak";
-    const double peak = model::theoretical_dram_peak_bytes_per_s(
-        static_cast<long long>(run.context.number(schema::key::kMemoryClockKhz)),
-        static_cast<int>(run.context.number(schema::key::kMemoryBusWidthBits)));
+    const double peak = detail::dram_peak(run);
     t.value = 100.0 * r.value / b.median_seconds() / peak;
     t.unit = "%";
     t.verdict = verdict::kInfo;

@@ -25,10 +25,6 @@ const BenchmarkResult* find(const Run& run, const std::string& benchmark, const 
   return find_benchmark(run, kFamily, benchmark, params);
 }
 
-long long iparam(const BenchmarkResult& b, const std::string& key) {
-  return static_cast<long long>(b.param(key));
-}
-
 double counter_cv(const BenchmarkResult& b, const std::string& name) {
   const auto it = b.counters.find(name);
   return it == b.counters.end() ? 0.0 : coefficient_of_variation(it->second);
@@ -292,8 +288,7 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   const char* key = is_switch ? "paths" : "leaves";
   const long long n = iparam(b, key);
   // Runs before the switch could run one case alone have no first_path parameter.
-  bool has_first = false;
-  for (const auto& kv : b.params) has_first = has_first || kv.first == "first_path";
+  const bool has_first = b.has_param("first_path");
   const long long first = has_first ? iparam(b, "first_path") : 0;
   const long long trips = iparam(b, "trips");
   const long long warps = iparam(b, "warps_per_sm");

@@ -109,12 +109,6 @@ void plateau_rows(const Run& run, std::vector<Row>& rows) {
   }
 }
 
-double dram_peak(const Run& run) {
-  return model::theoretical_dram_peak_bytes_per_s(
-      static_cast<long long>(run.context.number(schema::key::kMemoryClockKhz)),
-      static_cast<int>(run.context.number(schema::key::kMemoryBusWidthBits)));
-}
-
 // A bandwidth row held against the theoretical peak: above it, the data did not
 // come from DRAM.
 Row bandwidth_row(const BenchmarkResult& b, double peak, const std::string& tag) {
@@ -197,10 +191,7 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
 using CurveKey = std::tuple<std::string, long long, long long, long long>;
 
 double param_or(const BenchmarkResult& b, const std::string& key, double otherwise) {
-  for (const auto& [k, v] : b.params) {
-    if (k == key) return b.param(key);
-  }
-  return otherwise;
+  return b.has_param(key) ? b.param(key) : otherwise;
 }
 
 Row knee_row(const std::string& params, const std::string& metric, double measured, double predicted,

@@ -20,6 +20,10 @@ std::string noise_note(double miss, double noise);
 Row base_row(const BenchmarkResult& b);
 // Sets predicted and the relative error (value - predicted) / predicted.
 Row with_prediction(Row r, double predicted);
+// A whole-number parameter (a count, a size); throws std::out_of_range if absent.
+long long iparam(const BenchmarkResult& b, const std::string& key);
+// The theoretical DRAM peak of the run's GPU: memory clock x bus width/8 x 2, in bytes/s.
+double dram_peak(const Run& run);
 // The first error-free benchmark of this family, name and parameter text, or nullptr.
 const BenchmarkResult* find_benchmark(const Run& run, const std::string& family,
                                       const std::string& benchmark, const std::string& params);

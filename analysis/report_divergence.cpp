@@ -14,20 +14,6 @@ namespace {
 
 using Params = std::map<std::string, std::string>;
 
-Params parse_params(const std::string& text) {
-  Params p;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = text.find(';', start);
-    const std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    const std::size_t eq = item.find('=');
-    if (eq != std::string::npos) p[item.substr(0, eq)] = item.substr(eq + 1);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return p;
-}
-
 // (benchmark, params, metric) -> row of one run.
 class RowIndex {
  public:
@@ -78,7 +64,7 @@ std::string divergence_summary_markdown(const EvaluatedRun& er) {
   std::set<long long> leaf_counts;
   for (const Row& r : er.rows) {
     if (r.family != "divergence" || r.metric != "warp_cycles") continue;
-    const Params p = parse_params(r.params);
+    const Params p = parse_key_values(r.params);
     if (r.benchmark == "split_low" && p.count("if_trips")) {
       if (p.at("if_trips") == p.at("else_trips")) {
         equal_trips = p.at("if_trips");

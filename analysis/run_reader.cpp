@@ -119,6 +119,13 @@ double BenchmarkResult::param(const std::string& key) const {
   throw std::out_of_range(run_name + " has no parameter '" + key + "'");
 }
 
+bool BenchmarkResult::has_param(const std::string& key) const {
+  for (const auto& kv : params) {
+    if (kv.first == key) return true;
+  }
+  return false;
+}
+
 double BenchmarkResult::median_seconds() const { return median(seconds); }
 
 double BenchmarkResult::counter_median(const std::string& name) const {

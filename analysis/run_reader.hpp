@@ -35,6 +35,7 @@ struct BenchmarkResult {
 
   std::string params_text() const;  // "key=value;key=value"
   double param(const std::string& key) const;  // throws std::out_of_range if absent
+  bool has_param(const std::string& key) const;
   double median_seconds() const;
   double counter_median(const std::string& name) const;  // throws std::out_of_range if absent
   bool has_counter(const std::string& name) const { return counters.count(name) != 0; }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 
 namespace warpcost::analysis {
@@ -20,6 +21,22 @@ inline std::string fixed(double value, int digits) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
   return buffer;
+}
+
+// "key=value;key=value" (a row's params, the context's counter_units) as a map; items without '='
+// are skipped.
+inline std::map<std::string, std::string> parse_key_values(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find(';', start);
+    const std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const std::size_t eq = item.find('=');
+    if (eq != std::string::npos) out[item.substr(0, eq)] = item.substr(eq + 1);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
 }
 
 // A lane mask as eight hex digits: 0x0000ffff.
