@@ -227,7 +227,8 @@ void divergence_checks(const Run& run, const BenchmarkResult& b, std::vector<Row
   const auto bar = s.reference.find('|');
   const BenchmarkResult* ref =
       find_benchmark(run, "divergence", s.reference.substr(0, bar), s.reference.substr(bar + 1));
-  if (ref == nullptr || !ref->has_counter(kDivergent)) return;
+  // The one-path run itself would be held against itself: no row, it cannot fail.
+  if (ref == nullptr || ref == &b || !ref->has_counter(kDivergent)) return;
   const double warps = b.counter_median(kWarpsLaunched);
   Row r = base_row(b);
   r.metric = "divergent_branch_targets_per_warp";
