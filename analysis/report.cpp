@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -53,10 +54,20 @@ namespace {
 // model, and how many rows hold, fail (and of those, how many grid rows whose per-warp model holds),
 // warn, are untestable here or throttled, meet or miss a target, or errored; then the first miss
 // with its reason. Then the throttled points. The place to start reading (docs/verdicts.md).
+// One metric may be held against several models (the grid slowdown of an equal split, of a
+// switch, of the warp-uniform control): each is named, the first six in full.
+std::string join_models(const std::vector<std::string>& models) {
+  constexpr std::size_t kShown = 6;
+  std::string text;
+  for (std::size_t i = 0; i < models.size() && i < kShown; ++i) text += (i ? "; " : "") + models[i];
+  if (models.size() > kShown) text += "; and " + std::to_string(models.size() - kShown) + " more";
+  return text;
+}
+
 std::string verdicts_at_a_glance(const std::vector<EvaluatedRun>& runs) {
   struct Tally {
     std::string kind;
-    std::string model;
+    std::vector<std::string> models;  // the distinct models its rows are held against
     int holds = 0, fails = 0, fails_holding_per_warp = 0, warn = 0, untestable = 0, throttled = 0,
         met = 0, missed = 0, error = 0;
     const Row* first_miss = nullptr;
@@ -85,7 +96,9 @@ std::string verdicts_at_a_glance(const std::vector<EvaluatedRun>& runs) {
       }
       if (r.kind == kind::kInfo && r.verdict != verdict::kError) continue;
       Tally& t = tallies[{r.family, r.metric}];
-      if (t.model.empty()) t.model = r.model;
+      if (!r.model.empty() && std::find(t.models.begin(), t.models.end(), r.model) == t.models.end()) {
+        t.models.push_back(r.model);
+      }
       if (t.kind.empty() || r.kind != kind::kInfo) t.kind = r.kind;
       if (r.verdict == verdict::kHolds) ++t.holds;
       if (r.verdict == verdict::kFails) {
@@ -106,7 +119,7 @@ std::string verdicts_at_a_glance(const std::vector<EvaluatedRun>& runs) {
     }
     for (const auto& [key, t] : tallies) {
       md += "| " + cell(er.run.run_id()) + " | " + cell(key.first) + " | `" + key.second + "` | " +
-            t.kind + " | " + cell(t.model) + " | " + std::to_string(t.holds) + " | " +
+            t.kind + " | " + cell(join_models(t.models)) + " | " + std::to_string(t.holds) + " | " +
             std::to_string(t.fails) + " | " + std::to_string(t.fails_holding_per_warp) + " | " +
             std::to_string(t.warn) + " | " + std::to_string(t.untestable) + " | " +
             std::to_string(t.throttled) + " | " + std::to_string(t.met) + " | " +
