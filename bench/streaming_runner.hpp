@@ -54,7 +54,10 @@ class StreamRunner {
   // Throws std::invalid_argument naming the value when the kernel, the
   // residency or the buffer cannot be had: the occupancy API must confirm the
   // planned blocks per SM before any launch.
-  StreamRunner(const DeviceInfo& device, const StreamConfig& config, const Stream& stream);
+  // `shared`, when given, is the input already filled with config.seed's pattern (config.bytes of
+  // it), shared by many runners: the runner then allocates and fills no input of its own.
+  StreamRunner(const DeviceInfo& device, const StreamConfig& config, const Stream& stream,
+               const DeviceBuffer<std::uint32_t>* shared = nullptr);
 
   void launch(const Stream& stream);
   // Replays 256 threads spread over the grid; throws std::runtime_error naming
@@ -76,6 +79,7 @@ class StreamRunner {
   unsigned int blocks_ = 0;
   std::uint64_t elements_ = 0;
   DeviceBuffer<std::uint32_t> data_;
+  const std::uint32_t* input_ = nullptr;  // data_ or the shared input
   DeviceBuffer<std::uint32_t> sums_;
   DeviceBuffer<long long> latency_;
 };
@@ -94,7 +98,8 @@ std::string one_per_thread_problem(const OnePerThreadConfig& config, int max_thr
 
 class OnePerThreadRunner {
  public:
-  OnePerThreadRunner(const DeviceInfo& device, const OnePerThreadConfig& config, const Stream& stream);
+  OnePerThreadRunner(const DeviceInfo& device, const OnePerThreadConfig& config, const Stream& stream,
+                     const DeviceBuffer<std::uint32_t>* shared = nullptr);
   void launch(const Stream& stream);
   // Replays 256 warps spread over the grid; throws std::runtime_error naming
   // the first that differs.
@@ -113,6 +118,7 @@ class OnePerThreadRunner {
   int resident_blocks_ = 0;
   std::uint64_t elements_ = 0;
   DeviceBuffer<std::uint32_t> data_;
+  const std::uint32_t* input_ = nullptr;
   DeviceBuffer<std::uint32_t> warp_sums_;
 };
 
