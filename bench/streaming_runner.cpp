@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <stdexcept>
 #include <vector>
 
@@ -157,8 +158,19 @@ void StreamRunner::check_sums(const Stream& stream) const {
   stream.synchronize();
   const std::uint64_t threads = got.size();
   const std::uint64_t step = std::max<std::uint64_t>(1, threads / kSampledThreads);
-  for (std::uint64_t g = 0; g < threads; g += step) {
-    const std::uint32_t want = kernels::stream_reference(config_.kernel, g, threads, elements_, config_.seed);
+  // The replays are independent and, at one warp per SM and W = 256, seconds of host work in all:
+  // they run on the host's cores at once.
+  std::vector<std::uint64_t> sampled;
+  for (std::uint64_t g = 0; g < threads; g += step) sampled.push_back(g);
+  std::vector<std::future<std::uint32_t>> replays;
+  for (const std::uint64_t g : sampled) {
+    replays.push_back(std::async(std::launch::async, [this, g, threads] {
+      return kernels::stream_reference(config_.kernel, g, threads, elements_, config_.seed);
+    }));
+  }
+  for (std::size_t k = 0; k < sampled.size(); ++k) {
+    const std::uint64_t g = sampled[k];
+    const std::uint32_t want = replays[k].get();
     if (got[g] != want) {
       throw std::runtime_error("stream thread " + std::to_string(g) + " summed " + std::to_string(got[g]) +
                                ", host replay " + std::to_string(want));
