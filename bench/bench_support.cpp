@@ -21,7 +21,11 @@ struct State {
   std::vector<CounterJob> jobs;
   RunAnnotation annotation;
   std::map<std::tuple<std::uint64_t, std::uint32_t>, std::unique_ptr<DeviceBuffer<std::uint32_t>>> buffers;
+  std::unique_ptr<DeviceBuffer<kernels::ClockSample>> hold_sample;
 };
+
+// ~20 us at 2 GHz: longer than the host takes to record an event and submit a launch (a few us).
+constexpr long long kHoldCycles = 40000;
 
 State& state() {
   static State s;
@@ -75,6 +79,15 @@ const DeviceBuffer<std::uint32_t>& shared_pattern_buffer(std::uint64_t bytes, st
   return *slot;
 }
 
-void release_shared_buffers() { state().buffers.clear(); }
+void hold_stream(const Stream& stream) {
+  auto& sample = state().hold_sample;
+  if (!sample) sample = std::make_unique<DeviceBuffer<kernels::ClockSample>>(1);
+  kernels::launch_clock_probe(sample->data(), kHoldCycles, stream.get());
+}
+
+void release_shared_buffers() {
+  state().buffers.clear();
+  state().hold_sample.reset();
+}
 
 }  // namespace warpcost

@@ -275,8 +275,8 @@ class ProgressReporter : public benchmark::ConsoleReporter {
   progress::Tracker& tracker_;
 };
 
-// An empty kernel's event time, sampled like any point: the launch overhead every short kernel's
-// time carries.
+// An empty kernel's event time, sampled like any point (the stream held): the launch overhead
+// every short kernel's time still carries.
 double measure_launch_overhead() {
   Stream stream;
   EventPair events;

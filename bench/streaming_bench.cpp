@@ -125,7 +125,10 @@ void stream_read(benchmark::State& state, StreamShape shape) {
                                                    &shared_pattern_buffer(c.bytes, c.seed, *own_stream));
       own_runner->launch(*own_stream);
       own_stream->synchronize();
-      return std::function<void()>([own_stream, own_runner] { own_runner->launch(*own_stream); });
+      return std::function<void()>([own_stream, own_runner] {
+        own_runner->prepare();
+        own_runner->launch(*own_stream);
+      });
     });
   });
 }

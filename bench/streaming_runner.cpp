@@ -145,6 +145,14 @@ StreamRunner::StreamRunner(const DeviceInfo& device, const StreamConfig& config,
                                 stream.get()));  // -1: no sample
 }
 
+void StreamRunner::prepare() const {
+  const void* kernel = kernels::stream_kernel_function(config_.kernel);
+  WARPCOST_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(plan_.shared_bytes)));
+  WARPCOST_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     cudaSharedmemCarveoutMaxShared));
+}
+
 void StreamRunner::launch(const Stream& stream) {
   kernels::launch_stream(
       config_.kernel, input_, elements_, blocks_, static_cast<unsigned int>(plan_.warps_per_block * 32),

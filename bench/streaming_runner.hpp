@@ -60,6 +60,9 @@ class StreamRunner {
                const DeviceBuffer<std::uint32_t>* shared = nullptr);
 
   void launch(const Stream& stream);
+  // Sets the kernel's shared-memory attributes for this runner's plan again: runners of one kernel
+  // with other plans, alive at the same time (the counter phase's batches), overwrite them.
+  void prepare() const;
   // Replays 256 threads spread over the grid; throws std::runtime_error naming
   // the first that differs.
   void check_sums(const Stream& stream) const;
