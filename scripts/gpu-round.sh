@@ -3,7 +3,7 @@
 # test (the GPU ones included), compute-sanitizer memcheck over the GPU tests, then the main job
 # (suite + analysis), then the suite once more with counters off and `warpcost-analyze --compare` of
 # the two (counters must not move the timing). Logs, compare.md and the new run folders, packed as
-# one tarball, land in $OUT.
+# one tarball (the timing-only run under compare-off/, outside results/), land in $OUT.
 # Usage (from the repository root): scripts/gpu-round.sh [-- BENCH_ARGS...]
 # WARPCOST_ROUND_SUITE_ONLY=1 builds and runs the suite only (a second round of one session, whose
 # first round ran the tests); WARPCOST_ROUND_NCU=1 adds the Nsight Compute cross-check of the counter
@@ -70,7 +70,9 @@ if [ "${WARPCOST_ROUND_COMPARE:-1}" = 1 ]; then
     [ "${1:-}" = "--" ] && shift
     local on off
     on=$(comm -13 <(echo "$before") <(find results -mindepth 2 -maxdepth 2 -type d | sort) | grep -v '[.]failed$' | tail -n 1)
-    off=$(build/h200/bench/warpcost-bench --warpcost_results_root=results --warpcost_counters=off "$@" | tail -n 1)
+    # Outside results/: the timing-only run is evidence for the compare, not a dataset to merge.
+    off=$(build/h200/bench/warpcost-bench --warpcost_results_root=/tmp/warpcost-compare/compare-off \
+      --warpcost_counters=off "$@" | tail -n 1)
     [ -f "$off/bench.json" ] && [ -f "$on/bench.json" ] || { echo "no pair of runs to compare"; return 1; }
     build/h200/analysis/warpcost-analyze --compare "$off" "$on" --report "$OUT/compare.md" --quiet || return 1
     echo "counters off (base): $off; counters on (new): $on"
@@ -85,8 +87,9 @@ new=$(comm -13 <(echo "$before") <(echo "$after"))
 # The plots the analysis drew here (matplotlib is on this machine) travel with the run folders.
 plots=$(ls results/plots/*.svg 2>/dev/null)
 if [ -n "$new" ]; then
-  tar czf "$OUT/results.tar.gz" $new $plots
-  echo "packed: $new"
+  compare_runs=$([ -d /tmp/warpcost-compare/compare-off ] && echo "-C /tmp/warpcost-compare compare-off")
+  tar czf "$OUT/results.tar.gz" $new $plots $compare_runs
+  echo "packed: $new $compare_runs"
 fi
 echo "=== gpu round: $([ $status -eq 0 ] && echo passed || echo FAILED)"
 exit $status
