@@ -161,6 +161,14 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
     return;
   }
   const double peak = dram_peak(run);
+  if (b.benchmark == "read_peak") {  // the plain storeless read: its rate only (no residency model)
+    rows.push_back(bandwidth_row(b, peak,
+                                 std::to_string(static_cast<long long>(b.param("loads_per_thread"))) +
+                                     " 16-byte loads a thread, " +
+                                     std::to_string(static_cast<long long>(b.param("block_threads"))) +
+                                     " threads a block, no store: "));
+    return;
+  }
   const std::string tag =
       std::to_string(static_cast<long long>(b.param("warps_per_sm"))) + " warps/SM, " +
       std::to_string(static_cast<long long>(b.param("load_bytes"))) + "-byte loads, " +
@@ -248,8 +256,8 @@ double instructions_per_load(const std::vector<const BenchmarkResult*>& members)
 void knee_rows(const Run& run, std::vector<Row>& rows) {
   std::map<CurveKey, std::vector<const BenchmarkResult*>> curves;
   for (const auto& b : run.benchmarks) {
-    if (b.family != "streaming" || b.benchmark == "read_one_per_thread" || b.error || b.seconds.empty() ||
-        is_throttled(run, b))
+    if (b.family != "streaming" || b.benchmark == "read_one_per_thread" || b.benchmark == "read_peak" ||
+        b.error || b.seconds.empty() || is_throttled(run, b))
       continue;
     curves[{b.benchmark, static_cast<long long>(b.param("load_bytes")),
             static_cast<long long>(param_or(b, "alu_per_load", 0)),

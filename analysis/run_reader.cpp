@@ -240,7 +240,22 @@ Run read_run(const std::filesystem::path& bench_json) {
     }
     const double scale =
         unit_to_seconds(entry["time_unit"].get<std::string>(), file, where + ".time_unit");
-    result.seconds.push_back(entry["real_time"].get<double>() * scale);
+    // A run that samples each point (warpcost_sample_seconds, one time per timed launch) gives its
+    // samples; Google Benchmark's real_time is then their median. Older runs: one per repetition.
+    const auto samples = entry.find("warpcost_sample_seconds");
+    if (samples != entry.end() && !samples->is_null()) {
+      if (!samples->is_array() || samples->empty()) {
+        throw RunFormatError(file, where + ".warpcost_sample_seconds", "not a non-empty array");
+      }
+      for (const auto& s : *samples) {
+        if (!s.is_number() || !(s.get<double>() >= 0.0)) {
+          throw RunFormatError(file, where + ".warpcost_sample_seconds", "holds a value that is not a time");
+        }
+        result.seconds.push_back(s.get<double>());
+      }
+    } else {
+      result.seconds.push_back(entry["real_time"].get<double>() * scale);
+    }
     for (const auto& [key, value] : entry.items()) {
       if (kGoogleBenchmarkFields.count(key) != 0 || !value.is_number()) continue;
       result.counters[key].push_back(value.get<double>());

@@ -28,7 +28,9 @@ struct BenchmarkResult {
   std::string family;    // "calibration"
   std::string benchmark; // "d2d_copy"
   std::vector<std::pair<std::string, std::string>> params;  // in the registration's order
-  std::vector<double> seconds;                              // one per repetition
+  // One per timed launch where the run recorded its samples (warpcost_sample_seconds), otherwise
+  // one per repetition (older runs).
+  std::vector<double> seconds;
   std::map<std::string, std::vector<double>> counters;      // one value per repetition
   bool error = false;
   std::string error_message;

@@ -23,11 +23,16 @@ void sm_clock(benchmark::State& state) {
     SmClockMeter meter;
     for (int i = 0; i < kWarmupLaunches; ++i) meter.sample(stream, spin_cycles);
     double hz_sum = 0.0;
+    long long launched = 0;
+    auto read_previous = [&] {
+      if (launched++ > 0) hz_sum += clock_hz_from_sample(meter.read(stream));
+    };
     for (auto _ : state) {
-      state.SetIterationTime(time_launch(stream, events, [&] { meter.launch(stream, spin_cycles); }));
-      hz_sum += clock_hz_from_sample(meter.read(stream));
+      const PointTiming t = sample_point(stream, events, [&] { meter.launch(stream, spin_cycles); }, read_previous);
+      read_previous();
+      report_point(state, benchmark_key(state, "calibration/sm_clock", 1), t);
     }
-    state.counters["sm_clock_hz"] = benchmark::Counter(hz_sum, benchmark::Counter::kAvgIterations);
+    state.counters["sm_clock_hz"] = hz_sum / static_cast<double>(launched - 1);
     state.counters["sm_clock_max_hz"] = static_cast<double>(bench_device().sm_clock_max_khz) * 1e3;
   });
 }
@@ -74,11 +79,14 @@ void d2d_copy(benchmark::State& state) {
                                     stream.get()));
     }
     for (auto _ : state) {
-      flusher.flush(stream);
-      state.SetIterationTime(time_launch(stream, events, [&] {
-        WARPCOST_CUDA(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice,
-                                      stream.get()));
-      }));
+      const PointTiming t = sample_point(
+          stream, events,
+          [&] {
+            WARPCOST_CUDA(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice,
+                                          stream.get()));
+          },
+          [&] { flusher.flush(stream); });
+      report_point(state, benchmark_key(state, "calibration/d2d_copy", 1), t);
     }
     state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * bytes));
     state.counters["bytes_read"] = static_cast<double>(bytes);
@@ -94,9 +102,12 @@ void launch_overhead(benchmark::State& state) {
     for (int i = 0; i < kWarmupLaunches; ++i) kernels::launch_empty(1, 1, stream.get());
     stream.synchronize();
     for (auto _ : state) {
-      state.SetIterationTime(time_launch(stream, events, [&] {
-        for (long long i = 0; i < launches; ++i) kernels::launch_empty(1, 1, stream.get());
-      }));
+      // Not held: this benchmark is the host's whole launch latency, which the other points keep
+      // out of their event pairs by holding the stream.
+      const PointTiming t = sample_point(
+          stream, events, [&] { for (long long i = 0; i < launches; ++i) kernels::launch_empty(1, 1, stream.get()); },
+          [] {}, false);
+      report_point(state, benchmark_key(state, "calibration/launch_overhead", 1), t);
     }
     state.counters["launches"] = static_cast<double>(launches);
   });
@@ -109,6 +120,7 @@ BENCHMARK(sm_clock)
     ->Name("calibration/sm_clock")
     ->ArgName("spin_cycles")
     ->Arg(20'000'000)
+    ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
@@ -119,6 +131,7 @@ BENCHMARK(d2d_copy)
     ->Arg(256)
     ->Arg(1024)
     ->Arg(4096)
+    ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
@@ -128,6 +141,7 @@ BENCHMARK(launch_overhead)
     ->ArgName("launches")
     ->Arg(1)
     ->Arg(64)
+    ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -167,4 +167,40 @@ Values CounterPass::collect(Family family, const std::string& key, const std::fu
   }
 }
 
+std::vector<Values> CounterPass::collect_batch(Family family, const std::vector<std::string>& keys,
+                                              const std::vector<std::function<void()>>& launches) {
+  if (keys.size() != launches.size()) {
+    throw std::invalid_argument("collect_batch: " + std::to_string(keys.size()) + " keys for " +
+                                std::to_string(launches.size()) + " launches");
+  }
+  std::vector<Values> out(keys.size());
+  if (!active()) return out;
+  std::vector<std::size_t> todo;
+  std::vector<std::function<void()>> todo_launches;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (const auto it = done_.find(keys[i]); it != done_.end()) {
+      out[i] = it->second;
+    } else {
+      todo.push_back(i);
+      todo_launches.push_back(launches[i]);
+    }
+  }
+  if (todo.empty()) return out;
+  try {
+    std::vector<Values> got = backend_->profile_batch(metrics_for(family), todo_launches);
+    if (got.size() != todo.size()) {
+      throw std::runtime_error("the counter backend gave " + std::to_string(got.size()) + " value sets for " +
+                               std::to_string(todo.size()) + " launches");
+    }
+    for (std::size_t j = 0; j < todo.size(); ++j) out[todo[j]] = done_.emplace(keys[todo[j]], got[j]).first->second;
+  } catch (const CountersUnavailable& e) {
+    status_ = std::string("unavailable: ") + e.what();
+    std::fprintf(stderr, "warpcost-bench: counter pass stopped at %s: %s; the rest is timing only\n",
+                 keys[todo.front()].c_str(), e.what());
+    backend_.reset();
+    return std::vector<Values>(keys.size());
+  }
+  return out;
+}
+
 }  // namespace warpcost::counters

@@ -57,6 +57,14 @@ class CounterBackend {
   // Throws CountersUnavailable when this machine cannot give counters.
   virtual Values profile(const std::vector<std::string>& metrics, const std::string& range_name,
                          const std::function<void()>& launch) = 0;
+  // Collects `metrics` over each of `launches` (one value set per launch, in order). By default
+  // one profile() each; a backend that can profile many launches in one session overrides it.
+  virtual std::vector<Values> profile_batch(const std::vector<std::string>& metrics,
+                                            const std::vector<std::function<void()>>& launches) {
+    std::vector<Values> out;
+    for (const auto& launch : launches) out.push_back(profile(metrics, "warpcost", launch));
+    return out;
+  }
 };
 
 // --warpcost_counters=on|off and --warpcost_metrics=NAME[,NAME...].
@@ -83,6 +91,10 @@ class CounterPass {
   // the same values without launching. Empty when the pass is not active. When the backend reports
   // the counters unavailable, prints the notice once, turns the pass off and returns empty.
   Values collect(Family family, const std::string& key, const std::function<void()>& launch);
+  // The counters of several benchmarks of one family at once (keys[i] is launched by launches[i]),
+  // in one profiling session; the same caching and the same turning off as collect().
+  std::vector<Values> collect_batch(Family family, const std::vector<std::string>& keys,
+                                    const std::vector<std::function<void()>>& launches);
 
  private:
   Settings settings_;

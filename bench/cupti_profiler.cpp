@@ -203,14 +203,26 @@ std::size_t CuptiProfiler::passes(const std::vector<std::string>& metrics) const
 
 Values CuptiProfiler::profile(const std::vector<std::string>& metrics, const std::string& range_name,
                               const std::function<void()>& launch) {
+  (void)range_name;
+  return profile_batch(metrics, {launch}).at(0);
+}
+
+std::vector<Values> CuptiProfiler::profile_batch(const std::vector<std::string>& metrics,
+                                                 const std::vector<std::function<void()>>& launches) {
+  if (launches.empty()) return {};
   Config& config = config_for(metrics);
-  WARPCOST_CUDA(cudaDeviceSynchronize());  // nothing of the timed work is still running
+  WARPCOST_CUDA(cudaDeviceSynchronize());  // nothing of earlier work is still running
+  const std::size_t ranges = launches.size();
+  // Short range names: on the H200 (CUPTI 13.0) 100-character range names crashed the process
+  // inside the range profiler. Each launch is its own range, "r<index>".
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < ranges; ++i) names.push_back("r" + std::to_string(i));
 
   auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   enable.ctx = current_context();
   WARPCOST_CUPTI(cuptiRangeProfilerEnable(&enable));
   CUpti_RangeProfiler_Object* const profiler = enable.pRangeProfilerObject;
-  // Disabled on every way out, so a failed benchmark leaves no profiler behind.
+  // Disabled on every way out, so a failed batch leaves no profiler behind.
   struct DisableOnExit {
     CUpti_RangeProfiler_Object* object;
     ~DisableOnExit() {
@@ -226,8 +238,8 @@ Values CuptiProfiler::profile(const std::vector<std::string>& metrics, const std
   size.pRangeProfilerObject = profiler;
   size.pMetricNames = config.names.data();
   size.numMetrics = config.names.size();
-  size.maxNumOfRanges = 1;
-  size.maxNumRangeTreeNodes = 1;
+  size.maxNumOfRanges = ranges;
+  size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
   WARPCOST_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
   std::vector<std::uint8_t> data(size.counterDataSize);
   auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
@@ -245,35 +257,37 @@ Values CuptiProfiler::profile(const std::vector<std::string>& metrics, const std
   set.pCounterDataImage = data.data();
   set.range = CUPTI_UserRange;
   set.replayMode = CUPTI_UserReplay;
-  set.maxRangesPerPass = 1;
+  set.maxRangesPerPass = ranges;
   set.numNestingLevels = 1;
   set.minNestingLevel = 1;
   set.passIndex = 0;
   set.targetNestingLevel = 1;
   WARPCOST_CUPTI(cuptiRangeProfilerSetConfig(&set));
 
-  // User replay: the same launch once a pass. Every warpcost kernel overwrites its outputs from
-  // inputs it never writes, so a replay needs nothing restored.
+  // User replay: every launch once a pass, each in its own range. Every warpcost kernel overwrites
+  // its outputs from inputs it never writes, so a replay needs nothing restored.
   bool all_submitted = false;
   std::size_t passes = 0;
   while (!all_submitted) {
     if (++passes > kMaxPasses) {
-      throw std::runtime_error("counter pass of " + range_name + " needed more than " +
-                               std::to_string(kMaxPasses) + " replay passes");
+      throw std::runtime_error("counter pass needed more than " + std::to_string(kMaxPasses) +
+                               " replay passes");
     }
     auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
     start.pRangeProfilerObject = profiler;
     WARPCOST_CUPTI(cuptiRangeProfilerStart(&start));
-    auto push =
-        params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
-    push.pRangeProfilerObject = profiler;
-    push.pRangeName = range_name.c_str();
-    WARPCOST_CUPTI(cuptiRangeProfilerPushRange(&push));
-    launch();
-    WARPCOST_CUDA(cudaDeviceSynchronize());
-    auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
-    pop.pRangeProfilerObject = profiler;
-    WARPCOST_CUPTI(cuptiRangeProfilerPopRange(&pop));
+    for (std::size_t i = 0; i < ranges; ++i) {
+      auto push =
+          params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+      push.pRangeProfilerObject = profiler;
+      push.pRangeName = names[i].c_str();
+      WARPCOST_CUPTI(cuptiRangeProfilerPushRange(&push));
+      launches[i]();
+      WARPCOST_CUDA(cudaDeviceSynchronize());
+      auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+      pop.pRangeProfilerObject = profiler;
+      WARPCOST_CUPTI(cuptiRangeProfilerPopRange(&pop));
+    }
     auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
     stop.pRangeProfilerObject = profiler;
     WARPCOST_CUPTI(cuptiRangeProfilerStop(&stop));
@@ -285,33 +299,53 @@ Values CuptiProfiler::profile(const std::vector<std::string>& metrics, const std
   decode.pRangeProfilerObject = profiler;
   WARPCOST_CUPTI(cuptiRangeProfilerDecodeData(&decode));
   if (decode.numOfRangeDropped != 0) {
-    throw std::runtime_error("counter pass of " + range_name + ": CUPTI dropped " +
-                             std::to_string(decode.numOfRangeDropped) + " range(s)");
+    throw std::runtime_error("counter pass: CUPTI dropped " + std::to_string(decode.numOfRangeDropped) +
+                             " of " + std::to_string(ranges) + " range(s)");
   }
   auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = data.data();
   info.counterDataImageSize = data.size();
   WARPCOST_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&info));
-  if (info.numTotalRanges != 1) {
-    throw std::runtime_error("counter pass of " + range_name + ": " + std::to_string(info.numTotalRanges) +
-                             " ranges decoded, expected 1");
+  if (info.numTotalRanges != ranges) {
+    throw std::runtime_error("counter pass: " + std::to_string(info.numTotalRanges) + " ranges decoded, expected " +
+                             std::to_string(ranges));
   }
 
+  std::vector<Values> out(ranges);
+  std::vector<bool> filled(ranges, false);
   std::vector<double> values(config.names.size());
-  auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
-      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-  eval.pHostObject = config.host.get();
-  eval.pCounterDataImage = data.data();
-  eval.counterDataImageSize = data.size();
-  eval.rangeIndex = 0;
-  eval.ppMetricNames = config.names.data();
-  eval.numMetrics = config.names.size();
-  eval.pMetricValues = values.data();
-  WARPCOST_CUPTI(cuptiProfilerHostEvaluateToGpuValues(&eval));
-
-  Values out;
-  for (std::size_t i = 0; i < values.size(); ++i) out[config.metrics[i]] = values[i];
+  for (std::size_t index = 0; index < ranges; ++index) {
+    // Each decoded range is matched to its launch by name, not by position.
+    auto range = params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
+        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+    range.pCounterDataImage = data.data();
+    range.counterDataImageSize = data.size();
+    range.rangeIndex = index;
+    range.rangeDelimiter = "/";
+    WARPCOST_CUPTI(cuptiRangeProfilerCounterDataGetRangeInfo(&range));
+    const std::string name = range.rangeName != nullptr ? range.rangeName : "";
+    std::size_t launch = ranges;
+    for (std::size_t i = 0; i < ranges; ++i) {
+      if (names[i] == name) launch = i;
+    }
+    if (launch == ranges || filled[launch]) {
+      throw std::runtime_error("counter pass: decoded range " + std::to_string(index) + " is named '" + name +
+                               "', which is no launch of the batch or a second time");
+    }
+    auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    eval.pHostObject = config.host.get();
+    eval.pCounterDataImage = data.data();
+    eval.counterDataImageSize = data.size();
+    eval.rangeIndex = index;
+    eval.ppMetricNames = config.names.data();
+    eval.numMetrics = config.names.size();
+    eval.pMetricValues = values.data();
+    WARPCOST_CUPTI(cuptiProfilerHostEvaluateToGpuValues(&eval));
+    for (std::size_t m = 0; m < values.size(); ++m) out[launch][config.metrics[m]] = values[m];
+    filled[launch] = true;
+  }
   return out;
 }
 

@@ -1,5 +1,5 @@
 // The counter backend over CUPTI's Range Profiler and host API (facts in ../shared/cupti.md): one
-// user range around one launch, replayed by warpcost (user replay) as many passes as the metrics
+// user range around each launch of a batch, replayed by warpcost (user replay) as many passes as the metrics
 // need, evaluated to the values Nsight Compute reports. Never used while anything is timed.
 #pragma once
 
@@ -32,6 +32,9 @@ class CuptiProfiler : public CounterBackend {
 
   Values profile(const std::vector<std::string>& metrics, const std::string& range_name,
                  const std::function<void()>& launch) override;
+  // One enable, one configuration and one set of replay passes for all `launches`, each its own range.
+  std::vector<Values> profile_batch(const std::vector<std::string>& metrics,
+                                    const std::vector<std::function<void()>>& launches) override;
 
  private:
   struct Config;

@@ -6,6 +6,8 @@
 // the analysis holds both against "time = sum of the populated paths".
 #include <benchmark/benchmark.h>
 
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -27,17 +29,7 @@ constexpr int kShortTrips = kTrips / 4;
 constexpr int kOnePerScheduler = 4;
 constexpr int kFullResidency = 64;
 
-// Every field that tells one divergence benchmark from another.
-std::string counter_key(const DivergenceConfig& c) {
-  return "divergence/kind:" + std::to_string(static_cast<int>(c.kind)) +
-         "/pattern:" + std::to_string(static_cast<int>(c.pattern)) + "/k:" + std::to_string(c.k) +
-         "/if:" + std::to_string(c.if_trips) + "/else:" + std::to_string(c.else_trips) +
-         "/paths:" + std::to_string(c.paths) + "/first:" + std::to_string(c.first_path) +
-         "/leaves:" + std::to_string(c.leaves) + "/trips:" + std::to_string(c.trips) +
-         "/warps:" + std::to_string(c.warps_per_sm);
-}
-
-void run_divergence(benchmark::State& state, const DivergenceConfig& config) {
+void run_divergence(benchmark::State& state, const DivergenceConfig& config, const char* name, int ranges) {
   run_guarded(state, [&] {
     DivergenceRunner runner(bench_device(), config);
     Stream stream;
@@ -54,16 +46,28 @@ void run_divergence(benchmark::State& state, const DivergenceConfig& config) {
     }
     // Issue-bound, 4 bytes stored per thread once: no L2 flush, the cache plays no part.
     for (int i = 0; i < kWarmupLaunches; ++i) runner.launch(stream);
+    // The SM clock of each sample's launch, read back before the next one (outside the events).
     double clock_hz_sum = 0.0;
+    long long launched = 0;
+    auto read_previous = [&] {
+      if (launched++ > 0) clock_hz_sum += runner.clock_hz(stream);
+    };
+    const std::string key = benchmark_key(state, name, ranges);
     for (auto _ : state) {
-      state.SetIterationTime(time_launch(stream, events, [&] { runner.launch(stream); }));
-      clock_hz_sum += runner.clock_hz(stream);
+      const PointTiming t = sample_point(stream, events, [&] { runner.launch(stream); }, read_previous);
+      read_previous();
+      report_point(state, key, t);
     }
     // The last timed launch's warps: one record per warp, read after the timed loop.
     const WarpCycleSummary w = runner.read_warps(stream);
-    add_counters(state, counters::Family::kDivergence, counter_key(config),
-                 [&] { runner.launch(stream); });
-    state.counters["sm_clock_hz"] = benchmark::Counter(clock_hz_sum, benchmark::Counter::kAvgIterations);
+    defer_counters(counters::Family::kDivergence, key, [config] {
+      auto own_stream = std::make_shared<Stream>();
+      auto own_runner = std::make_shared<DivergenceRunner>(bench_device(), config);
+      own_runner->launch(*own_stream);
+      own_stream->synchronize();
+      return std::function<void()>([own_stream, own_runner] { own_runner->launch(*own_stream); });
+    });
+    state.counters["sm_clock_hz"] = clock_hz_sum / static_cast<double>(launched - 1);
     state.counters["warp_cycles_median"] = w.median_cycles;
     state.counters["warp_cycles_p10"] = w.p10_cycles;
     state.counters["warp_cycles_p90"] = w.p90_cycles;
@@ -79,7 +83,7 @@ void run_divergence(benchmark::State& state, const DivergenceConfig& config) {
   });
 }
 
-void split(benchmark::State& state, kernels::SplitPattern pattern) {
+void split(benchmark::State& state, kernels::SplitPattern pattern, const char* name) {
   DivergenceConfig c;
   c.kind = BranchKind::kIfElse;
   c.pattern = pattern;
@@ -87,7 +91,7 @@ void split(benchmark::State& state, kernels::SplitPattern pattern) {
   c.if_trips = static_cast<int>(state.range(1));
   c.else_trips = static_cast<int>(state.range(2));
   c.warps_per_sm = static_cast<int>(state.range(3));
-  run_divergence(state, c);
+  run_divergence(state, c, name, 4);
 }
 
 void warp_uniform(benchmark::State& state) {
@@ -97,7 +101,7 @@ void warp_uniform(benchmark::State& state) {
   c.if_trips = static_cast<int>(state.range(0));
   c.else_trips = static_cast<int>(state.range(1));
   c.warps_per_sm = static_cast<int>(state.range(2));
-  run_divergence(state, c);
+  run_divergence(state, c, "divergence/warp_uniform", 3);
 }
 
 void k_way(benchmark::State& state) {
@@ -107,7 +111,7 @@ void k_way(benchmark::State& state) {
   c.first_path = static_cast<int>(state.range(1));
   c.trips = static_cast<int>(state.range(2));
   c.warps_per_sm = static_cast<int>(state.range(3));
-  run_divergence(state, c);
+  run_divergence(state, c, "divergence/switch", 4);
 }
 
 void nested(benchmark::State& state) {
@@ -116,7 +120,7 @@ void nested(benchmark::State& state) {
   c.leaves = static_cast<int>(state.range(0));
   c.trips = static_cast<int>(state.range(1));
   c.warps_per_sm = static_cast<int>(state.range(2));
-  run_divergence(state, c);
+  run_divergence(state, c, "divergence/nested", 3);
 }
 
 void every_split(benchmark::internal::Benchmark* b, int else_trips, int warps_per_sm) {
@@ -149,24 +153,27 @@ void switch_configs(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(split, low, kernels::SplitPattern::kLowLanes)
+BENCHMARK_CAPTURE(split, low, kernels::SplitPattern::kLowLanes, "divergence/split_low")
     ->Name("divergence/split_low")
     ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
     ->Apply(low_lane_configs)
+    ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
-BENCHMARK_CAPTURE(split, interleaved, kernels::SplitPattern::kInterleaved)
+BENCHMARK_CAPTURE(split, interleaved, kernels::SplitPattern::kInterleaved, "divergence/split_interleaved")
     ->Name("divergence/split_interleaved")
     ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
     ->Apply(pattern_configs)
+    ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
-BENCHMARK_CAPTURE(split, random, kernels::SplitPattern::kRandom)
+BENCHMARK_CAPTURE(split, random, kernels::SplitPattern::kRandom, "divergence/split_random")
     ->Name("divergence/split_random")
     ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
     ->Apply(pattern_configs)
+    ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
@@ -177,6 +184,7 @@ BENCHMARK(warp_uniform)
     ->ArgsProduct({{kTrips}, {kTrips}, {kOnePerScheduler, 8, 16, 32, kFullResidency}})
     ->Args({kTrips, kShortTrips, kOnePerScheduler})
     ->Args({kTrips, kShortTrips, kFullResidency})
+    ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
@@ -184,6 +192,7 @@ BENCHMARK(k_way)
     ->Name("divergence/switch")
     ->ArgNames({"paths", "first_path", "trips", "warps_per_sm"})
     ->Apply(switch_configs)
+    ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
@@ -191,6 +200,7 @@ BENCHMARK(nested)
     ->Name("divergence/nested")
     ->ArgNames({"leaves", "trips", "warps_per_sm"})
     ->ArgsProduct({{1, 2, 3, 4}, {kTrips}, {kOnePerScheduler, kFullResidency}})
+    ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

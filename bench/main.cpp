@@ -1,11 +1,15 @@
-// warpcost-bench: selects the device, records the device context, sets up the counter pass, runs the
-// registered benchmarks and, with --warpcost_results_root, files the JSON as
-// <root>/<gpu-slug>/<utc-stamp>/bench.json.
+// warpcost-bench: selects the device, records the device context, runs the registered benchmarks
+// in two phases (all timing first, with CUPTI untouched; then the counter pass over every point
+// that left counter work), merges the samples, the counters and the wall times into the JSON and,
+// with --warpcost_results_root, files it as <root>/<gpu-slug>/<utc-stamp>/bench.json.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
+#include <chrono>
 #include <ctime>
+#include <sstream>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -13,14 +17,19 @@
 #include <vector>
 
 #include "bench_support.hpp"
+#include "calibration.hpp"
 #include "counter_pass.hpp"
 #include "cuda_check.hpp"
 #include "cuda_raii.hpp"
 #include "cupti_profiler.hpp"
 #include "device_info.hpp"
+#include "nvml_clock.hpp"
 #include "partial_warp.hpp"
+#include "progress.hpp"
 #include "result_schema.hpp"
+#include "run_annotation.hpp"
 #include "run_reader.hpp"
+#include "sampling.hpp"
 
 #ifndef WARPCOST_GIT_REVISION
 #define WARPCOST_GIT_REVISION "unknown"
@@ -45,10 +54,6 @@ std::unique_ptr<counters::CounterPass> g_counter_pass;
 
 }  // namespace
 
-counters::CounterPass* bench_counter_pass() {
-  return g_counter_pass && g_counter_pass->active() ? g_counter_pass.get() : nullptr;
-}
-
 namespace {
 
 // ctest treats this exit code as "skipped" (SKIP_RETURN_CODE), so the smoke test of a machine
@@ -60,7 +65,17 @@ struct Options {
   int device = 0;
   bool check_device_only = false;
   counters::Settings counters;
+  sampling::Rule sampling;
 };
+
+double positive_number(const std::string& flag, const std::string& value) {
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || !(v > 0.0)) {
+    throw std::invalid_argument("--" + flag + "=" + value + ": expected a number above 0");
+  }
+  return v;
+}
 
 bool take_flag(const std::string& arg, const std::string& name, std::string& value) {
   const std::string prefix = "--" + name + "=";
@@ -88,6 +103,18 @@ Options parse_own_flags(int& argc, char** argv) {
                                     ": expected a device index (0, 1, ...)");
       }
       options.device = static_cast<int>(device);
+    } else if (take_flag(arg, "warpcost_noise", value)) {
+      options.sampling.max_noise = positive_number("warpcost_noise", value);
+    } else if (take_flag(arg, "warpcost_time_cap", value)) {
+      options.sampling.time_cap_s = positive_number("warpcost_time_cap", value);
+    } else if (take_flag(arg, "warpcost_min_samples", value)) {
+      const double n = positive_number("warpcost_min_samples", value);
+      if (n != static_cast<int>(n) || n > 100000) {
+        throw std::invalid_argument("--warpcost_min_samples=" + value + ": expected a whole number 2..100000");
+      }
+      options.sampling.min_samples = static_cast<int>(n);
+      options.sampling.min_samples_at_cap = std::min(options.sampling.min_samples_at_cap, options.sampling.min_samples);
+      options.sampling.max_samples = std::max(options.sampling.max_samples, options.sampling.min_samples);
     } else if (arg == "--warpcost_check_device") {
       options.check_device_only = true;
     } else if (take_flag(arg, "warpcost_counters", value)) {
@@ -105,6 +132,9 @@ Options parse_own_flags(int& argc, char** argv) {
   }
   argc = kept;
   options.counters = counters::parse_settings(counters_flag, metrics_flag);
+  if (const std::string p = sampling::rule_problem(options.sampling); !p.empty()) {
+    throw std::invalid_argument("sampling: " + p);
+  }
   return options;
 }
 
@@ -206,6 +236,161 @@ std::vector<std::string> errored_benchmarks(const fs::path& json_path) {
   return errors;
 }
 
+// The names of the benchmarks this run will execute (the filter applied), for the progress line's
+// N: Google Benchmark lists them without running anything when --benchmark_list_tests is set, so
+// the flag is set for one listing call and cleared again.
+std::vector<std::string> list_benchmarks(const char* program) {
+  std::string on = "--benchmark_list_tests=true";
+  std::string off = "--benchmark_list_tests=false";
+  std::vector<char*> args_on = {const_cast<char*>(program), on.data(), nullptr};
+  int argc_on = 2;
+  benchmark::Initialize(&argc_on, args_on.data());
+  std::stringstream names;
+  benchmark::ConsoleReporter lister(benchmark::ConsoleReporter::OO_None);
+  lister.SetOutputStream(&names);
+  lister.SetErrorStream(&names);
+  benchmark::RunSpecifiedBenchmarks(&lister);
+  std::vector<char*> args_off = {const_cast<char*>(program), off.data(), nullptr};
+  int argc_off = 2;
+  benchmark::Initialize(&argc_off, args_off.data());
+  std::vector<std::string> list;
+  std::string line;
+  while (std::getline(names, line)) {
+    if (line.find('/') != std::string::npos && line.find(' ') == std::string::npos) list.push_back(line);
+  }
+  return list;
+}
+
+// Google Benchmark's console output, plus the progress line and each family's wall time.
+class ProgressReporter : public benchmark::ConsoleReporter {
+ public:
+  explicit ProgressReporter(progress::Tracker& tracker)
+      : benchmark::ConsoleReporter(OO_None), tracker_(tracker) {}
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    if (!runs.empty()) tracker_.done(progress::family_of(runs.front().benchmark_name()));
+  }
+
+ private:
+  progress::Tracker& tracker_;
+};
+
+// An empty kernel's event time, sampled like any point (the stream held): the launch overhead
+// every short kernel's time still carries.
+double measure_launch_overhead() {
+  Stream stream;
+  EventPair events;
+  for (int i = 0; i < 3; ++i) kernels::launch_empty(1, 1, stream.get());
+  stream.synchronize();
+  return sample_point(stream, events, [&] { kernels::launch_empty(1, 1, stream.get()); }).samples.median();
+}
+
+// The counter phase: every point's counter launch, built anew after all timing, profiled in
+// batches of one family. Returns "" or the first failure; points that fail get no counters.
+constexpr std::size_t kCounterBatch = 64;
+
+std::string run_counter_phase(counters::CounterPass& pass, RunAnnotation& annotation,
+                              std::vector<std::pair<std::string, double>>& family_seconds,
+                              long long& failed) {
+  std::vector<CounterJob>& jobs = counter_jobs();
+  std::vector<std::string> keys;
+  for (const auto& j : jobs) keys.push_back(j.key);
+  progress::Tracker tracker("counters", keys);
+  std::string first_error;
+  auto fail = [&](const std::string& key, const std::string& why) {
+    ++failed;
+    if (first_error.empty()) first_error = key + ": " + why;
+    std::fprintf(stderr, "warpcost-bench: no counters for %s: %s\n", key.c_str(), why.c_str());
+  };
+  std::size_t i = 0;
+  while (i < jobs.size() && pass.active()) {
+    std::size_t end = i;
+    while (end < jobs.size() && end - i < kCounterBatch && jobs[end].family == jobs[i].family) ++end;
+    std::vector<std::string> batch_keys;
+    std::vector<std::function<void()>> launches;
+    for (std::size_t j = i; j < end; ++j) {
+      try {
+        launches.push_back(jobs[j].factory());
+        batch_keys.push_back(jobs[j].key);
+      } catch (const std::exception& e) {
+        fail(jobs[j].key, e.what());
+      }
+    }
+    std::vector<counters::Values> values;
+    try {
+      values = pass.collect_batch(jobs[i].family, batch_keys, launches);
+    } catch (const std::exception& e) {
+      // One point's fault should not cost the batch: each again on its own.
+      std::fprintf(stderr, "warpcost-bench: counter batch of %zu failed (%s); profiling each alone\n",
+                   launches.size(), e.what());
+      values.assign(launches.size(), {});
+      for (std::size_t k = 0; k < launches.size(); ++k) {
+        try {
+          values[k] = pass.collect_batch(jobs[i].family, {batch_keys[k]}, {launches[k]}).at(0);
+        } catch (const std::exception& e2) {
+          fail(batch_keys[k], e2.what());
+        }
+      }
+    }
+    for (std::size_t k = 0; k < batch_keys.size(); ++k) {
+      if (!values[k].empty()) annotation.counters[batch_keys[k]] = values[k];
+    }
+    for (std::size_t j = i; j < end; ++j) tracker.done(progress::family_of(jobs[j].key));
+    launches.clear();
+    i = end;
+  }
+  family_seconds = tracker.family_seconds();
+  // One point of each family, so a log shows what was collected.
+  std::vector<std::string> shown;
+  for (const auto& [key, values] : annotation.counters) {
+    const std::string family = progress::family_of(key);
+    if (std::find(shown.begin(), shown.end(), family) != shown.end()) continue;
+    shown.push_back(family);
+    std::string text;
+    for (const auto& [metric, value] : values) text += " " + metric + "=" + std::to_string(value);
+    std::fprintf(stderr, "warpcost-bench: counters of %s:%s\n", key.c_str(), text.c_str());
+  }
+  return first_error;
+}
+
+// The run's headline rates, from the filed JSON: the best streaming read and the device-to-device
+// copy (bytes read plus written), each over its median time.
+void print_rates(const fs::path& json) {
+  double best_read = 0;
+  std::string best_name;
+  double copy = 0;
+  for (const auto& b : analysis::read_run(json).benchmarks) {
+    if (b.error || b.seconds.empty()) continue;
+    if (b.family == "streaming" && b.has_counter("bytes_read")) {
+      const double rate = b.counter_median("bytes_read") / b.median_seconds();
+      if (rate > best_read) {
+        best_read = rate;
+        best_name = b.run_name;
+      }
+    }
+    if (b.family == "calibration" && b.benchmark == "d2d_copy" && b.has_counter("bytes_read") &&
+        b.has_counter("bytes_written")) {
+      copy = std::max(copy, (b.counter_median("bytes_read") + b.counter_median("bytes_written")) /
+                                b.median_seconds());
+    }
+  }
+  if (best_read > 0) {
+    std::fprintf(stderr, "warpcost-bench: best read %.3f TB/s (%s)", best_read / 1e12, best_name.c_str());
+    if (copy > 0) std::fprintf(stderr, "; device-to-device copy %.3f TB/s; ratio %.3f", copy / 1e12, best_read / copy);
+    std::fprintf(stderr, "\n");
+  }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string fixed2(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", v);
+  return b;
+}
+
 int run(int argc, char** argv) {
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
@@ -235,14 +420,21 @@ int run(int argc, char** argv) {
   }
   WARPCOST_CUDA(cudaSetDevice(options.device));
   const DeviceInfo& info = bench_device();
-  // Before anything is written: an unknown metric ends the run here.
-  std::string counter_units;
-  try {
-    counter_units = set_up_counter_pass(options.counters);
-  } catch (const counters::UnknownMetric& e) {
-    std::fprintf(stderr, "warpcost-bench: --warpcost_metrics: %s\n", e.what());
-    return 2;
+  // A metric list the user named is checked against the chip before anything is timed or written
+  // (the one case where CUPTI is touched before the timing phase; the default run never does).
+  if (!options.counters.metrics.empty()) {
+    try {
+      counters::CuptiProfiler probe;
+      counters::metric_units(probe.chip(), options.counters.metrics);
+    } catch (const counters::UnknownMetric& e) {
+      std::fprintf(stderr, "warpcost-bench: --warpcost_metrics: %s\n", e.what());
+      return 2;
+    } catch (const counters::CountersUnavailable&) {
+      // said again, with the advice, when the counter phase starts
+    }
   }
+  set_counters_requested(options.counters.enabled);
+  sampling_rule() = options.sampling;
 
   const std::time_t now = std::time(nullptr);
   const std::string stamp = utc_format(now, "%Y%m%dT%H%M%SZ");
@@ -272,24 +464,96 @@ int run(int argc, char** argv) {
     if (!partial_dir.empty()) fs::remove_all(partial_dir);
     return 2;
   }
+  bool listing_only = false;
+  for (const auto& a : args) listing_only = listing_only || a == "--benchmark_list_tests" || a == "--benchmark_list_tests=true";
+  const std::vector<std::string> names = listing_only ? std::vector<std::string>{} : list_benchmarks(argv[0]);
 
   Stream stream;
   const double clock_hz = measure_sm_clock_hz(stream);
-  add_context(info, clock_hz, run_id, utc_format(now, "%Y-%m-%dT%H:%M:%SZ"), command_line);
-  benchmark::AddCustomContext(schema::key::kCounterPass, g_counter_pass->status());
-  if (!counter_units.empty()) benchmark::AddCustomContext(schema::key::kCounterUnits, counter_units);
-  std::fprintf(stderr, "warpcost-bench: %s (cc %d.%d, %d SMs), SM clock %.0f MHz (max %lld MHz)\n",
-               info.name.c_str(), info.cc_major, info.cc_minor, info.sm_count, clock_hz / 1e6,
-               info.sm_clock_max_khz / 1000);
-
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  // A pass that stopped part-way said so when it stopped; the context still says how it began.
-  if (g_counter_pass->status().rfind("unavailable", 0) == 0 && !counter_units.empty()) {
-    std::fprintf(stderr, "warpcost-bench: the counter pass stopped during the run (%s); benchmarks "
-                 "after that point have timing only\n", g_counter_pass->status().c_str());
+  char bus_id[64] = {};
+  WARPCOST_CUDA(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, options.device));
+  NvmlClock nvml(bus_id);
+  if (nvml.available()) {
+    set_sm_clock_source([&nvml] { return static_cast<double>(nvml.sm_mhz()); });
+  } else {
+    std::fprintf(stderr, "warpcost-bench: no per-point SM clock (%s)\n", nvml.why().c_str());
   }
-  g_counter_pass.reset();  // CUPTI lets go while the CUDA context is still there
+  const double overhead = measure_launch_overhead();
+  set_launch_overhead_seconds(overhead);
+  add_context(info, clock_hz, run_id, utc_format(now, "%Y-%m-%dT%H:%M:%SZ"), command_line);
+  benchmark::AddCustomContext(schema::key::kCounterPass,
+                              options.counters.enabled ? "pending: the counter phase runs after all timing"
+                                                       : "off: --warpcost_counters=off");
+  benchmark::AddCustomContext("sm_clock_max_mhz", std::to_string(info.sm_clock_max_khz / 1000));
+  benchmark::AddCustomContext("launch_overhead_seconds", std::to_string(overhead));
+  const sampling::Rule& rule = sampling_rule();
+  benchmark::AddCustomContext(
+      "sampling", "one event-timed launch a sample; stop at >= " + std::to_string(rule.min_samples) +
+                      " samples with relative std <= " + std::to_string(rule.max_noise) + ", or after " +
+                      std::to_string(rule.time_cap_s) + " s with >= " + std::to_string(rule.min_samples_at_cap) +
+                      ", or at " + std::to_string(rule.max_samples) + "; time = median");
+  std::fprintf(stderr,
+               "warpcost-bench: %s (cc %d.%d, %d SMs), SM clock %.0f MHz (max %lld MHz), empty-kernel "
+               "launch %.2f us, %zu benchmarks\n",
+               info.name.c_str(), info.cc_major, info.cc_minor, info.sm_count, clock_hz / 1e6,
+               info.sm_clock_max_khz / 1000, overhead * 1e6, names.size());
+
+  // Phase 1: all timing. CUPTI is not initialised until it has ended.
+  const auto suite_start = std::chrono::steady_clock::now();
+  progress::Tracker timing("timing", names);
+  ProgressReporter reporter(timing);
+  if (listing_only) {
+    benchmark::RunSpecifiedBenchmarks();
+  } else {
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  }
+  benchmark::Shutdown();
+  const double timing_seconds = seconds_since(suite_start);
+
+  // Phase 2: the counter pass over every point that left counter work.
+  std::string counter_units;
+  std::string counter_status = options.counters.enabled ? "" : "off: --warpcost_counters=off";
+  std::vector<std::pair<std::string, double>> counter_family_seconds;
+  const auto counters_start = std::chrono::steady_clock::now();
+  if (options.counters.enabled && !counter_jobs().empty()) {
+    try {
+      counter_units = set_up_counter_pass(options.counters);
+    } catch (const counters::UnknownMetric& e) {
+      std::fprintf(stderr, "warpcost-bench: --warpcost_metrics: %s\n", e.what());
+      if (!partial_dir.empty()) fs::remove_all(partial_dir);
+      return 2;
+    }
+    long long failed = 0;
+    if (g_counter_pass->active()) {
+      const std::string first =
+          run_counter_phase(*g_counter_pass, run_annotation(), counter_family_seconds, failed);
+      counter_status = g_counter_pass->status();
+      if (failed > 0) counter_status += "; no counters for " + std::to_string(failed) + " point(s), first: " + first;
+    } else {
+      counter_status = g_counter_pass->status();
+    }
+    g_counter_pass.reset();  // CUPTI lets go while the CUDA context is still there
+  } else if (options.counters.enabled) {
+    counter_status = "on: no benchmark of this run has counters";
+  }
+  const double counter_seconds = seconds_since(counters_start);
+  const double suite_seconds = seconds_since(suite_start);
+  counter_jobs().clear();
+  release_shared_buffers();
+
+  std::vector<std::pair<std::string, double>> family_seconds = timing.family_seconds();
+  for (const auto& [family, s] : counter_family_seconds) {
+    bool found = false;
+    for (auto& [f, total] : family_seconds) {
+      if (f == family) {
+        total += s;
+        found = true;
+      }
+    }
+    if (!found) family_seconds.emplace_back(family, s);
+  }
+  std::fprintf(stderr, "warpcost-bench: wall time %.1f s (timing %.1f s, counters %.1f s); by family: %s\n",
+               suite_seconds, timing_seconds, counter_seconds, progress::wall_text(family_seconds).c_str());
 
   if (partial_dir.empty()) return 0;
   const fs::path json = partial_dir / "bench.json";
@@ -298,6 +562,14 @@ int run(int argc, char** argv) {
     fs::remove_all(partial_dir);
     return 1;
   }
+  RunAnnotation& annotation = run_annotation();
+  annotation.context["suite_wall_seconds"] = fixed2(suite_seconds);
+  annotation.context["timing_wall_seconds"] = fixed2(timing_seconds);
+  annotation.context["counter_wall_seconds"] = fixed2(counter_seconds);
+  annotation.context["family_wall_seconds"] = progress::wall_text(family_seconds);
+  annotation.context[schema::key::kCounterPass] = counter_status;
+  if (!counter_units.empty()) annotation.context[schema::key::kCounterUnits] = counter_units;
+  annotate_run(json, annotation);
   const std::vector<std::string> errors = errored_benchmarks(json);
   if (!errors.empty()) {
     const fs::path failed = final_dir.string() + ".failed";
@@ -307,6 +579,7 @@ int run(int argc, char** argv) {
     for (const auto& e : errors) std::fprintf(stderr, "  %s\n", e.c_str());
     return 1;
   }
+  print_rates(json);
   fs::rename(partial_dir, final_dir);
   std::printf("%s\n", final_dir.c_str());
   return 0;

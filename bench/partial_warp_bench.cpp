@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,17 +50,27 @@ void check_fma_outputs(const DeviceBuffer<float>& out, unsigned long long writte
   }
 }
 
-// Times the launch with events, then (outside the timed pair) reads the SM clock its probe threads
-// measured; returns that clock in Hz.
+// Samples the launch (bench_support.hpp) and, between samples and after the last (outside the
+// event pairs), reads the SM clock the previous launch's probe threads measured. `mean_hz` is their
+// mean over the samples.
 template <class Launch>
-double timed_launch_with_clock(benchmark::State& state, const Stream& stream, EventPair& events,
-                               const DeviceBuffer<kernels::ClockSample>& clocks, Launch&& launch) {
-  state.SetIterationTime(time_launch(stream, events, launch));
-  kernels::ClockSample probes[2];
-  WARPCOST_CUDA(cudaMemcpyAsync(probes, clocks.data(), sizeof probes, cudaMemcpyDeviceToHost,
-                                stream.get()));
-  stream.synchronize();
-  return 0.5 * (clock_hz_from_sample(probes[0]) + clock_hz_from_sample(probes[1]));
+PointTiming sample_with_clock(const Stream& stream, EventPair& events,
+                              const DeviceBuffer<kernels::ClockSample>& clocks, Launch&& launch,
+                              double& mean_hz) {
+  double sum = 0.0;
+  long long launched = 0;
+  auto read_previous = [&] {
+    if (launched++ == 0) return;
+    kernels::ClockSample probes[2];
+    WARPCOST_CUDA(cudaMemcpyAsync(probes, clocks.data(), sizeof probes, cudaMemcpyDeviceToHost,
+                                  stream.get()));
+    stream.synchronize();
+    sum += 0.5 * (clock_hz_from_sample(probes[0]) + clock_hz_from_sample(probes[1]));
+  };
+  PointTiming t = sample_point(stream, events, launch, read_previous);
+  read_previous();
+  mean_hz = sum / static_cast<double>(launched - 1);
+  return t;
 }
 
 void schedule(benchmark::State& state) {
@@ -78,10 +90,20 @@ void schedule(benchmark::State& state) {
                                       static_cast<unsigned>(shape.z), slots.data(), stream.get());
     };
     // The recorder is one tiny block: its time is launch cost, kept only for completeness.
-    for (auto _ : state) state.SetIterationTime(time_launch(stream, events, launch));
+    const std::string key = benchmark_key(state, "partial_warp/schedule", 3);
+    for (auto _ : state) report_point(state, key, sample_point(stream, events, launch));
     // Warps launched by the hardware's own count: ceil(P/32) for the block, beside the recorder's.
-    add_counters(state, counters::Family::kPartialWarp, benchmark_key(state, "partial_warp/schedule", 3),
-                 launch);
+    defer_counters(counters::Family::kPartialWarp, key, [shape, threads = check.threads] {
+      auto own_stream = std::make_shared<Stream>();
+      auto out = std::make_shared<DeviceBuffer<kernels::ScheduleSample>>(static_cast<std::size_t>(threads));
+      auto run = [own_stream, out, shape] {
+        kernels::launch_record_schedule(static_cast<unsigned>(shape.x), static_cast<unsigned>(shape.y),
+                                        static_cast<unsigned>(shape.z), out->data(), own_stream->get());
+      };
+      run();
+      own_stream->synchronize();
+      return std::function<void()>(run);
+    });
     state.counters["threads"] = static_cast<double>(check.threads);
     state.counters["warps_observed"] = static_cast<double>(check.warps_observed);
     state.counters["tail_mask_observed"] = static_cast<double>(check.tail_mask_observed);
@@ -90,6 +112,20 @@ void schedule(benchmark::State& state) {
     state.counters["warps_with_one_sm"] = static_cast<double>(check.warps_with_one_sm);
     state.counters["distinct_sms"] = static_cast<double>(check.distinct_sms);
   });
+}
+
+// The counter phase's launch of an FMA kernel: its own output and probe buffers.
+LaunchFactory fma_counter_launch(std::function<void(float*, kernels::ClockSample*, cudaStream_t)> launch,
+                                 unsigned long long outputs) {
+  return [launch, outputs] {
+    auto own_stream = std::make_shared<Stream>();
+    auto out = std::make_shared<DeviceBuffer<float>>(static_cast<std::size_t>(outputs));
+    auto clocks = std::make_shared<DeviceBuffer<kernels::ClockSample>>(2);
+    auto run = [launch, own_stream, out, clocks] { launch(out->data(), clocks->data(), own_stream->get()); };
+    run();
+    own_stream->synchronize();
+    return std::function<void()>(run);
+  };
 }
 
 void staircase(benchmark::State& state) {
@@ -119,11 +155,16 @@ void staircase(benchmark::State& state) {
 
     // Issue-bound and writing 4 bytes per thread once: no L2 flush, the cache plays no part.
     for (int i = 0; i < kWarmupLaunches; ++i) launch();
-    double clock_hz_sum = 0.0;
-    for (auto _ : state) clock_hz_sum += timed_launch_with_clock(state, stream, events, clocks, launch);
-    add_counters(state, counters::Family::kPartialWarp, benchmark_key(state, "partial_warp/staircase", 1),
-                 launch);
-    state.counters["sm_clock_hz"] = benchmark::Counter(clock_hz_sum, benchmark::Counter::kAvgIterations);
+    double clock_hz = 0.0;
+    const std::string key = benchmark_key(state, "partial_warp/staircase", 1);
+    for (auto _ : state) report_point(state, key, sample_with_clock(stream, events, clocks, launch, clock_hz));
+    defer_counters(counters::Family::kPartialWarp, key,
+                   fma_counter_launch(
+                       [blocks, threads_per_block](float* o, kernels::ClockSample* c, cudaStream_t s) {
+                         kernels::launch_fma_blocks(blocks, threads_per_block, kStaircaseIterations, o, c, s);
+                       },
+                       threads));
+    state.counters["sm_clock_hz"] = clock_hz;
     state.counters["blocks"] = blocks;
     state.counters["blocks_per_sm"] = blocks_per_sm;
     state.counters["waves"] = kStaircaseWaves;
@@ -183,11 +224,16 @@ void grid_tail(benchmark::State& state) {
       if (past != 0xFFFFFFFFu) throw std::runtime_error("a thread past the grid's total wrote its slot");
     }
     for (int i = 0; i < kWarmupLaunches; ++i) launch();
-    double clock_hz_sum = 0.0;
-    for (auto _ : state) clock_hz_sum += timed_launch_with_clock(state, stream, events, clocks, launch);
-    add_counters(state, counters::Family::kPartialWarp, benchmark_key(state, "partial_warp/grid_tail", 2),
-                 launch);
-    state.counters["sm_clock_hz"] = benchmark::Counter(clock_hz_sum, benchmark::Counter::kAvgIterations);
+    double clock_hz = 0.0;
+    const std::string key = benchmark_key(state, "partial_warp/grid_tail", 2);
+    for (auto _ : state) report_point(state, key, sample_with_clock(stream, events, clocks, launch, clock_hz));
+    defer_counters(counters::Family::kPartialWarp, key,
+                   fma_counter_launch(
+                       [total, block](float* o, kernels::ClockSample* c, cudaStream_t s) {
+                         kernels::launch_fma_grid(total, block, kTailIterations, o, c, s);
+                       },
+                       launched));
+    state.counters["sm_clock_hz"] = clock_hz;
     state.counters["blocks"] = static_cast<double>(blocks);
     state.counters["tail_active_threads_observed"] = static_cast<double>(active);
     state.counters["tail_full_warps_observed"] = static_cast<double>(full_warps);
@@ -217,6 +263,7 @@ BENCHMARK(schedule)
     ->Args({32, 1, 1})->Args({33, 1, 1})->Args({48, 1, 1})->Args({64, 1, 1})->Args({100, 1, 1})
     ->Args({256, 1, 1})->Args({1023, 1, 1})->Args({1024, 1, 1})->Args({16, 1, 1})->Args({72, 1, 1})
     ->Args({48, 4, 1})->Args({8, 4, 3})->Args({30, 30, 1})->Args({32, 8, 1})
+    ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
@@ -224,6 +271,7 @@ BENCHMARK(staircase)
     ->Name("partial_warp/staircase")
     ->ArgName("threads")
     ->Apply(staircase_sizes)
+    ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
@@ -234,6 +282,7 @@ BENCHMARK(grid_tail)
     ->Name("partial_warp/grid_tail")
     ->ArgNames({"block", "threads"})
     ->ArgsProduct({{256}, {1, 31, 32, 33, 64, 65, 96, 128, 129, 160, 232, 256, 769, 800, 1000, 1024}})
+    ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <stdexcept>
 #include <vector>
 
@@ -95,7 +96,8 @@ ResidencyPlan plan_residency(int w, const ResidencyLimits& l) {
   return p;
 }
 
-StreamRunner::StreamRunner(const DeviceInfo& device, const StreamConfig& config, const Stream& stream)
+StreamRunner::StreamRunner(const DeviceInfo& device, const StreamConfig& config, const Stream& stream,
+                           const DeviceBuffer<std::uint32_t>* shared)
     : config_(config) {
   if (const std::string problem = kernels::stream_kernel_problem(config.kernel); !problem.empty()) {
     throw std::invalid_argument(problem);
@@ -107,7 +109,12 @@ StreamRunner::StreamRunner(const DeviceInfo& device, const StreamConfig& config,
     throw std::invalid_argument("stream buffer = " + bytes_text(static_cast<long long>(config.bytes)) +
                                 "; allowed: a positive multiple of 16 bytes");
   }
-  require_free_stream_buffer(config.bytes);
+  if (shared != nullptr && shared->bytes() != config.bytes) {
+    throw std::invalid_argument("shared stream buffer = " + bytes_text(static_cast<long long>(shared->bytes())) +
+                                "; allowed: exactly the configured " +
+                                bytes_text(static_cast<long long>(config.bytes)));
+  }
+  if (shared == nullptr) require_free_stream_buffer(config.bytes);
   const void* kernel = kernels::stream_kernel_function(config.kernel);
   const int threads = plan_.warps_per_block * 32;
   WARPCOST_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -125,17 +132,30 @@ StreamRunner::StreamRunner(const DeviceInfo& device, const StreamConfig& config,
   }
   blocks_ = static_cast<unsigned int>(device.sm_count * plan_.blocks_per_sm);
   elements_ = config.bytes / width;
-  data_ = DeviceBuffer<std::uint32_t>(config.bytes / 4);
-  kernels::launch_fill_pattern(data_.data(), data_.size(), config.seed, stream.get());
+  if (shared != nullptr) {
+    input_ = shared->data();
+  } else {
+    data_ = DeviceBuffer<std::uint32_t>(config.bytes / 4);
+    kernels::launch_fill_pattern(data_.data(), data_.size(), config.seed, stream.get());
+    input_ = data_.data();
+  }
   sums_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(threads));
   latency_ = DeviceBuffer<long long>(static_cast<std::size_t>(blocks_) * kernels::kLatencySamplesPerBlock);
   WARPCOST_CUDA(cudaMemsetAsync(latency_.data(), 0xFF, latency_.bytes(),
                                 stream.get()));  // -1: no sample
 }
 
+void StreamRunner::prepare() const {
+  const void* kernel = kernels::stream_kernel_function(config_.kernel);
+  WARPCOST_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(plan_.shared_bytes)));
+  WARPCOST_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     cudaSharedmemCarveoutMaxShared));
+}
+
 void StreamRunner::launch(const Stream& stream) {
   kernels::launch_stream(
-      config_.kernel, data_.data(), elements_, blocks_, static_cast<unsigned int>(plan_.warps_per_block * 32),
+      config_.kernel, input_, elements_, blocks_, static_cast<unsigned int>(plan_.warps_per_block * 32),
       static_cast<std::size_t>(plan_.shared_bytes), sums_.data(), latency_.data(), stream.get());
 }
 
@@ -146,8 +166,19 @@ void StreamRunner::check_sums(const Stream& stream) const {
   stream.synchronize();
   const std::uint64_t threads = got.size();
   const std::uint64_t step = std::max<std::uint64_t>(1, threads / kSampledThreads);
-  for (std::uint64_t g = 0; g < threads; g += step) {
-    const std::uint32_t want = kernels::stream_reference(config_.kernel, g, threads, elements_, config_.seed);
+  // The replays are independent and, at one warp per SM and W = 256, seconds of host work in all:
+  // they run on the host's cores at once.
+  std::vector<std::uint64_t> sampled;
+  for (std::uint64_t g = 0; g < threads; g += step) sampled.push_back(g);
+  std::vector<std::future<std::uint32_t>> replays;
+  for (const std::uint64_t g : sampled) {
+    replays.push_back(std::async(std::launch::async, [this, g, threads] {
+      return kernels::stream_reference(config_.kernel, g, threads, elements_, config_.seed);
+    }));
+  }
+  for (std::size_t k = 0; k < sampled.size(); ++k) {
+    const std::uint64_t g = sampled[k];
+    const std::uint32_t want = replays[k].get();
     if (got[g] != want) {
       throw std::runtime_error("stream thread " + std::to_string(g) + " summed " + std::to_string(got[g]) +
                                ", host replay " + std::to_string(want));
@@ -182,12 +213,17 @@ std::string one_per_thread_problem(const OnePerThreadConfig& c, int max_threads_
 }
 
 OnePerThreadRunner::OnePerThreadRunner(const DeviceInfo& device, const OnePerThreadConfig& config,
-                                       const Stream& stream)
+                                       const Stream& stream, const DeviceBuffer<std::uint32_t>* shared)
     : config_(config) {
   if (const std::string p = one_per_thread_problem(config, device.max_threads_per_block); !p.empty()) {
     throw std::invalid_argument(p);
   }
-  require_free_stream_buffer(config.bytes);
+  if (shared != nullptr && shared->bytes() != config.bytes) {
+    throw std::invalid_argument("shared stream buffer = " + bytes_text(static_cast<long long>(shared->bytes())) +
+                                "; allowed: exactly the configured " +
+                                bytes_text(static_cast<long long>(config.bytes)));
+  }
+  if (shared == nullptr) require_free_stream_buffer(config.bytes);
   elements_ = config.bytes / 16;
   const std::uint64_t grid = blocks();
   if (grid > kMaxGridX) {
@@ -197,13 +233,18 @@ OnePerThreadRunner::OnePerThreadRunner(const DeviceInfo& device, const OnePerThr
                                 std::to_string(kMaxGridX));
   }
   resident_blocks_ = kernels::one_per_thread_resident_blocks(config.threads_per_block);
-  data_ = DeviceBuffer<std::uint32_t>(config.bytes / 4);
-  kernels::launch_fill_pattern(data_.data(), data_.size(), config.seed, stream.get());
+  if (shared != nullptr) {
+    input_ = shared->data();
+  } else {
+    data_ = DeviceBuffer<std::uint32_t>(config.bytes / 4);
+    kernels::launch_fill_pattern(data_.data(), data_.size(), config.seed, stream.get());
+    input_ = data_.data();
+  }
   warp_sums_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(grid * threads() / 32));
 }
 
 void OnePerThreadRunner::launch(const Stream& stream) {
-  kernels::launch_stream_one_per_thread(data_.data(), elements_, static_cast<unsigned int>(threads()),
+  kernels::launch_stream_one_per_thread(input_, elements_, static_cast<unsigned int>(threads()),
                                         warp_sums_.data(), stream.get());
 }
 

@@ -54,9 +54,15 @@ class StreamRunner {
   // Throws std::invalid_argument naming the value when the kernel, the
   // residency or the buffer cannot be had: the occupancy API must confirm the
   // planned blocks per SM before any launch.
-  StreamRunner(const DeviceInfo& device, const StreamConfig& config, const Stream& stream);
+  // `shared`, when given, is the input already filled with config.seed's pattern (config.bytes of
+  // it), shared by many runners: the runner then allocates and fills no input of its own.
+  StreamRunner(const DeviceInfo& device, const StreamConfig& config, const Stream& stream,
+               const DeviceBuffer<std::uint32_t>* shared = nullptr);
 
   void launch(const Stream& stream);
+  // Sets the kernel's shared-memory attributes for this runner's plan again: runners of one kernel
+  // with other plans, alive at the same time (the counter phase's batches), overwrite them.
+  void prepare() const;
   // Replays 256 threads spread over the grid; throws std::runtime_error naming
   // the first that differs.
   void check_sums(const Stream& stream) const;
@@ -76,6 +82,7 @@ class StreamRunner {
   unsigned int blocks_ = 0;
   std::uint64_t elements_ = 0;
   DeviceBuffer<std::uint32_t> data_;
+  const std::uint32_t* input_ = nullptr;  // data_ or the shared input
   DeviceBuffer<std::uint32_t> sums_;
   DeviceBuffer<long long> latency_;
 };
@@ -94,7 +101,8 @@ std::string one_per_thread_problem(const OnePerThreadConfig& config, int max_thr
 
 class OnePerThreadRunner {
  public:
-  OnePerThreadRunner(const DeviceInfo& device, const OnePerThreadConfig& config, const Stream& stream);
+  OnePerThreadRunner(const DeviceInfo& device, const OnePerThreadConfig& config, const Stream& stream,
+                     const DeviceBuffer<std::uint32_t>* shared = nullptr);
   void launch(const Stream& stream);
   // Replays 256 warps spread over the grid; throws std::runtime_error naming
   // the first that differs.
@@ -113,6 +121,7 @@ class OnePerThreadRunner {
   int resident_blocks_ = 0;
   std::uint64_t elements_ = 0;
   DeviceBuffer<std::uint32_t> data_;
+  const std::uint32_t* input_ = nullptr;
   DeviceBuffer<std::uint32_t> warp_sums_;
 };
 

@@ -1,5 +1,7 @@
 #include <cmath>
 #include <cstring>
+#include <future>
+#include <vector>
 #include <stdexcept>
 #include <string>
 
@@ -196,6 +198,45 @@ __global__ void stream_one_per_thread_kernel(const uint4* data, std::uint64_t el
   if ((threadIdx.x & 31u) == 0) warp_sums[gid / 32] = warp_value;
 }
 
+// The plain read: thread t of block b loads the U 16-byte elements b*U*B + t + u*B (u < U), all
+// issued before any is used, and adds their folds. Timed (Check = false), it stores nothing: the
+// only store hangs on gid == sink, and the host passes a sink no thread has, which the compiler
+// cannot know, so the loads stay. Checked (Check = true), each warp adds its sum to *total with one
+// atomic, and the host holds the total against its own sum over the whole buffer.
+template <int U, bool Check>
+__global__ void stream_peak_kernel(const uint4* __restrict__ data, std::uint64_t elements,
+                                   std::uint32_t* total, std::uint64_t sink) {
+  const std::uint64_t base = blockIdx.x * (static_cast<std::uint64_t>(U) * blockDim.x) + threadIdx.x;
+  uint4 v[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const std::uint64_t i = base + static_cast<std::uint64_t>(u) * blockDim.x;
+    v[u] = i < elements ? data[i] : make_uint4(0u, 0u, 0u, 0u);
+  }
+  std::uint32_t acc = 0;
+#pragma unroll
+  for (int u = 0; u < U; ++u) acc += fold(v[u]);
+  if constexpr (Check) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
+    if ((threadIdx.x & 31u) == 0) atomicAdd(total, acc);
+  } else {
+    const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+    if (gid == sink) *total = acc;
+  }
+}
+
+template <bool Check>
+const void* peak_kernel_for(int loads_per_thread) {
+  switch (loads_per_thread) {
+    case 1: return reinterpret_cast<const void*>(stream_peak_kernel<1, Check>);
+    case 2: return reinterpret_cast<const void*>(stream_peak_kernel<2, Check>);
+    case 4: return reinterpret_cast<const void*>(stream_peak_kernel<4, Check>);
+    case 8: return reinterpret_cast<const void*>(stream_peak_kernel<8, Check>);
+    default: return nullptr;
+  }
+}
+
 template <int Bytes, bool Dependent>
 const void* kernel_for(int w) {
   switch (w) {
@@ -354,6 +395,57 @@ std::uint32_t stream_reference(const StreamKernelConfig& c, std::uint64_t gid, s
   }
   for (int k = 0; k < kSideChains; ++k) acc ^= float_bits(side[k]);
   return acc;
+}
+
+std::string peak_problem(int loads_per_thread, int threads_per_block) {
+  bool compiled = false;
+  for (const int u : kPeakLoadsPerThread) compiled = compiled || u == loads_per_thread;
+  if (!compiled) {
+    return "loads per thread = " + std::to_string(loads_per_thread) + "; allowed (compiled): 1, 2, 4 or 8";
+  }
+  if (threads_per_block < 32 || threads_per_block > 1024 || threads_per_block % 32 != 0) {
+    return "block size = " + std::to_string(threads_per_block) +
+           " threads; allowed: a multiple of 32 from 32 to 1024";
+  }
+  return {};
+}
+
+void launch_stream_peak(const void* d_data, std::uint64_t elements, int loads_per_thread,
+                        unsigned int threads_per_block, bool check, std::uint32_t* d_total, cudaStream_t stream) {
+  if (const std::string p = peak_problem(loads_per_thread, static_cast<int>(threads_per_block)); !p.empty()) {
+    throw std::invalid_argument(p);
+  }
+  const std::uint64_t per_block = static_cast<std::uint64_t>(loads_per_thread) * threads_per_block;
+  const std::uint64_t blocks = (elements + per_block - 1) / per_block;
+  if (blocks == 0 || blocks > 2147483647ull) {
+    throw std::invalid_argument("peak read of " + std::to_string(elements) + " elements needs " +
+                                std::to_string(blocks) + " blocks; allowed: 1..2147483647");
+  }
+  const void* kernel = check ? peak_kernel_for<true>(loads_per_thread) : peak_kernel_for<false>(loads_per_thread);
+  std::uint64_t sink = ~std::uint64_t{0};  // no thread has this index
+  void* args[] = {const_cast<void**>(&d_data), &elements, &d_total, &sink};
+  WARPCOST_CUDA(cudaLaunchKernel(kernel, dim3(static_cast<unsigned int>(blocks)), dim3(threads_per_block), args, 0,
+                                 stream));
+  WARPCOST_CHECK_LAUNCH("stream_peak_kernel");
+}
+
+std::uint32_t peak_reference_total(std::uint64_t elements, std::uint32_t seed) {
+  // Hundreds of millions of elements: split over the host's cores (the sum is order-free mod 2^32).
+  constexpr std::uint64_t kParts = 16;
+  std::vector<std::future<std::uint32_t>> parts;
+  for (std::uint64_t p = 0; p < kParts; ++p) {
+    parts.push_back(std::async(std::launch::async, [p, elements, seed] {
+      std::uint32_t total = 0;
+      for (std::uint64_t i = elements * p / kParts; i < elements * (p + 1) / kParts; ++i) {
+        total += pattern_word(4 * i, seed) ^ pattern_word(4 * i + 1, seed) ^ pattern_word(4 * i + 2, seed) ^
+                 pattern_word(4 * i + 3, seed);
+      }
+      return total;
+    }));
+  }
+  std::uint32_t total = 0;
+  for (auto& part : parts) total += part.get();
+  return total;
 }
 
 }  // namespace warpcost::kernels

@@ -75,4 +75,15 @@ int one_per_thread_resident_blocks(int threads_per_block);
 // pattern_word(word, seed).
 std::uint32_t one_per_thread_reference(std::uint64_t warp, std::uint64_t elements, std::uint32_t seed);
 
+// The plain peak read: every thread loads U (1, 2, 4 or 8) 16-byte elements a block apart, issued
+// together, over a grid that covers the buffer once (no loop, no residency pinning). Timed with
+// check = false it executes no store; with check = true each warp adds its sum of folds to
+// *d_total (which the caller zeroes), to be held against peak_reference_total.
+inline constexpr int kPeakLoadsPerThread[] = {1, 2, 4, 8};
+std::string peak_problem(int loads_per_thread, int threads_per_block);
+void launch_stream_peak(const void* d_data, std::uint64_t elements, int loads_per_thread,
+                        unsigned int threads_per_block, bool check, std::uint32_t* d_total, cudaStream_t stream);
+// The sum (mod 2^32) over all `elements` of the XOR of each element's four pattern words.
+std::uint32_t peak_reference_total(std::uint64_t elements, std::uint32_t seed);
+
 }  // namespace warpcost::kernels

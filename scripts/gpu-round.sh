@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole GPU round in one call on the device machine: build with the h200 preset and run every
 # test (the GPU ones included), compute-sanitizer memcheck over the GPU tests, then the main job
-# (suite + analysis). Logs and the new run folders, packed as one tarball, land in $OUT.
+# (suite + analysis), then the suite once more with counters off and `warpcost-analyze --compare` of
+# the two (counters must not move the timing). Logs, compare.md and the new run folders, packed as
+# one tarball (the timing-only run under compare-off/, outside results/), land in $OUT.
 # Usage (from the repository root): scripts/gpu-round.sh [-- BENCH_ARGS...]
 # WARPCOST_ROUND_SUITE_ONLY=1 builds and runs the suite only (a second round of one session, whose
 # first round ran the tests); WARPCOST_ROUND_NCU=1 adds the Nsight Compute cross-check of the counter
@@ -61,14 +63,33 @@ if [ "${WARPCOST_ROUND_NCU:-0}" = 1 ]; then
   step "ncu cross-check of the counter pass" bash -c "scripts/ncu-crosscheck.sh build/h200 \"$OUT/ncu\" && tar czf \"$OUT/ncu.tar.gz\" -C \"$OUT\" ncu && rm -r \"$OUT/ncu\""
 fi
 step "suite and analysis" ./warpcost run --preset h200 "$@"
+# Counters do not disturb timing: the same suite again with the counter phase off, compared with the
+# run above (timing-only run as BASE). WARPCOST_ROUND_COMPARE=0 leaves it out.
+if [ "${WARPCOST_ROUND_COMPARE:-1}" = 1 ]; then
+  compare_off() {
+    [ "${1:-}" = "--" ] && shift
+    local on off
+    on=$(comm -13 <(echo "$before") <(find results -mindepth 2 -maxdepth 2 -type d | sort) | grep -v '[.]failed$' | tail -n 1)
+    # Outside results/: the timing-only run is evidence for the compare, not a dataset to merge.
+    off=$(build/h200/bench/warpcost-bench --warpcost_results_root=/tmp/warpcost-compare/compare-off \
+      --warpcost_counters=off "$@" | tail -n 1)
+    [ -f "$off/bench.json" ] && [ -f "$on/bench.json" ] || { echo "no pair of runs to compare"; return 1; }
+    build/h200/analysis/warpcost-analyze --compare "$off" "$on" --report "$OUT/compare.md" --quiet || return 1
+    echo "counters off (base): $off; counters on (new): $on"
+    sed -n 3p "$OUT/compare.md"
+    grep -v "| same |" "$OUT/compare.md" | grep "^| [a-z]" | head -n 40
+  }
+  step "suite again, counters off, and compare" compare_off "$@"
+fi
 
 after=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
 new=$(comm -13 <(echo "$before") <(echo "$after"))
 # The plots the analysis drew here (matplotlib is on this machine) travel with the run folders.
 plots=$(ls results/plots/*.svg 2>/dev/null)
 if [ -n "$new" ]; then
-  tar czf "$OUT/results.tar.gz" $new $plots
-  echo "packed: $new"
+  compare_runs=$([ -d /tmp/warpcost-compare/compare-off ] && echo "-C /tmp/warpcost-compare compare-off")
+  tar czf "$OUT/results.tar.gz" $new $plots $compare_runs
+  echo "packed: $new $compare_runs"
 fi
 echo "=== gpu round: $([ $status -eq 0 ] && echo passed || echo FAILED)"
 exit $status

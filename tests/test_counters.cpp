@@ -202,3 +202,68 @@ TEST(CounterPassTest, AFaultIsAnErrorNotASilentGap) {
 
 }  // namespace
 }  // namespace warpcost::counters
+
+namespace warpcost::counters {
+namespace {
+
+// The counter phase profiles a family's points in batches: one backend call for all of them, the
+// values handed back to each key in order, and a point seen before taken from the cache.
+class BatchBackend : public CounterBackend {
+ public:
+  Values profile(const std::vector<std::string>&, const std::string&, const std::function<void()>&) override {
+    throw std::logic_error("the batch path must not fall back to one profile() a launch");
+  }
+  std::vector<Values> profile_batch(const std::vector<std::string>& metrics,
+                                    const std::vector<std::function<void()>>& launches) override {
+    ++batches;
+    std::vector<Values> out;
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      launches[i]();
+      out.push_back({{metrics.front(), static_cast<double>(100 * batches + static_cast<int>(i))}});
+    }
+    return out;
+  }
+  int batches = 0;
+};
+
+TEST(CounterPassBatch, OneBackendCallAValueSetForEachKeyInOrder) {
+  auto backend = std::make_unique<BatchBackend>();
+  BatchBackend* fake = backend.get();
+  CounterPass pass(Settings{}, std::move(backend));
+  std::vector<int> launched;
+  const auto values = pass.collect_batch(Family::kDivergence, {"d/a", "d/b", "d/c"},
+                                         {[&] { launched.push_back(0); }, [&] { launched.push_back(1); },
+                                          [&] { launched.push_back(2); }});
+  EXPECT_EQ(fake->batches, 1);
+  EXPECT_EQ(launched, (std::vector<int>{0, 1, 2}));
+  const std::string m = default_metrics(Family::kDivergence).front();
+  ASSERT_EQ(values.size(), 3u);
+  EXPECT_EQ(values[0].at(m), 100.0);
+  EXPECT_EQ(values[2].at(m), 102.0);
+  // "d/b" again with a new one: only the new one is launched, "d/b" keeps its first values.
+  launched.clear();
+  const auto again = pass.collect_batch(Family::kDivergence, {"d/b", "d/d"},
+                                        {[&] { launched.push_back(1); }, [&] { launched.push_back(3); }});
+  EXPECT_EQ(launched, (std::vector<int>{3}));
+  EXPECT_EQ(again[0].at(m), 101.0);
+  EXPECT_EQ(again[1].at(m), 200.0);
+}
+
+TEST(CounterPassBatch, KeysAndLaunchesMustPair) {
+  CounterPass pass(Settings{}, std::make_unique<BatchBackend>());
+  EXPECT_THROW(pass.collect_batch(Family::kStreaming, {"a", "b"}, {[] {}}), std::invalid_argument);
+}
+
+TEST(CounterPassBatch, NoPermissionTurnsThePassOffForTheWholeBatch) {
+  CounterPass pass(Settings{}, std::make_unique<FakeBackend>(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES));
+  int launches = 0;
+  const auto values = pass.collect_batch(Family::kStreaming, {"s/a", "s/b"}, {[&] { ++launches; }, [&] { ++launches; }});
+  ASSERT_EQ(values.size(), 2u);
+  EXPECT_TRUE(values[0].empty());
+  EXPECT_TRUE(values[1].empty());
+  EXPECT_FALSE(pass.active());
+  EXPECT_EQ(launches, 0);
+}
+
+}  // namespace
+}  // namespace warpcost::counters
