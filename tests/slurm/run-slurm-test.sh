@@ -170,11 +170,19 @@ mkdir -p "$fixture_run"
 cp "$repo/tests/fixtures/runs/fixture-gpu/20260101T000000Z/bench.json" "$fixture_run/"
 
 ids=$("$repo/scripts/slurm/submit.sh" --shared "$tmp/shared" --build "$build" --tasks "$tasks" \
-        --partition warpcosttest --time 00:05:00 --gres none)
+        --partition warpcosttest --time 00:05:00 --gres none --sbatch-opt=--hold)
 array_id=$(sed -n 's/.*array=\([0-9]*\).*/\1/p' <<<"$ids")
 collector_id=$(sed -n 's/.*collector=\([0-9]*\).*/\1/p' <<<"$ids")
 { [ -n "$array_id" ] && [ -n "$collector_id" ]; } || { echo "run-slurm-test: submit.sh printed '$ids'" >&2; exit 1; }
-echo "run-slurm-test: array $array_id ($tasks tasks), collector $collector_id"
+echo "run-slurm-test: array $array_id ($tasks tasks, held), collector $collector_id"
+# While the array is held, the collector must wait for it (afterany), though a CPU is free.
+sleep 3
+held=$(scontrol -o show job "$collector_id")
+[[ "$held" == *"JobState=PENDING"* && "$held" == *"Reason=Dependency"* ]] || {
+  echo "run-slurm-test: FAIL: the collector did not wait for the held array: $held" >&2
+  exit 1
+}
+scontrol release "$array_id"
 
 state() { scontrol -o show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | sort -u | paste -sd, -; }
 deadline=$((SECONDS + wait_limit))
