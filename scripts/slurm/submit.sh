@@ -55,7 +55,8 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$shared" ] || { echo "submit.sh: name the shared results folder with --shared DIR" >&2; usage; }
 command -v sbatch >/dev/null || bad "sbatch is not on PATH: run this on a Slurm login node"
-build=$(cd "$build" 2>/dev/null && pwd) || bad "--build '$build': no such folder"
+build_dir=$(cd "$build" 2>/dev/null && pwd) || bad "--build '$build': no such folder"
+build=$build_dir
 [ -x "$build/bench/warpcost-bench" ] ||
   bad "--build '$build' has no bench/warpcost-bench: build once first (cmake --preset h200 && cmake --build --preset h200)"
 [ -x "$build/analysis/warpcost-analyze" ] || bad "--build '$build' has no analysis/warpcost-analyze"
