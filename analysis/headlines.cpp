@@ -155,7 +155,8 @@ const Column kColumns[] = {
 
 }  // namespace
 
-std::vector<GpuHeadlines> headline_figures(const std::vector<EvaluatedRun>& runs) {
+std::vector<GpuHeadlines> headline_figures(const std::vector<EvaluatedRun>& runs,
+                                           HeadlineGrouping grouping) {
   // Newest first, so the first run of a GPU that has a figure is the newest that has it.
   std::vector<const EvaluatedRun*> order;
   for (const auto& er : runs) order.push_back(&er);
@@ -167,7 +168,9 @@ std::vector<GpuHeadlines> headline_figures(const std::vector<EvaluatedRun>& runs
   });
   std::map<std::string, GpuHeadlines> by_gpu;
   for (const EvaluatedRun* er : order) {
-    const std::string gpu = gpu_label(er->run);
+    const std::string gpu = grouping == HeadlineGrouping::kDevice
+                                ? gpu_label(er->run)
+                                : er->run.context.text(schema::key::kGpuName);
     auto [it, fresh] = by_gpu.try_emplace(gpu);
     GpuHeadlines& h = it->second;
     if (fresh) {
@@ -185,11 +188,12 @@ std::vector<GpuHeadlines> headline_figures(const std::vector<EvaluatedRun>& runs
   return out;
 }
 
-std::string headline_table_markdown(const std::vector<EvaluatedRun>& runs) {
+std::string headline_table_markdown(const std::vector<EvaluatedRun>& runs, HeadlineGrouping grouping) {
   if (runs.empty()) return "";
-  const std::vector<GpuHeadlines> gpus = headline_figures(runs);
-  std::string md =
-      "## Headline figures per GPU\n\nOne row per GPU (name and UUID); each figure from the newest "
+  const std::vector<GpuHeadlines> gpus = headline_figures(runs, grouping);
+  std::string md = std::string("## Headline figures per GPU\n\nOne row per GPU ") +
+      (grouping == HeadlineGrouping::kDevice ? "(name and UUID)" : "model (every run of that name)") +
+      "; each figure from the newest "
       "run of that GPU that measured it (the last column says which), with the evaluator's verdict "
       "in brackets. Sources: the random chase's DRAM plateau; the run's best streaming read; Ex 7's "
       "per-warp slowdown; the staircase's useful fractions and steps; the knee of the W = 0 stream "
@@ -198,7 +202,14 @@ std::string headline_table_markdown(const std::vector<EvaluatedRun>& runs) {
   md += " runs |\n|---|---|";
   for (std::size_t i = 0; i < std::size(kColumns); ++i) md += "---|";
   md += "---|\n";
+  std::string without;
   for (const GpuHeadlines& h : gpus) {
+    bool any = false;
+    for (const Column& c : kColumns) any = any || (h.*(c.figure)).found;
+    if (!any) {
+      without += (without.empty() ? "" : "; ") + h.gpu + " (" + h.newest_run + ")";
+      continue;
+    }
     md += "| " + cell(h.gpu) + " | " + human_value(h.sm_clock_hz, "Hz") + " |";
     // run id -> the figures read from it, in column order
     std::vector<std::pair<std::string, std::string>> sources;
@@ -216,8 +227,9 @@ std::string headline_table_markdown(const std::vector<EvaluatedRun>& runs) {
     }
     std::string used;
     for (const auto& [run, titles] : sources) used += (used.empty() ? "" : "; ") + run + ": " + titles;
-    md += " " + cell(used.empty() ? h.newest_run + ": none of these figures" : used) + " |\n";
+    md += " " + cell(used) + " |\n";
   }
+  if (!without.empty()) md += "\nNo headline figure in the runs of: " + without + ".\n";
   return md;
 }
 

@@ -36,7 +36,7 @@ struct HeadlineFigure {
 };
 
 struct GpuHeadlines {
-  std::string gpu;            // gpu_label(): "NVIDIA H200 (GPU-0672368d)"
+  std::string gpu;            // "NVIDIA H200 (GPU-0672368d)" (kDevice) or "NVIDIA H200" (kModel)
   std::string newest_run;     // this GPU's newest run
   double sm_clock_hz = 0;     // measured at the start of the newest run
   HeadlineFigure dram_latency;
@@ -46,12 +46,19 @@ struct GpuHeadlines {
   HeadlineFigure knee;
 };
 
-// One entry per GPU (name and UUID), ordered by GPU; each figure from the newest run of that GPU
-// (context utc, then run id) that has it.
-std::vector<GpuHeadlines> headline_figures(const std::vector<EvaluatedRun>& runs);
+// What one row stands for: one physical GPU (name and UUID: two H200s of a host are two rows), or
+// one GPU model (name only: every H200 run, whichever machine, fills one row).
+enum class HeadlineGrouping { kDevice, kModel };
 
-// The markdown table of headline_figures(runs), with a "## Headline figures per GPU" heading and
-// a line saying where each figure comes from; empty when runs is empty.
-std::string headline_table_markdown(const std::vector<EvaluatedRun>& runs);
+// One entry per GPU, ordered by GPU; each figure from the newest run of that GPU (context utc,
+// then run id) that has it.
+std::vector<GpuHeadlines> headline_figures(const std::vector<EvaluatedRun>& runs,
+                                           HeadlineGrouping grouping = HeadlineGrouping::kDevice);
+
+// The markdown table of headline_figures(runs, grouping), under a "## Headline figures per GPU"
+// heading with a line saying where each figure comes from; GPUs none of whose runs has any of the
+// figures are named below the table instead of filling a row of dashes. Empty when runs is empty.
+std::string headline_table_markdown(const std::vector<EvaluatedRun>& runs,
+                                    HeadlineGrouping grouping = HeadlineGrouping::kDevice);
 
 }  // namespace warpcost::analysis

@@ -127,6 +127,17 @@ TEST(Headlines, TwoGpusOfOneModelAreTwoRows) {
   EXPECT_DOUBLE_EQ(gpus[0].divergence_20_12.value, gpus[1].divergence_20_12.value);
 }
 
+TEST(Headlines, ByModelEveryRunOfANameFillsOneRow) {
+  analysis::Run second = read_run(kFixtures / "streaming.json");
+  second.context.values["gpu_uuid"] = "GPU-12345678-0000-0000-0000-000000000000";
+  const std::vector<EvaluatedRun> runs = {fixture("divergence.json"), evaluated(second)};
+  ASSERT_EQ(headline_figures(runs).size(), 2u);
+  const std::vector<GpuHeadlines> model = headline_figures(runs, HeadlineGrouping::kModel);
+  ASSERT_EQ(model.size(), 1u);
+  EXPECT_EQ(model[0].gpu, "NVIDIA H200");
+  EXPECT_TRUE(model[0].divergence_20_12.found && model[0].knee.found);
+}
+
 TEST(Headlines, APlantedBadValueShowsAsItsEvaluatorsMiss) {
   // The 20/12 warp made to take 1.5x the uniform warp's cycles instead of 2x: Ex 7 fails.
   analysis::Run bad = read_run(kFixtures / "divergence.json");
@@ -164,6 +175,13 @@ TEST(Headlines, MarkdownHasOneRowPerGpuAndADashForAMissingFigure) {
             std::string::npos)
       << md;
   EXPECT_EQ(headline_table_markdown({}), "");
+  // A GPU with none of the figures is named under the table, not given a row of dashes.
+  const std::string bare = headline_table_markdown({fixture("streaming.json"), fixture("runs/fixture-gpu/20260101T000000Z/bench.json")});
+  EXPECT_EQ(bare.find("\n| Fixture GPU"), std::string::npos) << bare;
+  EXPECT_NE(bare.find("No headline figure in the runs of: Fixture GPU, rev \"A\" (GPU-00000000) "
+                      "(fixture-gpu/20260101T000000Z)."),
+            std::string::npos)
+      << bare;
 }
 
 }  // namespace
