@@ -40,7 +40,7 @@ for f in bench/warpcost-bench analysis/warpcost-analyze; do
   [ -x "$build/$f" ] || { echo "run-slurm-test: $build has no $f: build it first" >&2; exit 1; }
 done
 missing=()
-for tool in slurmctld slurmd munged mungekey sbatch sinfo scontrol scancel; do
+for tool in slurmctld slurmd munged sbatch sinfo scontrol scancel; do
   command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
