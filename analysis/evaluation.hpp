@@ -11,13 +11,27 @@
 
 namespace warpcost::analysis {
 
+// What a row is (the CSV's `kind` column; docs/verdicts.md has every check):
+//  model:  a prediction from inputs measured independently of the judged number, held to a
+//          declared tolerance: holds, fails, warn (the miss is inside the point's own noise),
+//          untestable (the prediction lies outside what the sweep measured) or throttled.
+//  target: a goal figure (best read >= 96 % of peak, CV <= 0.5 %): met or missed.
+//  info:   a measurement, a physical bound or a consistency figure: never holds.
+namespace kind {
+inline constexpr const char* kModel = "model";
+inline constexpr const char* kTarget = "target";
+inline constexpr const char* kInfo = "info";
+}  // namespace kind
+
 namespace verdict {
 inline constexpr const char* kHolds = "holds";
 inline constexpr const char* kFails = "fails";
-// The model holds for each warp's own cycles but not for the grid's time (which carries costs the
-// model leaves out, such as the launch); the why says by how much and why.
-inline constexpr const char* kHoldsPerWarp = "holds-per-warp";
-inline constexpr const char* kWarn = "warn";    // measured but suspect (clock low, noisy)
+inline constexpr const char* kWarn = "warn";  // a miss inside twice the point's own noise
+inline constexpr const char* kUntestable = "untestable here";  // prediction beyond the sweep
+// The point ran with its SM clock under kThrottleFraction of the maximum: kept out of the model.
+inline constexpr const char* kThrottled = "throttled";
+inline constexpr const char* kMet = "met";        // a target reached
+inline constexpr const char* kMissed = "missed";  // a target not reached
 inline constexpr const char* kInfo = "info";    // measured, no model to hold it against
 inline constexpr const char* kError = "error";  // the benchmark reported an error
 }  // namespace verdict
@@ -32,17 +46,22 @@ struct Row {
   std::string model;
   std::optional<double> predicted;
   std::optional<double> rel_error;
+  std::string kind = kind::kInfo;
   std::string verdict;
   std::string why;
 };
 
-// Thresholds the verdicts use, in one place.
-inline constexpr double kClockFloorFraction = 0.90;  // below this share of max clock: warn
+// Thresholds the verdicts use, in one place; docs/verdicts.md gives the reason for each.
+// A timed point whose lowest SM clock fell under this share of the maximum is throttled (nvbench
+// discards such samples): it is flagged and kept out of every model verdict.
+inline constexpr double kThrottleFraction = 0.95;
 inline constexpr double kCvTarget = 0.005;           // CV target for kernels of >= 50 us
 inline constexpr double kCvMinSeconds = 50e-6;
-inline constexpr double kBoundSlack = 0.02;          // a measured rate may exceed a peak by 2 %
-inline constexpr double kFractionTolerance = 0.02;   // useful fraction within 2 % of the model
-inline constexpr double kStepSpreadTolerance = 0.01; // times within one staircase step: 1 %
+// A miss no larger than this many times the point's own noise is warn, not fails.
+inline constexpr double kWarnNoiseMultiple = 2.0;
+inline constexpr double kFractionTolerance = 0.02;   // partial warp time vs whole warps: 2 %
+// (max - min) / min of the times of one staircase step: 1 %
+inline constexpr double kStepSpreadTolerance = 0.01;
 inline constexpr double kTailTimeTolerance = 0.05;   // grid-tail time ratio within 5 % of the model
 inline constexpr double kSplitTolerance = 0.02;      // if/else and nested slowdowns within 2 %
 inline constexpr double kKWayTolerance = 0.03;       // k-way switch slowdowns within 3 %
@@ -51,5 +70,12 @@ inline constexpr double kKWayTolerance = 0.03;       // k-way switch slowdowns w
 inline constexpr double kContentionSpread = 1.05;
 
 std::vector<Row> evaluate_run(const Run& run);
+
+// A point's relative noise: warpcost_noise (the bench's own samples) when the run has it, else the
+// CV of its repetitions' times.
+double point_noise(const BenchmarkResult& b);
+// True when the point's lowest SM clock (warpcost_sm_clock_mhz) is under kThrottleFraction of the
+// run's maximum; false for runs without the field.
+bool is_throttled(const Run& run, const BenchmarkResult& b);
 
 }  // namespace warpcost::analysis

@@ -61,7 +61,9 @@ Row relative_check(Row r, const std::string& model, double predicted, double tol
                    const std::string& why) {
   r.model = model;
   r = with_prediction(r, predicted);
+  // One profiled launch: no repetitions to call a miss noise, so a miss fails.
   const bool holds = std::fabs(*r.rel_error) <= tolerance;
+  r.kind = kind::kModel;
   r.verdict = holds ? verdict::kHolds : verdict::kFails;
   r.why = why + (holds ? "" : "; off by more than " + fixed(100 * tolerance, 0) + "%");
   return r;
@@ -97,6 +99,7 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
     r.model = "ceil(P/32) warps a block, x blocks";
     r = with_prediction(r, blocks * static_cast<double>(warps));
     const bool same = r.value == *r.predicted;
+    r.kind = kind::kModel;
     r.verdict = same ? verdict::kHolds : verdict::kFails;
     r.why = tag + "the hardware launched " + fixed(r.value, 0) + " warps for " + fixed(blocks, 0) +
             " block(s): " +
@@ -131,12 +134,13 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
     Row r = counter_row(b, kWarpsActive, units.count(kWarpsActive) ? units.at(kWarpsActive) : "warp");
     r.model = "at most the warp slots the occupancy API reserves: blocks/SM x ceil(P/32)";
     r = with_prediction(r, slots);
-    const bool within = r.value <= slots * 1.001;
-    r.verdict = within ? verdict::kHolds : verdict::kFails;
+    // At most the reserved slots is a bound the hardware cannot break: info.
+    r.verdict = verdict::kInfo;
     r.why = tag + "achieved " + fixed(r.value, 1) + " of " + fixed(slots, 0) + " reserved warp slots (" +
             fixed(100 * r.value / slots, 1) +
             "%): 4 full waves, each block's warps start and retire together, so the SM averages "
-            "below its reservation between a block's end and the next one's start";
+            "below its reservation between a block's end and the next one's start" +
+            (r.value > slots * 1.001 ? "; above the reservation, so the occupancy figure is wrong" : "");
     rows.push_back(r);
     done.insert(kWarpsActive);
 
@@ -223,7 +227,8 @@ void divergence_checks(const Run& run, const BenchmarkResult& b, std::vector<Row
   const auto bar = s.reference.find('|');
   const BenchmarkResult* ref =
       find_benchmark(run, "divergence", s.reference.substr(0, bar), s.reference.substr(bar + 1));
-  if (ref == nullptr || !ref->has_counter(kDivergent)) return;
+  // The one-path run itself would be held against itself: no row, it cannot fail.
+  if (ref == nullptr || ref == &b || !ref->has_counter(kDivergent)) return;
   const double warps = b.counter_median(kWarpsLaunched);
   Row r = base_row(b);
   r.metric = "divergent_branch_targets_per_warp";
@@ -235,6 +240,7 @@ void divergence_checks(const Run& run, const BenchmarkResult& b, std::vector<Row
       "is real)";
   r = with_prediction(r, static_cast<double>(s.populated - 1));
   const bool holds = std::fabs(r.value - *r.predicted) < 1e-9;
+  r.kind = kind::kModel;
   r.verdict = holds ? verdict::kHolds : verdict::kFails;
   r.why = s.text + ": " + fixed(b.counter_median(kDivergent), 0) + " divergent targets over " +
           fixed(warps, 0) + " warps, " + fixed(ref->counter_median(kDivergent), 0) +

@@ -66,7 +66,7 @@ void compare(const Comparison& c, std::vector<Row>& rows) {
   const double warp_noise = std::hypot(counter_cv(b, "warp_cycles_median"),
                                        counter_cv(ref, "warp_cycles_median"));
   const bool warp_holds = within(w, c.tolerance);
-  w.verdict = warp_holds ? verdict::kHolds : miss_verdict(std::fabs(*w.rel_error), warp_noise);
+  judge(w, warp_holds, std::fabs(*w.rel_error), warp_noise);
   w.why = c.tag + "a warp took " + fixed(cycles(b), 0) + " cycles, the uniform warp " +
           fixed(cycles(ref), 0) + ": " + fixed(w.value, 3) + "x against " + fixed(c.model, 3) + "x";
   if (!warp_holds) {
@@ -91,18 +91,15 @@ void compare(const Comparison& c, std::vector<Row>& rows) {
   g.unit = "ratio";
   g.model = c.model_text + " (grid time, CUDA events)";
   g = with_prediction(g, c.model);
+  // The grid's own verdict: the per-warp row does not rescue it (docs/verdicts.md); the report's
+  // glance counts the grid misses whose warp row holds in a column of their own.
   const bool grid_holds = within(g, c.tolerance);
-  if (grid_holds) {
-    g.verdict = verdict::kHolds;
-  } else if (std::fabs(*g.rel_error) <= 2.0 * time_noise) {
-    g.verdict = verdict::kWarn;
-  } else {
-    g.verdict = warp_holds ? verdict::kHoldsPerWarp : verdict::kFails;
-  }
+  judge(g, grid_holds, std::fabs(*g.rel_error), time_noise);
   g.why = c.tag + "the grid took " + us(t) + ", the uniform grid " + us(t_ref) + ": " +
           fixed(g.value, 3) + "x against " + fixed(c.model, 3) + "x";
   if (!grid_holds) {
     g.why += noise_note(std::fabs(*g.rel_error), time_noise);
+    if (warp_holds) g.why += "; the per-warp model holds (warp_slowdown)";
     if (fixed_part > 0) {
       g.why += "; " + us(fixed_part) + " of the uniform grid lie outside the branch region (launch, "
                "prologue, stores: grid time minus the region's span), and divergence does not "
@@ -120,7 +117,7 @@ void compare(const Comparison& c, std::vector<Row>& rows) {
     const double predicted_time = fixed_part + c.populated_spans;
     f = with_prediction(f, predicted_time / t_ref);
     const bool holds = within(f, c.tolerance);
-    f.verdict = holds ? verdict::kHolds : miss_verdict(std::fabs(*f.rel_error), time_noise);
+    judge(f, holds, std::fabs(*f.rel_error), time_noise);
     f.why = c.tag + us(fixed_part) + " fixed + " + us(c.populated_spans) +
             " of populated paths' regions = " + us(predicted_time) + "; measured " + us(t) +
             (holds ? "" : noise_note(std::fabs(*f.rel_error), time_noise));
@@ -172,7 +169,9 @@ void common_rows(const BenchmarkResult& b, const std::string& tag, std::vector<R
   r = with_prediction(r, static_cast<double>(requested));
   const double lowest = b.counter_median("min_warps_on_one_sm");
   const bool exact = r.value == static_cast<double>(requested) && lowest == r.value;
-  r.verdict = exact ? verdict::kHolds : verdict::kFails;
+  // The set-up the bench aims at, not a model of the hardware: a target.
+  r.kind = kind::kTarget;
+  r.verdict = exact ? verdict::kMet : verdict::kMissed;
   r.why = tag + "every one of " + fixed(b.counter_median("sms_observed"), 0) + " SMs ran " +
           (exact ? fixed(r.value, 0) + " warps"
                  : fixed(lowest, 0) + ".." + fixed(r.value, 0) + " warps, not " +
@@ -250,7 +249,7 @@ void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector
     r = with_prediction(r, 1.0);
     const bool holds = within(r, kSplitTolerance);
     const double noise = std::hypot(counter_cv(b, counter), counter_cv(*ref, "warp_cycles_median"));
-    r.verdict = holds ? verdict::kHolds : miss_verdict(std::fabs(*r.rel_error), noise);
+    judge(r, holds, std::fabs(*r.rel_error), noise);
     r.why = tag + "the " + what + " warps took " + fixed(b.counter_median(counter), 0) +
             " cycles, the all-" + what + " grid's warps " + fixed(cycles(*ref), 0) +
             (holds ? "" : noise_note(std::fabs(*r.rel_error), noise));
@@ -315,7 +314,7 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
     r = with_prediction(r, 1.0);
     const bool holds = within(r, kSplitTolerance);
     const double noise = std::hypot(counter_cv(b, "warp_cycles_median"), counter_cv(*ref, "warp_cycles_median"));
-    r.verdict = holds ? verdict::kHolds : miss_verdict(std::fabs(*r.rel_error), noise);
+    judge(r, holds, std::fabs(*r.rel_error), noise);
     r.why = tag + "case " + std::to_string(first) + " alone took " + fixed(cycles(b), 0) +
             " cycles a warp, case 0 alone " + fixed(cycles(*ref), 0) +
             (holds ? "" : ": the same instructions cost differently at another place in the binary" +
@@ -358,15 +357,15 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   m = with_prediction(m, model::divergent_time(measured) / cycles(*ref));
   const bool holds = within(m, c.tolerance);
   const double noise = std::hypot(counter_cv(b, "warp_cycles_median"), counter_cv(*ref, "warp_cycles_median"));
-  m.verdict = holds ? verdict::kHolds : miss_verdict(std::fabs(*m.rel_error), noise);
+  judge(m, holds, std::fabs(*m.rel_error), noise);
   m.why = tag + "the cases alone sum to " + fixed(model::divergent_time(measured), 0) +
           " cycles; the divergent warp took " + fixed(cycles(b), 0) +
           (holds ? "" : noise_note(std::fabs(*m.rel_error), noise));
   rows.push_back(m);
 }
 
-Row example_row(const BenchmarkResult& b, const std::string& example, double measured,
-                double predicted, const std::string& why) {
+Row example_row(const BenchmarkResult& b, const BenchmarkResult& ref, const std::string& example,
+                double measured, double predicted, const std::string& why) {
   Row r;
   r.family = kFamily;
   r.benchmark = "worked_example";
@@ -377,8 +376,9 @@ Row example_row(const BenchmarkResult& b, const std::string& example, double mea
   r.model = "T = sum of the populated paths; slowdown = T / T_uniform";
   r = with_prediction(r, predicted);
   const bool holds = within(r, kSplitTolerance);
-  r.verdict = holds ? verdict::kHolds : verdict::kFails;
-  r.why = why;
+  const double noise = std::hypot(counter_cv(b, "warp_cycles_median"), counter_cv(ref, "warp_cycles_median"));
+  judge(r, holds, std::fabs(*r.rel_error), noise);
+  r.why = why + (holds ? "" : noise_note(std::fabs(*r.rel_error), noise));
   return r;
 }
 
@@ -396,6 +396,7 @@ void evaluate_divergence_examples(const Run& run, std::vector<Row>& rows) {
   const BenchmarkResult* uniform = nullptr;
   for (const auto& b : run.benchmarks) {
     if (b.family == kFamily && b.benchmark == "split_low" && !b.error && !b.seconds.empty() &&
+        !is_throttled(run, b) &&
         iparam(b, "k") == 32 && iparam(b, "warps_per_sm") == kWarps &&
         iparam(b, "if_trips") == iparam(b, "else_trips")) {
       uniform = &b;
@@ -410,14 +411,14 @@ void evaluate_divergence_examples(const Run& run, std::vector<Row>& rows) {
   const std::string bodies = std::to_string(trips) + "-trip bodies";
   if (const BenchmarkResult* ex7 = split_at(20, trips)) {
     rows.push_back(example_row(
-        *ex7, "7", cycles(*ex7) / cycles(*uniform),
+        *ex7, *uniform, "7", cycles(*ex7) / cycles(*uniform),
         model::divergence_slowdown({{20, 30.0}, {12, 30.0}}, 30.0),
         "20 lanes if, 12 else, equal " + bodies + ": " + fixed(cycles(*ex7), 0) + " cycles against " +
             fixed(cycles(*uniform), 0) + " for the uniform warp (the lesson: 30 + 30 = 60 cycles, 2x)"));
   }
   if (const BenchmarkResult* empty_else = split_at(32, 0)) {
     rows.push_back(example_row(
-        *uniform, "8", cycles(*uniform) / cycles(*empty_else),
+        *uniform, *empty_else, "8", cycles(*uniform) / cycles(*empty_else),
         model::divergence_slowdown({{32, 30.0}, {0, 30.0}}, 30.0),
         "all 32 lanes if: the warp with a " + std::to_string(trips) + "-trip else no lane takes ran " +
             fixed(cycles(*uniform), 0) + " cycles, the same kernel with an empty else " +
@@ -425,7 +426,7 @@ void evaluate_divergence_examples(const Run& run, std::vector<Row>& rows) {
   }
   if (const BenchmarkResult* half = split_at(16, trips)) {
     rows.push_back(example_row(
-        *half, "self-test", cycles(*half) / cycles(*uniform),
+        *half, *uniform, "self-test", cycles(*half) / cycles(*uniform),
         model::divergence_slowdown({{16, 40.0}, {16, 40.0}}, 40.0),
         "16/16 split, equal " + bodies + ": " + fixed(cycles(*half), 0) + " cycles against " +
             fixed(cycles(*uniform), 0) + " (the self-test: 40 + 40 cycles, 2x)"));

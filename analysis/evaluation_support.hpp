@@ -11,12 +11,14 @@
 namespace warpcost::analysis {
 namespace detail {
 
-// CV of the repetitions' times.
+// The point's own relative noise (point_noise): warpcost_noise, else the repetitions' CV.
 double cv_of(const BenchmarkResult& b);
-// A miss inside twice the noise is warn (too noisy to decide), outside it fails.
+// A miss inside kWarnNoiseMultiple x the noise is warn (too noisy to decide), outside it fails.
 const char* miss_verdict(double miss, double noise);
-// ", within twice the repetitions' noise (...)" when the miss is inside twice the noise, else "".
+// ", within twice the point's own noise (...)" when the miss is inside twice the noise, else "".
 std::string noise_note(double miss, double noise);
+// A model check: kind model, holds when `holds`, else miss_verdict(miss, noise).
+void judge(Row& r, bool holds, double miss, double noise);
 Row base_row(const BenchmarkResult& b);
 // Sets predicted and the relative error (value - predicted) / predicted.
 Row with_prediction(Row r, double predicted);
@@ -24,7 +26,7 @@ Row with_prediction(Row r, double predicted);
 long long iparam(const BenchmarkResult& b, const std::string& key);
 // The theoretical DRAM peak of the run's GPU: memory clock x bus width/8 x 2, in bytes/s.
 double dram_peak(const Run& run);
-// The first error-free benchmark of this family, name and parameter text, or nullptr.
+// The first error-free, unthrottled benchmark of this family, name and parameter text, or nullptr.
 const BenchmarkResult* find_benchmark(const Run& run, const std::string& family,
                                       const std::string& benchmark, const std::string& params);
 

@@ -24,15 +24,20 @@ std::string cell(const std::string& text) {
   return out;
 }
 
-// The worse of two verdicts, for a figure that sums several rows.
+// How bad a verdict is, for a figure that sums several rows: the worst one speaks for them all.
+int severity(const std::string& v) {
+  if (v == verdict::kError) return 6;
+  if (v == verdict::kFails || v == verdict::kMissed) return 5;
+  if (v == verdict::kThrottled) return 4;
+  if (v == verdict::kWarn) return 3;
+  if (v == verdict::kUntestable) return 2;
+  if (v == verdict::kHolds || v == verdict::kMet) return 1;
+  if (v == verdict::kInfo) return 0;
+  return 3;  // a verdict this table does not know: shown, and not taken for a pass
+}
+
 const std::string& worse(const std::string& a, const std::string& b) {
-  static const char* const kOrder[] = {verdict::kError, verdict::kFails, verdict::kWarn,
-                                       verdict::kHoldsPerWarp, verdict::kHolds, verdict::kInfo};
-  for (const char* v : kOrder) {
-    if (a == v) return a;
-    if (b == v) return b;
-  }
-  return a;
+  return severity(b) > severity(a) ? b : a;
 }
 
 const Row* find_row(const EvaluatedRun& er, const std::string& family, const std::string& benchmark,
@@ -95,31 +100,38 @@ HeadlineFigure divergence_20_12(const EvaluatedRun& er) {
 
 HeadlineFigure staircase(const EvaluatedRun& er) {
   int fractions = 0;
-  int fractions_hold = 0;
   int steps = 0;
   int steps_hold = 0;
   double largest_miss = 0;
-  std::string worst = verdict::kHolds;
+  std::string worst = verdict::kInfo;
   for (const Row& r : er.rows) {
     if (r.family != "partial_warp") continue;
-    const bool fraction = r.benchmark == "staircase" && r.metric == src::kStaircaseFraction;
-    const bool step = r.benchmark == "staircase_step" && r.metric == src::kStaircaseStep;
-    if (!fraction && !step) continue;
-    const bool holds = r.verdict == verdict::kHolds;
-    (fraction ? fractions : steps) += 1;
-    (fraction ? fractions_hold : steps_hold) += holds ? 1 : 0;
-    if (fraction && r.rel_error) largest_miss = std::max(largest_miss, std::fabs(*r.rel_error));
+    if (r.benchmark == "staircase" && r.metric == src::kStaircaseFraction) {
+      ++fractions;
+      if (r.rel_error) largest_miss = std::max(largest_miss, std::fabs(*r.rel_error));
+    } else if (r.benchmark == "staircase_step" && r.metric == src::kStaircaseStep) {
+      ++steps;
+      steps_hold += r.verdict == verdict::kHolds ? 1 : 0;
+    } else {
+      continue;
+    }
+    // Whichever of the two the evaluator judges, its worst verdict is the figure's.
     worst = worse(worst, r.verdict);
   }
-  if (fractions == 0) return {};
+  if (fractions == 0 && steps == 0) return {};
   HeadlineFigure f;
   f.found = true;
   f.value = largest_miss;
-  f.text = std::to_string(fractions_hold) + " of " + std::to_string(fractions) +
-           " useful fractions hold (largest miss " + fixed(100 * largest_miss, 1) + "%)" +
-           (steps > 0 ? "; " + std::to_string(steps_hold) + " of " + std::to_string(steps) +
-                            " steps hold one time"
-                      : "");
+  std::string text;
+  if (fractions > 0) {
+    text = std::to_string(fractions) + " useful fractions within " + fixed(100 * largest_miss, 1) +
+           "% of P/(32 ceil(P/32))";
+  }
+  if (steps > 0) {
+    text += (text.empty() ? "" : "; ") + std::to_string(steps_hold) + " of " + std::to_string(steps) +
+            " steps hold one time";
+  }
+  f.text = text;
   f.verdict = worst;
   f.run_id = er.run.run_id();
   return f;
@@ -128,7 +140,7 @@ HeadlineFigure staircase(const EvaluatedRun& er) {
 HeadlineFigure knee(const EvaluatedRun& er) {
   const Row* k = find_row(er, "streaming", "knee", src::kKneeParams, "knee_warps_per_sm");
   if (k == nullptr) return {};
-  const Row* little = find_row(er, "streaming", "knee", src::kKneeParams, "knee_model_littles_law");
+  const Row* little = find_row(er, "streaming", "knee", src::kKneeParams, src::kKneeLittlesLaw);
   HeadlineFigure f = figure_from(er, *k, fixed(k->value, 0) + " warps/SM (16-byte loads, W = 0)");
   if (little != nullptr && little->predicted) {
     f.text += "; Little's law " + fixed(*little->predicted, 1);
@@ -197,7 +209,7 @@ std::string headline_table_markdown(const std::vector<EvaluatedRun>& runs, Headl
       "run of that GPU that measured it (the last column says which), with the evaluator's verdict "
       "in brackets. Sources: the random chase's DRAM plateau; the run's best streaming read; Ex 7's "
       "per-warp slowdown; the staircase's useful fractions and steps; the knee of the W = 0 stream "
-      "and Little's law's prediction of it.\n\n| GPU | SM clock |";
+      "and Little's law's consistency figure beside it.\n\n| GPU | SM clock |";
   for (const Column& c : kColumns) md += std::string(" ") + c.title + " |";
   md += " runs |\n|---|---|";
   for (std::size_t i = 0; i < std::size(kColumns); ++i) md += "---|";

@@ -19,17 +19,19 @@ inline constexpr const char* kDramLatencyParams = "order=random;level=DRAM";
 inline constexpr const char* kBestReadBenchmark = "peak_read";
 // Ex 7: 20 lanes on the if side, 12 on the else, equal bodies, one warp per scheduler.
 inline constexpr const char* kDivergenceExample = "example=7;";
-// The partial-warp staircase: the useful fractions against P/(32 ceil(P/32)) and the steps' spread.
+// The partial-warp staircase: the useful fractions against P/(32 ceil(P/32)) (their largest miss)
+// and the steps' spread (how many hold one time).
 inline constexpr const char* kStaircaseFraction = "useful_fraction";
 inline constexpr const char* kStaircaseStep = "step_time_spread";
 // The bandwidth-bound stream (16-byte independent loads, no compute between them): its knee and
-// Little's law's prediction of it.
+// Little's law's consistency figure beside it.
 inline constexpr const char* kKneeParams = "use=independent;load_bytes=16;alu_per_load=0";
+inline constexpr const char* kKneeLittlesLaw = "littles_law_consistency";
 }  // namespace headline_source
 
 struct HeadlineFigure {
   bool found = false;
-  double value = 0;     // cycles, B/s, ratio, largest useful-fraction miss, warps/SM
+  double value = 0;     // cycles, B/s, ratio, the largest useful-fraction miss, warps/SM
   std::string text;     // the figure for a person: "658 cycles", "4.178 TB/s, 86.8% of peak"
   std::string verdict;  // the evaluator's (the worst of them where the figure sums several rows)
   std::string run_id;   // the run it was read from

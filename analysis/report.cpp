@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -49,44 +50,91 @@ std::string human_value(double value, const std::string& unit) {
 
 namespace {
 
-// One line per run, family and metric that a model or target judged: how many rows hold, fail,
-// warn or errored, and the first miss with its reason. The place to start reading.
+// One line per run, family and metric that a model or target judged: the kind of check, its
+// model, and how many rows hold, fail (and of those, how many grid rows whose per-warp model holds),
+// warn, are untestable here or throttled, meet or miss a target, or errored; then the first miss
+// with its reason. Then the throttled points. The place to start reading (docs/verdicts.md).
+// One metric may be held against several models (the grid slowdown of an equal split, of a
+// switch, of the warp-uniform control): each is named, the first six in full.
+std::string join_models(const std::vector<std::string>& models) {
+  constexpr std::size_t kShown = 6;
+  std::string text;
+  for (std::size_t i = 0; i < models.size() && i < kShown; ++i) text += (i ? "; " : "") + models[i];
+  if (models.size() > kShown) text += "; and " + std::to_string(models.size() - kShown) + " more";
+  return text;
+}
+
 std::string verdicts_at_a_glance(const std::vector<EvaluatedRun>& runs) {
   struct Tally {
-    std::string model;
-    int holds = 0, holds_per_warp = 0, fails = 0, warn = 0, error = 0;
+    std::string kind;
+    std::vector<std::string> models;  // the distinct models its rows are held against
+    int holds = 0, fails = 0, fails_holding_per_warp = 0, warn = 0, untestable = 0, throttled = 0,
+        met = 0, missed = 0, error = 0;
     const Row* first_miss = nullptr;
   };
-  std::string md = "\n## Verdicts at a glance\n\nEvery judged metric of every run: the count of each "
-                   "verdict, and the first miss with its reason (the tables below have them all).\n\n"
-                   "| run | family | metric | model | holds | fails | warn | error | first miss |\n"
-                   "|---|---|---|---|---|---|---|---|---|\n";
+  std::string md =
+      "\n## Verdicts at a glance\n\nEvery judged metric of every run (docs/verdicts.md has each "
+      "check's statistic and tolerance). A model check holds, fails, warns (a miss inside twice the "
+      "point's own noise), is untestable here (its prediction lies outside the sweep) or is "
+      "throttled (its clock fell under 95% of the maximum); a target is met or missed; bounds and "
+      "consistency figures are info and are not counted. \"fails, per-warp holds\" counts the grid "
+      "rows among the fails whose warp_slowdown holds.\n\n"
+      "| run | family | metric | kind | model | holds | fails | fails, per-warp holds | warn | "
+      "untestable | throttled | met | missed | error | first miss |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::string throttled_list;
   for (const auto& er : runs) {
+    std::map<std::pair<std::string, std::string>, Row const*> warp_rows;
+    for (const Row& r : er.rows) {
+      if (r.metric == "warp_slowdown") warp_rows[{r.benchmark, r.params}] = &r;
+    }
     std::map<std::pair<std::string, std::string>, Tally> tallies;
     for (const Row& r : er.rows) {
-      if (r.verdict == verdict::kInfo) continue;
-      Tally& t = tallies[{r.family, r.metric}];
-      if (t.model.empty()) t.model = r.model;
-      if (r.verdict == verdict::kHolds) ++t.holds;
-      if (r.verdict == verdict::kHoldsPerWarp) ++t.holds_per_warp;
-      if (r.verdict == verdict::kFails) ++t.fails;
-      if (r.verdict == verdict::kWarn) ++t.warn;
-      if (r.verdict == verdict::kError) ++t.error;
-      if (r.verdict != verdict::kHolds && r.verdict != verdict::kHoldsPerWarp && t.first_miss == nullptr) {
-        t.first_miss = &r;
+      if (r.verdict == verdict::kThrottled && r.kind == kind::kInfo) {
+        throttled_list += "| " + cell(er.run.run_id()) + " | " + cell(r.family) + " | " +
+                          cell(r.benchmark + " " + r.params) + " | " + cell(r.why) + " |\n";
       }
+      if (r.kind == kind::kInfo && r.verdict != verdict::kError) continue;
+      Tally& t = tallies[{r.family, r.metric}];
+      if (!r.model.empty() && std::find(t.models.begin(), t.models.end(), r.model) == t.models.end()) {
+        t.models.push_back(r.model);
+      }
+      if (t.kind.empty() || r.kind != kind::kInfo) t.kind = r.kind;
+      if (r.verdict == verdict::kHolds) ++t.holds;
+      if (r.verdict == verdict::kFails) {
+        ++t.fails;
+        const auto w = warp_rows.find({r.benchmark, r.params});
+        if (r.metric == "grid_slowdown" && w != warp_rows.end() && w->second->verdict == verdict::kHolds) {
+          ++t.fails_holding_per_warp;
+        }
+      }
+      if (r.verdict == verdict::kWarn) ++t.warn;
+      if (r.verdict == verdict::kUntestable) ++t.untestable;
+      if (r.verdict == verdict::kThrottled) ++t.throttled;
+      if (r.verdict == verdict::kMet) ++t.met;
+      if (r.verdict == verdict::kMissed) ++t.missed;
+      if (r.verdict == verdict::kError) ++t.error;
+      const bool miss = r.verdict != verdict::kHolds && r.verdict != verdict::kMet;
+      if (miss && t.first_miss == nullptr) t.first_miss = &r;
     }
     for (const auto& [key, t] : tallies) {
-      const std::string holds = std::to_string(t.holds) +
-                                (t.holds_per_warp ? " (+" + std::to_string(t.holds_per_warp) + " per warp)" : "");
       md += "| " + cell(er.run.run_id()) + " | " + cell(key.first) + " | `" + key.second + "` | " +
-            cell(t.model) + " | " + holds + " | " + std::to_string(t.fails) + " | " +
-            std::to_string(t.warn) + " | " + std::to_string(t.error) + " | " +
-            (t.first_miss ? cell(t.first_miss->benchmark + " " + t.first_miss->params + ": " + t.first_miss->why)
+            t.kind + " | " + cell(join_models(t.models)) + " | " + std::to_string(t.holds) + " | " +
+            std::to_string(t.fails) + " | " + std::to_string(t.fails_holding_per_warp) + " | " +
+            std::to_string(t.warn) + " | " + std::to_string(t.untestable) + " | " +
+            std::to_string(t.throttled) + " | " + std::to_string(t.met) + " | " +
+            std::to_string(t.missed) + " | " + std::to_string(t.error) + " | " +
+            (t.first_miss ? cell(t.first_miss->benchmark + " " + t.first_miss->params + ": " +
+                                 t.first_miss->verdict + ", " + t.first_miss->why)
                           : std::string()) +
             " |\n";
     }
   }
+  md += "\n### Throttled points\n\n";
+  md += throttled_list.empty()
+            ? "None: no timed point's SM clock fell under 95% of the maximum (runs before the "
+              "bench recorded warpcost_sm_clock_mhz are not checked).\n"
+            : "| run | family | point | why |\n|---|---|---|---|\n" + throttled_list;
   return md;
 }
 

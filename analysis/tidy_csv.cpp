@@ -43,7 +43,8 @@ std::string tidy_csv(const std::vector<EvaluatedRun>& runs) {
              csv_field(r.params) + "," + csv_field(r.metric) + "," + csv_number(r.value) + "," +
              csv_field(r.unit) + "," + csv_field(r.model) + "," +
              (r.predicted ? csv_number(*r.predicted) : "") + "," +
-             (r.rel_error ? csv_number(*r.rel_error) : "") + "," + csv_field(r.verdict) + "\n";
+             (r.rel_error ? csv_number(*r.rel_error) : "") + "," + csv_field(r.kind) + "," +
+             csv_field(r.verdict) + "\n";
     }
   }
   return out;

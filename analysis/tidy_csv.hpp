@@ -13,7 +13,7 @@ inline const std::vector<std::string>& csv_header() {
   static const std::vector<std::string> header = {
       "schema_version", "run_id", "utc",     "gpu",    "cc",    "sm_count", "driver",
       "cuda_runtime",   "git_rev", "family", "benchmark", "params", "metric",  "value",
-      "unit",           "model",  "predicted", "rel_error", "verdict"};
+      "unit",           "model",  "predicted", "rel_error", "kind", "verdict"};
   return header;
 }
 

@@ -43,10 +43,12 @@ const std::vector<std::string>& default_metrics(Family family) {
   // the kernel reads, the memory stall and issue-slot use. DRAM throughput is those bytes over the
   // event-timed kernel: CUPTI's dram__throughput.avg.pct_of_peak_sustained_elapsed is over the
   // user range, which also spans the launch and the sync, and read 9-11 % under Nsight Compute's.
+  // Warp instructions issued give the knee models their instructions per load (issue 13).
   static const std::vector<std::string> streaming = {
       "sm__warps_active.avg.per_cycle_active", "dram__bytes_read.sum",
       "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
-      "smsp__issue_active.avg.pct_of_peak_sustained_active", "smsp__warps_launched.sum"};
+      "smsp__issue_active.avg.pct_of_peak_sustained_active", "smsp__warps_launched.sum",
+      "smsp__inst_executed.sum"};
   switch (family) {
     case Family::kPartialWarp:
       return partial_warp;

@@ -62,11 +62,17 @@ __global__ void if_else_kernel(const __grid_constant__ SplitMasks masks, int if_
   float a = chain_start(gid);
   WarpRegion region;
   region.begin();
+#if defined(WARPCOST_SASS_ONE_PATH)
+  // Only in tests/sass_one_path.cu, the negative control of scripts/check-sass.sh: the same lanes
+  // and trip counts through one path, which the SASS check must reject.
+  a = chain<0>(a, take_if ? if_trips : else_trips);
+#else
   if (take_if) {
     a = chain<0>(a, if_trips);
   } else {
     a = chain<1>(a, else_trips);
   }
+#endif
   region.end(records, vote);
   out[gid] = a;
   probe.finish(clocks);

@@ -1,18 +1,51 @@
 #!/usr/bin/env bash
-# Proof the divergence kernels branch for real: their SASS must hold a BSSY/BSYNC pair (the
-# convergence barrier the warp reconverges at), a predicated BRA (the split), and one FFMA per path
-# (the compiler kept every path's own code, nothing merged or predicated away). And proof the
-# streaming kernels hold their W: every W kernel (16-byte loads, independent and dependent) has at
-# least W FFMAs, so no chain was folded away.
-#   scripts/check-sass.sh LIBRARY_OR_BINARY [--print]
-# --print also prints the if/else kernel's SASS from the first BSSY to the last BSYNC.
-# Exit 0: every kernel passes; 1: one does not; 77: cuobjdump is not installed (ctest: skipped).
+# Proof the divergence kernels branch for real, and that the streaming kernels hold their W.
+#
+# A divergence kernel passes when its SASS holds a path-selecting branch: a predicated forward BRA
+# inside a BSSY region (the convergence barrier the warp reconverges at, its BSYNC at the end) whose
+# two sides, from the branch to its target and from the target to the reconvergence point, each
+# hold FFMAs, and different ones (each path's chain has its own constants). Totals are not enough:
+# the clock probe and lane 0's record write alone bring BSSY, BSYNC and predicated BRAs, and a
+# one-path build (`chain<0>(a, take_if ? if_trips : else_trips)`) brings the FFMAs (issue 13).
+# A streaming kernel of W passes when it has at least W FFMAs (no chain folded away); the latency
+# probe when a clock read, a load, a store of the loaded value and a clock read come in that order.
+#
+#   scripts/check-sass.sh [--only KERNEL] [--must-fail] [--print] OBJECT
+#   scripts/check-sass.sh [--only KERNEL] [--must-fail] [--print] --sass-text FILE
+# OBJECT is a library, binary or object file (cuobjdump -sass reads it); --sass-text reads SASS text
+# (cuobjdump's format) instead, which needs no cuobjdump. --only checks one kernel (if_else_kernel,
+# switch_kernel, nested_kernel, stream, probe). --must-fail turns the verdict round for a negative
+# control: exit 0 when the check fails. --print prints if_else_kernel's branch region.
+# Exit 0: every kernel passes (or, with --must-fail, one fails); 1: not; 2: usage;
+# 77: cuobjdump is not installed (ctest: skipped).
 set -uo pipefail
-object=${1:?usage: scripts/check-sass.sh LIBRARY_OR_BINARY [--print]}
-print=${2:-}
-command -v cuobjdump >/dev/null 2>&1 || { echo "cuobjdump not found: SASS check skipped" >&2; exit 77; }
-[ -f "$object" ] || { echo "check-sass: '$object' does not exist" >&2; exit 1; }
-sass=$(cuobjdump -sass "$object") || { echo "check-sass: cuobjdump failed on $object" >&2; exit 1; }
+usage() { echo "usage: scripts/check-sass.sh [--only KERNEL] [--must-fail] [--print] (OBJECT | --sass-text FILE)" >&2; exit 2; }
+only="" must_fail=0 print=0 text_file="" object=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --only) [ $# -ge 2 ] || usage; only=$2; shift 2 ;;
+    --must-fail) must_fail=1; shift ;;
+    --print) print=1; shift ;;
+    --sass-text) [ $# -ge 2 ] || usage; text_file=$2; shift 2 ;;
+    -*) echo "check-sass: unknown option '$1'" >&2; usage ;;
+    *) [ -z "$object" ] || usage; object=$1; shift ;;
+  esac
+done
+case "$only" in
+  ""|if_else_kernel|switch_kernel|nested_kernel|stream|probe) ;;
+  *) echo "check-sass: --only '$only' is not one of if_else_kernel, switch_kernel, nested_kernel, stream, probe" >&2; exit 2 ;;
+esac
+if [ -n "$text_file" ]; then
+  [ -z "$object" ] || usage
+  [ -f "$text_file" ] || { echo "check-sass: '$text_file' does not exist" >&2; exit 1; }
+  sass=$(cat "$text_file")
+  object=$text_file
+else
+  [ -n "$object" ] || usage
+  command -v cuobjdump >/dev/null 2>&1 || { echo "cuobjdump not found: SASS check skipped" >&2; exit 77; }
+  [ -f "$object" ] || { echo "check-sass: '$object' does not exist" >&2; exit 1; }
+  sass=$(cuobjdump -sass "$object") || { echo "check-sass: cuobjdump failed on $object" >&2; exit 1; }
+fi
 
 # The SASS of the first function whose name contains $1, up to the next function.
 function_sass() {
@@ -20,26 +53,61 @@ function_sass() {
                     inside' <<<"$sass"
 }
 
+# Reads one function's SASS (cuobjdump: "/*0280*/  @P1 BRA 0x720 ;  /* 0x... */") and prints one
+# line per path-selecting branch: "ADDR TARGET RECONVERGE FFMA_BEFORE FFMA_AFTER".
+path_selecting_branches() {
+  awk '
+    # mawk has no strtonum.
+    function hex(s,   i, v) {
+      s = tolower(s); sub(/^0x/, "", s); v = 0
+      for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+      return v
+    }
+    match($0, /\/\*[0-9a-f]+\*\//) {
+      a = hex("0x" substr($0, RSTART + 2, RLENGTH - 4))
+      ins = substr($0, RSTART + RLENGTH)
+      sub(/\/\*.*$/, "", ins); gsub(/^[ \t]+|[ \t;]+$/, "", ins)
+      n++; addr[n] = a; text[n] = ins
+    }
+    END {
+      for (i = 1; i <= n; i++) {
+        if (text[i] !~ /^BSSY[.A-Z]* /) continue
+        split(text[i], f, /[ ,]+/); reconverge = hex(f[3])
+        for (j = i + 1; j <= n && addr[j] < reconverge; j++) {
+          if (text[j] !~ /^@!?P[0-9T]+ +BRA[.A-Z]* +0x[0-9a-f]+$/) continue
+          split(text[j], g, / +/); target = hex(g[3])
+          if (target <= addr[j] || target >= reconverge) continue
+          delete before; delete after; nb = 0; na = 0; differ = 0
+          for (k = j + 1; k <= n && addr[k] < reconverge; k++) {
+            if (text[k] !~ /^FFMA /) continue
+            sig = text[k]; gsub(/R[0-9]+/, "R", sig)
+            if (addr[k] < target) { before[sig] = 1; nb++ } else { after[sig] = 1; na++ }
+          }
+          if (nb == 0 || na == 0) continue
+          for (s in before) if (!(s in after)) differ = 1
+          for (s in after) if (!(s in before)) differ = 1
+          if (differ) printf "0x%x 0x%x 0x%x %d %d\n", addr[j], target, reconverge, nb, na
+        }
+      }
+    }'
+}
+
 status=0
-check() {  # kernel name, FFMAs it must hold at least
-  local body ffma
+check_branch() {  # kernel name
+  local body found first
   body=$(function_sass "$1")
   if [ -z "$body" ]; then echo "FAIL $1: not in $object"; status=1; return; fi
-  ffma=$(grep -c ' FFMA ' <<<"$body")
-  local bssy bsync pbra
-  bssy=$(grep -c ' BSSY ' <<<"$body")
-  bsync=$(grep -c ' BSYNC ' <<<"$body")
-  pbra=$(grep -cE '@!?P[0-9T]+ +BRA ' <<<"$body")
-  if [ "$bssy" -ge 1 ] && [ "$bsync" -ge 1 ] && [ "$pbra" -ge 1 ] && [ "$ffma" -ge "$2" ]; then
-    echo "ok   $1: $bssy BSSY, $bsync BSYNC, $pbra predicated BRA, $ffma FFMA (>= $2 paths)"
+  found=$(path_selecting_branches <<<"$body")
+  if [ -n "$found" ]; then
+    read -r at target reconverge before after <<<"$(head -1 <<<"$found")"
+    echo "ok   $1: $(wc -l <<<"$found") path-selecting branch(es); the first at $at jumps to $target" \
+         "with $before FFMA before it and $after different FFMA from there to the reconvergence at $reconverge"
   else
-    echo "FAIL $1: $bssy BSSY, $bsync BSYNC, $pbra predicated BRA, $ffma FFMA (need >= 1, >= 1, >= 1, >= $2)"
+    echo "FAIL $1: no predicated branch inside a BSSY region has different FFMAs on its two sides" \
+         "($(grep -c ' BSSY ' <<<"$body") BSSY, $(grep -c ' FFMA ' <<<"$body") FFMA in all)"
     status=1
   fi
 }
-check if_else_kernel 2
-check switch_kernel 32
-check nested_kernel 4
 
 check_stream() {  # W, dependent (0 or 1)
   local name="stream_kernelILi$1ELb$2ELi16E" body ffma
@@ -69,19 +137,34 @@ check_probe() {  # kernel name part
     status=1
   fi
 }
-check_probe "stream_kernelILi0ELb0ELi16E"
-check_probe "stream_batched_kernelILi4E"
 
-for w in 1 2 4 8 16 32 64 128 256; do
-  check_stream "$w" 0
-  check_stream "$w" 1
+for k in if_else_kernel switch_kernel nested_kernel; do
+  if [ -z "$only" ] || [ "$only" = "$k" ]; then check_branch "$k"; fi
 done
+if [ -z "$only" ] || [ "$only" = probe ]; then
+  check_probe "stream_kernelILi0ELb0ELi16E"
+  check_probe "stream_batched_kernelILi4E"
+fi
+if [ -z "$only" ] || [ "$only" = stream ]; then
+  for w in 1 2 4 8 16 32 64 128 256; do
+    check_stream "$w" 0
+    check_stream "$w" 1
+  done
+fi
 
-if [ "$print" = "--print" ]; then
+if [ "$print" = 1 ]; then
   echo
   echo "if_else_kernel, from the first BSSY to the last BSYNC:"
   function_sass if_else_kernel | awk '/ BSSY /{on = 1} on {print} / BSYNC /{last = NR}' |
     awk '{lines[NR] = $0; if ($0 ~ / BSYNC /) last = NR} END {for (i = 1; i <= last; ++i) print lines[i]}' |
     sed -E 's#^ +/\*[0-9a-f]{4}\*/ +#  #; s# */\* 0x[0-9a-f]+ \*/##; s# +;$# ;#' | grep -v '^[[:space:]]*$'
+fi
+if [ "$must_fail" = 1 ]; then
+  if [ "$status" = 0 ]; then
+    echo "FAIL negative control: $object passed the check it must fail"
+    exit 1
+  fi
+  echo "ok   negative control: $object fails the check, as it must"
+  exit 0
 fi
 exit $status

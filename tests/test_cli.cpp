@@ -93,7 +93,7 @@ TEST_F(AnalyzeCli, MergedCsvHasTheFixedHeaderAndTypedColumns) {
   const auto rows = parse_csv(slurp(csv));
   ASSERT_GT(rows.size(), 10u);
   EXPECT_EQ(rows[0], csv_header());
-  const std::size_t value_col = 13, predicted_col = 16, rel_col = 17, verdict_col = 18;
+  const std::size_t value_col = 13, predicted_col = 16, rel_col = 17, kind_col = 18, verdict_col = 19;
   std::set<std::string> run_ids;
   bool saw_quoted_gpu = false;
   for (std::size_t i = 1; i < rows.size(); ++i) {
@@ -105,7 +105,10 @@ TEST_F(AnalyzeCli, MergedCsvHasTheFixedHeaderAndTypedColumns) {
     EXPECT_TRUE(is_number(r[value_col])) << "row " << i << " value '" << r[value_col] << "'";
     EXPECT_TRUE(r[predicted_col].empty() || is_number(r[predicted_col])) << "row " << i;
     EXPECT_TRUE(r[rel_col].empty() || is_number(r[rel_col])) << "row " << i;
-    EXPECT_TRUE(std::set<std::string>({"holds", "fails", "warn", "info", "error"}).count(r[verdict_col]))
+    EXPECT_TRUE(std::set<std::string>({"model", "target", "info"}).count(r[kind_col])) << r[kind_col];
+    EXPECT_TRUE(std::set<std::string>({"holds", "fails", "warn", "untestable here", "throttled", "met",
+                                       "missed", "info", "error"})
+                    .count(r[verdict_col]))
         << r[verdict_col];
   }
   EXPECT_EQ(run_ids, (std::set<std::string>{"fixture-gpu/20260101T000000Z",

@@ -144,14 +144,46 @@ TEST_F(CounterEvaluation, TheReportOpensWithEachJudgedMetricsVerdictCounts) {
     const auto at = md.find("`" + metric + "` |", glance);
     return at == std::string::npos ? std::string() : md.substr(at, md.find('\n', at) - at);
   };
-  // Seven divergence benchmarks, each with its one-path run in the fixture: all exact.
-  EXPECT_NE(line(kDiv).find("| 7 | 0 | 0 | 0 |"), std::string::npos) << line(kDiv);
-  // Lanes: two staircase sizes, the recorder's 48 and two grid tails hold; the divergence ones are
-  // their own line; the one-thread tail is the first (and only) partial-warp miss.
+  // The glance's counts are the rows' own verdicts, per family and metric. The totals come from the
+  // fixture, not from a run of the program: every divergence benchmark but the one-path runs (k = 0,
+  // one switch path, one leaf) has a divergent-target row, and every partial-warp benchmark with the
+  // lanes counter has a lanes row.
+  const analysis::Run run = read_run(kFixtures / "counters.json");
+  int divergent_rows = 0, lane_rows = 0;
+  for (const auto& b : run.benchmarks) {
+    if (b.family == "divergence") {
+      const bool one_path = (b.has_param("k") && b.param("k") == 0) ||
+                            (b.has_param("paths") && b.param("paths") == 1) ||
+                            (b.has_param("leaves") && b.param("leaves") == 1);
+      divergent_rows += !one_path || b.benchmark == "warp_uniform";
+    }
+    lane_rows += b.family == "partial_warp" && b.has_counter(kLanes);
+  }
+  auto count = [&](const std::string& family, const std::string& metric, const char* verdict) {
+    int n = 0;
+    for (const Row& r : *rows_) n += r.family == family && r.metric == metric && r.verdict == verdict;
+    return n;
+  };
+  EXPECT_EQ(count("divergence", kDiv, "holds") + count("divergence", kDiv, "fails"), divergent_rows);
+  EXPECT_NE(line(kDiv).find("| model | "), std::string::npos) << line(kDiv);
+  EXPECT_NE(line(kDiv).find(" | " + std::to_string(count("divergence", kDiv, "holds")) + " | " +
+                            std::to_string(count("divergence", kDiv, "fails")) + " | 0 | 0 | 0 | 0 |"),
+            std::string::npos)
+      << line(kDiv);
+  // Lanes: the one-thread grid tail fails (its 7 idle warps still issue their guard with all lanes
+  // on, so the average is above 1 lane); it is the first partial-warp miss the glance names.
+  const Row tail = row(*rows_, "grid_tail", "block=256;threads=1", kLanes);
+  EXPECT_GT(tail.value, 1.02);
+  EXPECT_EQ(tail.verdict, "fails");
+  EXPECT_EQ(count("partial_warp", kLanes, "holds") + count("partial_warp", kLanes, "fails"), lane_rows);
   const auto lanes = md.find("| partial_warp | `" + kLanes + "` |", glance);
   ASSERT_NE(lanes, std::string::npos);
   const std::string l = md.substr(lanes, md.find('\n', lanes) - lanes);
-  EXPECT_NE(l.find("| 4 | 1 | 0 | 0 | grid_tail block=256;threads=1:"), std::string::npos) << l;
+  EXPECT_NE(l.find(" | " + std::to_string(count("partial_warp", kLanes, "holds")) + " | " +
+                   std::to_string(count("partial_warp", kLanes, "fails")) + " | 0 |"),
+            std::string::npos)
+      << l;
+  EXPECT_NE(l.find("grid_tail block=256;threads=1: fails"), std::string::npos) << l;
 }
 
 TEST(CounterEvaluationWithoutCounters, ARunWithoutTheCounterPassHasNoCounterRows) {

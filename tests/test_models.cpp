@@ -21,7 +21,8 @@ TEST(WorkedExample, Ex1CleanBlock256) {
   EXPECT_EQ(tail_mask(256), 0xffffffffu);
   EXPECT_EQ(wasted_lanes(256), 0);
   EXPECT_DOUBLE_EQ(lane_efficiency(256), 1.0);
-  EXPECT_EQ(8 * kWarpSize, 256);
+  for (long long w = 0; w < 8; ++w) EXPECT_EQ(warp_mask(256, w), kFullWarpMask) << w;
+  EXPECT_EQ(lane_of(255), 31);
 }
 
 TEST(WorkedExample, Ex2TailWarpOf100) {
@@ -62,7 +63,7 @@ TEST(WorkedExample, Ex3WarpsCutAcrossRowsOf48x4) {
 TEST(WorkedExample, Ex3bTrue3DBlock8x4x3) {
   const BlockShape shape{8, 4, 3};
   EXPECT_EQ(threads_per_block(shape), 96);
-  EXPECT_EQ(shape.x * shape.y, 32);  // one z-slice is one warp
+  EXPECT_EQ(linear_index(shape, {0, 0, 1}), kWarpSize);  // one z-slice is one warp
   EXPECT_EQ(thread_coord(shape, 70), (ThreadCoord{6, 0, 2}));
   EXPECT_EQ(linear_index(shape, {6, 0, 2}), 70);  // 2·32 + 0·8 + 6
   EXPECT_EQ(warps_per_block(96), 3);
@@ -127,9 +128,13 @@ TEST(WorkedExample, Ex9ImageBlocks30x30vs32x8) {
     EXPECT_EQ(warp_of(linear_index({32, 8, 1}, {0, y, 0})), y);
     EXPECT_EQ(warp_of(linear_index({32, 8, 1}, {31, y, 0})), y);
   }
-  // The 1920×1080 image tiles exactly with either block.
-  EXPECT_EQ(1920 % 30 + 1080 % 30, 0);
-  EXPECT_EQ(1920 % 32 + 1080 % 8, 0);
+  // The 1920×1080 image tiles exactly with either block: the last block of each row and column
+  // is full.
+  EXPECT_EQ(grid_tail(1920, 30).last_block_threads, 30);
+  EXPECT_EQ(grid_tail(1080, 30).last_block_threads, 30);
+  EXPECT_EQ(grid_tail(1920, 32).last_block_threads, 32);
+  EXPECT_EQ(grid_tail(1080, 8).last_block_threads, 8);
+  EXPECT_EQ(grid_tail(1920, 32).blocks, 60);
 }
 
 TEST(WorkedExample, Ex10SchedulerDemandAgainstTheCap) {

@@ -120,36 +120,43 @@ TEST(Evaluation, CalibrationVerdicts) {
   const analysis::Run run = read_run(kGoodRun);
   const std::vector<Row> rows = evaluate_run(run);
 
+  // The clock and the copy's rate are bounds: shown beside their maximum, never a "holds".
   const Row clock = row(rows, "spin_cycles=20000000", "sm__cycles_elapsed.avg.per_second");
-  EXPECT_EQ(clock.verdict, verdict::kHolds);
+  EXPECT_EQ(clock.verdict, verdict::kInfo);
   EXPECT_DOUBLE_EQ(*clock.predicted, 1.98e9);
   EXPECT_NEAR(*clock.rel_error, (1.978e9 - 1.98e9) / 1.98e9, 1e-12);
 
   const Row copy = row(rows, "mib=1024", "dram__bytes.sum.per_second");
   EXPECT_NEAR(copy.value, 2.0 * 1073741824.0 / 0.5005e-3, 1.0);
   EXPECT_NEAR(*copy.predicted, 3.201e9 * 768 * 2, 1.0);
-  EXPECT_EQ(copy.verdict, verdict::kHolds);  // 87 % of peak: under the bound
+  EXPECT_EQ(copy.verdict, verdict::kInfo);
+  // 2 GiB moved in 0.5005 ms against 3.201 GHz x 768 B x 2: 87.27 %.
+  EXPECT_NE(copy.why.find("87.3% of the theoretical peak"), std::string::npos) << copy.why;
 
   const Row launch = row(rows, "launches=64", "gpu__time_duration.per_launch");
   EXPECT_NEAR(launch.value, 130.0e-6 / 64, 1e-12);
 
   const Row cv = row(rows, "mib=1024", "gpu__time_duration.cv");
-  EXPECT_EQ(cv.verdict, verdict::kHolds);  // 0.1 % over 3 repetitions of a 500 us copy
+  EXPECT_EQ(cv.kind, kind::kTarget);
+  EXPECT_EQ(cv.verdict, verdict::kMet);  // 0.1 % over 3 repetitions of a 500 us copy
 
   const Row unmodelled = row(rows, "k=3", "gpu__time_duration.median");
   EXPECT_EQ(unmodelled.verdict, verdict::kInfo);
 }
 
-TEST(Evaluation, ClockBelowNinetyPercentIsFlaggedAndACopyAbovePeakFails) {
+TEST(Evaluation, ALowClockAndACopyAbovePeakAreSaidButJudgeNoModel) {
   analysis::Run run = read_run(kGoodRun);
   for (auto& b : run.benchmarks) {
     if (b.benchmark == "sm_clock") b.counters["sm_clock_hz"] = {1.5e9, 1.5e9, 1.5e9};
     if (b.benchmark == "d2d_copy") b.seconds = {0.2e-3, 0.2e-3, 0.2e-3};  // 10.7 TB/s
   }
   const std::vector<Row> rows = evaluate_run(run);
-  EXPECT_EQ(row(rows, "spin_cycles=20000000", "sm__cycles_elapsed.avg.per_second").verdict,
-            verdict::kWarn);
-  EXPECT_EQ(row(rows, "mib=1024", "dram__bytes.sum.per_second").verdict, verdict::kFails);
+  const Row clock = row(rows, "spin_cycles=20000000", "sm__cycles_elapsed.avg.per_second");
+  EXPECT_EQ(clock.verdict, verdict::kInfo);
+  EXPECT_NE(clock.why.find("75.8% of the maximum"), std::string::npos) << clock.why;
+  const Row copy = row(rows, "mib=1024", "dram__bytes.sum.per_second");
+  EXPECT_EQ(copy.verdict, verdict::kInfo);
+  EXPECT_NE(copy.why.find("above the peak"), std::string::npos) << copy.why;
 }
 
 TEST(Evaluation, AnErroredBenchmarkBecomesAnErrorRow) {
@@ -180,8 +187,10 @@ TEST_F(PartialWarpEvaluation, RecorderCountersAgainstCeilAndTailMask) {
   EXPECT_EQ(at("x=33;y=1;z=1", "tail_mask").verdict, verdict::kHolds);
   EXPECT_DOUBLE_EQ(*at("x=33;y=1;z=1", "tail_mask").predicted, 1.0);
   EXPECT_EQ(at("x=33;y=1;z=1", "threads_mapped_as_model").verdict, verdict::kHolds);
-  // One warp of two split its clock: reported as a warning, not a failure.
-  EXPECT_EQ(at("x=33;y=1;z=1", "warps_with_one_clock").verdict, verdict::kWarn);
+  // One warp of two split its clock: allowed since cc 7.0, so shown as info with the count.
+  const Row one_clock = at("x=33;y=1;z=1", "warps_with_one_clock");
+  EXPECT_EQ(one_clock.verdict, verdict::kInfo);
+  EXPECT_NE(one_clock.why.find("1 warps read several clock64 values"), std::string::npos) << one_clock.why;
 }
 
 TEST_F(PartialWarpEvaluation, WorkedExamplesGetRowsOfTheirOwn) {
@@ -191,8 +200,8 @@ TEST_F(PartialWarpEvaluation, WorkedExamplesGetRowsOfTheirOwn) {
   EXPECT_DOUBLE_EQ(*ex3.predicted, 192.0);
   EXPECT_EQ(ex3.verdict, verdict::kHolds);
   // The note's 1000 threads in blocks of 256: 232 in the last block.
-  const Row note = at("example=note;measured_by=grid_tail/block=256;threads=1000", "tail_active_threads");
-  EXPECT_DOUBLE_EQ(*note.predicted, 232.0);
+  const Row note = at("example=note;measured_by=grid_tail/block=256;threads=1000", "tail_full_warps");
+  EXPECT_DOUBLE_EQ(*note.predicted, 7.0);  // 232 threads: 7 full warps and 8 lanes
   EXPECT_EQ(note.verdict, verdict::kHolds);
   // A shape no example uses gets none.
   for (const Row& r : rows_) {
@@ -200,15 +209,16 @@ TEST_F(PartialWarpEvaluation, WorkedExamplesGetRowsOfTheirOwn) {
   }
 }
 
-TEST_F(PartialWarpEvaluation, StaircaseUsefulFractionAgainstTheNextMultipleOf32) {
+TEST_F(PartialWarpEvaluation, StaircaseUsefulFractionIsShownNotJudged) {
+  // With equal block counts it is (P/next)·(t_next/t_P): step_time_spread restated, so info.
   const Row f33 = at("threads=33", "useful_fraction");
   EXPECT_NEAR(f33.value, 33.0 / 64.0, 1e-12);
   EXPECT_NEAR(*f33.predicted, 33.0 / 64.0, 1e-12);
-  EXPECT_EQ(f33.verdict, verdict::kHolds);
-  EXPECT_EQ(at("threads=48", "useful_fraction").verdict, verdict::kHolds);  // -0.5 %
+  EXPECT_EQ(f33.verdict, verdict::kInfo);
   const Row f65 = at("threads=65", "useful_fraction");
   EXPECT_NEAR(f65.value, 65.0 * 1.03 / 96.0, 1e-12);
-  EXPECT_EQ(f65.verdict, verdict::kFails);  // +3 %
+  EXPECT_EQ(f65.verdict, verdict::kInfo);
+  EXPECT_NE(f65.why.find("judged as step_time_spread"), std::string::npos) << f65.why;
   EXPECT_THROW(at("threads=64", "useful_fraction"), std::runtime_error);  // the reference itself
 }
 
@@ -221,13 +231,13 @@ TEST_F(PartialWarpEvaluation, ResidencyIsCountedInWholeWarps) {
 }
 
 TEST_F(PartialWarpEvaluation, StepSpreadWithinOnePercent) {
-  // Times T, 1.005 T, T: the median is T, the largest deviation 0.5 %.
+  // Times T, 1.005 T, T: (max - min) / min = 0.5 %.
   const Row two = at("warps=2;threads=33..64", "step_time_spread");
   EXPECT_NEAR(two.value, 0.005, 1e-12);
   EXPECT_EQ(two.verdict, verdict::kHolds);
-  // Two points, 150 and 154.5 us: the median is 152.25, each 1.48 % away.
+  // Two points, 150 and 154.5 us: 3 % apart.
   const Row three = at("warps=3;threads=65..96", "step_time_spread");
-  EXPECT_NEAR(three.value, 2.25 / 152.25, 1e-12);
+  EXPECT_NEAR(three.value, 4.5 / 150, 1e-12);
   EXPECT_EQ(three.verdict, verdict::kFails);
   // The fixture's 3 % is all clock: 96 ran 3 % slower clocked, so the cycles agree.
   const Row cycles = at("warps=3;threads=65..96", "step_cycle_spread");
@@ -235,12 +245,13 @@ TEST_F(PartialWarpEvaluation, StepSpreadWithinOnePercent) {
   EXPECT_EQ(cycles.verdict, verdict::kHolds);
   EXPECT_NE(cycles.why.find("the SM clock moving between benchmarks"), std::string::npos);
   EXPECT_THROW(at("warps=2;threads=33..64", "step_cycle_spread"), std::runtime_error);  // no clocks
-  // A benchmark that measured its clock is held against the maximum.
-  EXPECT_EQ(at("threads=96", "sm__cycles_elapsed.avg.per_second").verdict, verdict::kHolds);
+  // A benchmark that measured its clock shows it beside the maximum (a bound: info).
+  EXPECT_EQ(at("threads=96", "sm__cycles_elapsed.avg.per_second").verdict, verdict::kInfo);
 }
 
 TEST_F(PartialWarpEvaluation, GridTailMasksAndTimePerScheduler) {
-  EXPECT_EQ(at("block=256;threads=1000", "tail_active_threads").verdict, verdict::kHolds);
+  // The bench counts the threads past its own guard: equal to the model by construction, info.
+  EXPECT_EQ(at("block=256;threads=1000", "tail_active_threads").verdict, verdict::kInfo);
   EXPECT_DOUBLE_EQ(*at("block=256;threads=1000", "tail_active_threads").predicted, 232.0);
   EXPECT_EQ(at("block=256;threads=1000", "tail_full_warps").verdict, verdict::kHolds);
   EXPECT_DOUBLE_EQ(*at("block=256;threads=1000", "tail_mask").predicted, 255.0);
