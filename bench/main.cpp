@@ -1,7 +1,7 @@
 // warpcost-bench: selects the device, records the device context, runs the registered benchmarks
 // in two phases (all timing first, with CUPTI untouched; then the counter pass over every point
 // that left counter work), merges the samples, the counters and the wall times into the JSON and,
-// with --warpcost_results_root, files it as <root>/<gpu-slug>/<utc-stamp>/bench.json.
+// with --warpcost_results_root, files it as <root>/<gpu-slug>/<utc-stamp>-<uuid8>/bench.json.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -437,7 +437,10 @@ int run(int argc, char** argv) {
   sampling_rule() = options.sampling;
 
   const std::time_t now = std::time(nullptr);
-  const std::string stamp = utc_format(now, "%Y%m%dT%H%M%SZ");
+  // The UUID's first 8 hex digits keep apart the runs that several GPUs of one host start in the
+  // same second (./warpcost run --devices): <utc-stamp>-<uuid8>.
+  const std::string uuid_hex = info.uuid.rfind("GPU-", 0) == 0 ? info.uuid.substr(4) : info.uuid;
+  const std::string stamp = utc_format(now, "%Y%m%dT%H%M%SZ") + "-" + uuid_hex.substr(0, 8);
   const std::string run_id = gpu_slug(info.name) + "/" + stamp;
 
   fs::path final_dir;

@@ -1,0 +1,248 @@
+#include "headlines.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <map>
+#include <utility>
+
+#include "compare.hpp"
+#include "evaluation.hpp"
+#include "models.hpp"
+#include "report.hpp"
+#include "result_schema.hpp"
+#include "text_format.hpp"
+
+namespace warpcost::analysis {
+namespace {
+
+namespace src = headline_source;
+
+std::string cell(const std::string& text) {
+  std::string out;
+  for (const char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+// How bad a verdict is, for a figure that sums several rows: the worst one speaks for them all.
+int severity(const std::string& v) {
+  if (v == verdict::kError) return 6;
+  if (v == verdict::kFails || v == verdict::kMissed) return 5;
+  if (v == verdict::kThrottled) return 4;
+  if (v == verdict::kWarn) return 3;
+  if (v == verdict::kUntestable) return 2;
+  if (v == verdict::kHolds || v == verdict::kMet) return 1;
+  if (v == verdict::kInfo) return 0;
+  return 3;  // a verdict this table does not know: shown, and not taken for a pass
+}
+
+const std::string& worse(const std::string& a, const std::string& b) {
+  return severity(b) > severity(a) ? b : a;
+}
+
+const Row* find_row(const EvaluatedRun& er, const std::string& family, const std::string& benchmark,
+                    const std::string& params, const std::string& metric) {
+  for (const Row& r : er.rows) {
+    if (r.family == family && r.benchmark == benchmark && r.params == params && r.metric == metric) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+HeadlineFigure figure_from(const EvaluatedRun& er, const Row& r, std::string text) {
+  HeadlineFigure f;
+  f.found = true;
+  f.value = r.value;
+  f.text = std::move(text);
+  f.verdict = r.verdict;
+  f.run_id = er.run.run_id();
+  return f;
+}
+
+HeadlineFigure dram_latency(const EvaluatedRun& er) {
+  const Row* r = find_row(er, "latency", src::kDramLatencyBenchmark, src::kDramLatencyParams,
+                          "latency_cycles");
+  if (r == nullptr) return {};
+  return figure_from(er, *r, fixed(r->value, 0) + " cycles");
+}
+
+HeadlineFigure best_read(const EvaluatedRun& er) {
+  for (const Row& r : er.rows) {
+    if (r.family != "streaming" || r.benchmark != src::kBestReadBenchmark ||
+        r.metric != "dram__bytes_read.sum.per_second") {
+      continue;
+    }
+    const RunContext& c = er.run.context;
+    const double peak = model::theoretical_dram_peak_bytes_per_s(
+        static_cast<long long>(c.number(schema::key::kMemoryClockKhz)),
+        static_cast<int>(c.number(schema::key::kMemoryBusWidthBits)));
+    const std::string config = r.params.rfind("best=", 0) == 0 ? r.params.substr(5) : r.params;
+    return figure_from(er, r,
+                       human_value(r.value, "B/s") + ", " + fixed(100 * r.value / peak, 1) +
+                           "% of the " + human_value(peak, "B/s") + " peak (" + config + ")");
+  }
+  return {};
+}
+
+HeadlineFigure divergence_20_12(const EvaluatedRun& er) {
+  for (const Row& r : er.rows) {
+    if (r.family != "divergence" || r.benchmark != "worked_example" ||
+        r.params.rfind(src::kDivergenceExample, 0) != 0 || r.metric != "divergence_slowdown") {
+      continue;
+    }
+    return figure_from(er, r,
+                       fixed(r.value, 3) + "× slower than the uniform warp" +
+                           (r.predicted ? " (model " + fixed(*r.predicted, 2) + "×)" : ""));
+  }
+  return {};
+}
+
+HeadlineFigure staircase(const EvaluatedRun& er) {
+  int fractions = 0;
+  int steps = 0;
+  int steps_hold = 0;
+  double largest_miss = 0;
+  std::string worst = verdict::kInfo;
+  for (const Row& r : er.rows) {
+    if (r.family != "partial_warp") continue;
+    if (r.benchmark == "staircase" && r.metric == src::kStaircaseFraction) {
+      ++fractions;
+      if (r.rel_error) largest_miss = std::max(largest_miss, std::fabs(*r.rel_error));
+    } else if (r.benchmark == "staircase_step" && r.metric == src::kStaircaseStep) {
+      ++steps;
+      steps_hold += r.verdict == verdict::kHolds ? 1 : 0;
+    } else {
+      continue;
+    }
+    // Whichever of the two the evaluator judges, its worst verdict is the figure's.
+    worst = worse(worst, r.verdict);
+  }
+  if (fractions == 0 && steps == 0) return {};
+  HeadlineFigure f;
+  f.found = true;
+  f.value = largest_miss;
+  std::string text;
+  if (fractions > 0) {
+    text = std::to_string(fractions) + " useful fractions within " + fixed(100 * largest_miss, 1) +
+           "% of P/(32 ceil(P/32))";
+  }
+  if (steps > 0) {
+    text += (text.empty() ? "" : "; ") + std::to_string(steps_hold) + " of " + std::to_string(steps) +
+            " steps hold one time";
+  }
+  f.text = text;
+  f.verdict = worst;
+  f.run_id = er.run.run_id();
+  return f;
+}
+
+HeadlineFigure knee(const EvaluatedRun& er) {
+  const Row* k = find_row(er, "streaming", "knee", src::kKneeParams, "knee_warps_per_sm");
+  if (k == nullptr) return {};
+  const Row* little = find_row(er, "streaming", "knee", src::kKneeParams, src::kKneeLittlesLaw);
+  HeadlineFigure f = figure_from(er, *k, fixed(k->value, 0) + " warps/SM (16-byte loads, W = 0)");
+  if (little != nullptr && little->predicted) {
+    f.text += "; Little's law " + fixed(*little->predicted, 1);
+    f.verdict = little->verdict;
+  }
+  return f;
+}
+
+using Extractor = HeadlineFigure (*)(const EvaluatedRun&);
+
+struct Column {
+  const char* title;
+  HeadlineFigure GpuHeadlines::*figure;
+  Extractor extract;
+};
+
+const Column kColumns[] = {
+    {"DRAM latency (random chase)", &GpuHeadlines::dram_latency, dram_latency},
+    {"best read", &GpuHeadlines::best_read, best_read},
+    {"divergence 20/12 (Ex 7)", &GpuHeadlines::divergence_20_12, divergence_20_12},
+    {"staircase", &GpuHeadlines::staircase, staircase},
+    {"knee", &GpuHeadlines::knee, knee},
+};
+
+}  // namespace
+
+std::vector<GpuHeadlines> headline_figures(const std::vector<EvaluatedRun>& runs,
+                                           HeadlineGrouping grouping) {
+  // Newest first, so the first run of a GPU that has a figure is the newest that has it.
+  std::vector<const EvaluatedRun*> order;
+  for (const auto& er : runs) order.push_back(&er);
+  std::stable_sort(order.begin(), order.end(), [](const EvaluatedRun* a, const EvaluatedRun* b) {
+    const auto key = [](const EvaluatedRun* r) {
+      return std::make_pair(r->run.context.text(schema::key::kUtc), r->run.run_id());
+    };
+    return key(a) > key(b);
+  });
+  std::map<std::string, GpuHeadlines> by_gpu;
+  for (const EvaluatedRun* er : order) {
+    const std::string gpu = grouping == HeadlineGrouping::kDevice
+                                ? gpu_label(er->run)
+                                : er->run.context.text(schema::key::kGpuName);
+    auto [it, fresh] = by_gpu.try_emplace(gpu);
+    GpuHeadlines& h = it->second;
+    if (fresh) {
+      h.gpu = gpu;
+      h.newest_run = er->run.run_id();
+      h.sm_clock_hz = er->run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+    }
+    for (const Column& c : kColumns) {
+      HeadlineFigure& f = h.*(c.figure);
+      if (!f.found) f = c.extract(*er);
+    }
+  }
+  std::vector<GpuHeadlines> out;
+  for (auto& [gpu, h] : by_gpu) out.push_back(std::move(h));
+  return out;
+}
+
+std::string headline_table_markdown(const std::vector<EvaluatedRun>& runs, HeadlineGrouping grouping) {
+  if (runs.empty()) return "";
+  const std::vector<GpuHeadlines> gpus = headline_figures(runs, grouping);
+  std::string md = std::string("## Headline figures per GPU\n\nOne row per GPU ") +
+      (grouping == HeadlineGrouping::kDevice ? "(name and UUID)" : "model (every run of that name)") +
+      "; each figure from the newest "
+      "run of that GPU that measured it (the last column says which), with the evaluator's verdict "
+      "in brackets. Sources: the random chase's DRAM plateau; the run's best streaming read; Ex 7's "
+      "per-warp slowdown; the staircase's useful fractions and steps; the knee of the W = 0 stream "
+      "and Little's law's consistency figure beside it.\n\n| GPU | SM clock |";
+  for (const Column& c : kColumns) md += std::string(" ") + c.title + " |";
+  md += " runs |\n|---|---|";
+  for (std::size_t i = 0; i < std::size(kColumns); ++i) md += "---|";
+  md += "---|\n";
+  std::string without;
+  for (const GpuHeadlines& h : gpus) {
+    bool any = false;
+    for (const Column& c : kColumns) any = any || (h.*(c.figure)).found;
+    if (!any) {
+      without += (without.empty() ? "" : "; ") + h.gpu + " (" + h.newest_run + ")";
+      continue;
+    }
+    md += "| " + cell(h.gpu) + " | " + human_value(h.sm_clock_hz, "Hz") + " |";
+    // run id -> the figures read from it, in column order
+    std::vector<std::pair<std::string, std::string>> sources;
+    for (const Column& c : kColumns) {
+      const HeadlineFigure& f = h.*(c.figure);
+      md += " " + (f.found ? cell(f.text) + " (" + f.verdict + ")" : std::string("—")) + " |";
+      if (!f.found) continue;
+      auto it = std::find_if(sources.begin(), sources.end(),
+                             [&f](const auto& s) { return s.first == f.run_id; });
+      if (it == sources.end()) {
+        sources.emplace_back(f.run_id, c.title);
+      } else {
+        it->second += std::string(", ") + c.title;
+      }
+    }
+    std::string used;
+    for (const auto& [run, titles] : sources) used += (used.empty() ? "" : "; ") + run + ": " + titles;
+    md += " " + cell(used) + " |\n";
+  }
+  if (!without.empty()) md += "\nNo headline figure in the runs of: " + without + ".\n";
+  return md;
+}
+
+}  // namespace warpcost::analysis
