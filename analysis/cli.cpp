@@ -122,6 +122,10 @@ void write_files_atomically(const std::vector<std::pair<fs::path, std::string>>&
     }
   } cleanup{temps, renamed};
   for (const auto& [target, content] : files) {
+    std::error_code ec;
+    if (fs::is_directory(target, ec)) throw std::runtime_error(target.string() + " is a folder; nothing written");
+  }
+  for (const auto& [target, content] : files) {
     const fs::path temp = target.string() + ".tmp." + std::to_string(::getpid());
     temps.push_back(temp);
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "report.hpp"
 #include "result_schema.hpp"
@@ -56,6 +57,14 @@ void count(Tally& t, const Row& r) {
   }
   const bool miss = r.verdict == verdict::kFails || r.verdict == verdict::kWarn || r.verdict == verdict::kError;
   if (miss && t.first_miss == nullptr) t.first_miss = &r;
+}
+
+// Later start, or at the same start the later run id (its stamp).
+bool newer(const EvaluatedRun& a, const EvaluatedRun& b) {
+  const auto key = [](const EvaluatedRun& er) {
+    return std::make_pair(er.run.context.text(schema::key::kUtc), er.run.run_id());
+  };
+  return key(a) > key(b);
 }
 
 std::string gpu_key(const EvaluatedRun& er) {
@@ -127,7 +136,7 @@ std::string summary_report(const std::vector<EvaluatedRun>& runs, const SummaryO
     auto [it, fresh] = newest.emplace(g, &er);
     if (fresh) {
       gpus.push_back(g);
-    } else if (er.run.context.text(schema::key::kUtc) > it->second->run.context.text(schema::key::kUtc)) {
+    } else if (newer(er, *it->second)) {
       it->second = &er;
     }
   }
