@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <set>
 
 #include "result_schema.hpp"
@@ -16,6 +15,17 @@ std::string column_for_key(const std::string& key) {
   const auto& fixed_columns = csv_header();
   const bool taken = std::find(fixed_columns.begin(), fixed_columns.end(), key) != fixed_columns.end();
   return taken ? "param_" + key : key;
+}
+
+// Every parameter name of every row, sorted.
+std::vector<std::string> parameter_keys(const std::vector<EvaluatedRun>& runs) {
+  std::set<std::string> keys;
+  for (const auto& er : runs) {
+    for (const Row& r : er.rows) {
+      for (const auto& [key, value] : parse_key_values(r.params)) keys.insert(key);
+    }
+  }
+  return {keys.begin(), keys.end()};
 }
 
 }  // namespace
@@ -50,29 +60,17 @@ std::string git_rev_text(const std::string& rev) {
 }
 
 std::vector<std::string> parameter_columns(const std::vector<EvaluatedRun>& runs) {
-  std::set<std::string> keys;
-  for (const auto& er : runs) {
-    for (const Row& r : er.rows) {
-      for (const auto& [key, value] : parse_key_values(r.params)) keys.insert(key);
-    }
-  }
   std::vector<std::string> columns;
-  for (const auto& key : keys) columns.push_back(column_for_key(key));
+  for (const auto& key : parameter_keys(runs)) columns.push_back(column_for_key(key));
   return columns;
 }
 
 std::string tidy_csv(const std::vector<EvaluatedRun>& runs) {
-  std::set<std::string> key_set;
-  for (const auto& er : runs) {
-    for (const Row& r : er.rows) {
-      for (const auto& [key, value] : parse_key_values(r.params)) key_set.insert(key);
-    }
-  }
-  const std::vector<std::string> keys(key_set.begin(), key_set.end());
+  const std::vector<std::string> keys = parameter_keys(runs);
   std::string out;
   const auto& header = csv_header();
   for (std::size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + header[i];
-  for (const auto& key : keys) out += "," + csv_field(column_for_key(key));
+  for (const auto& column : parameter_columns(runs)) out += "," + csv_field(column);
   out += "\n";
   namespace key = schema::key;
   for (const auto& er : runs) {

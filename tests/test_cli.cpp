@@ -337,6 +337,9 @@ TEST_F(AnalyzeCli, EachParameterHasItsOwnColumn) {
   const std::size_t alu = column(rows[0], "alu_per_load");
   column(rows[0], "threads");
   column(rows[0], "if_trips");
+  // A parameter named like a fixed column gets its own name; no header name appears twice.
+  column(rows[0], "param_benchmark");
+  EXPECT_EQ(std::set<std::string>(rows[0].begin(), rows[0].end()).size(), rows[0].size());
   int with_warps = 0;
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto kv = parse_key_values(rows[i][params]);
