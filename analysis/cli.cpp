@@ -3,6 +3,8 @@
 #include "compare.hpp"
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -109,9 +111,61 @@ std::vector<fs::path> find_runs(const fs::path& path) {
   return runs;
 }
 
+namespace {
+
+// The temporaries of the write in progress, for a signal handler to remove: an interrupted
+// warpcost-analyze (Ctrl-C, a killed job) leaves none behind. Plain arrays, since a handler may
+// only call async-signal-safe functions (unlink, signal, raise).
+constexpr std::size_t kMostPendingTemps = 2048;
+constexpr std::size_t kTempPathBytes = 1024;
+char g_pending_temps[kMostPendingTemps][kTempPathBytes];
+volatile std::sig_atomic_t g_pending_count = 0;
+
+extern "C" void remove_pending_temps_and_reraise(int signal_number) {
+  for (std::sig_atomic_t i = 0; i < g_pending_count; ++i) ::unlink(g_pending_temps[i]);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+// Installs the handler for the life of one write and forgets the temporaries after it.
+class PendingTemps {
+ public:
+  PendingTemps() {
+    for (int s : kSignals) previous_[index(s)] = std::signal(s, remove_pending_temps_and_reraise);
+  }
+  ~PendingTemps() {
+    g_pending_count = 0;
+    for (int s : kSignals) std::signal(s, previous_[index(s)]);
+  }
+  PendingTemps(const PendingTemps&) = delete;
+  PendingTemps& operator=(const PendingTemps&) = delete;
+  // Before the file exists, so a signal at any point finds it listed.
+  void add(const fs::path& temp) {
+    const std::string text = temp.string();
+    if (g_pending_count >= static_cast<std::sig_atomic_t>(kMostPendingTemps) || text.size() >= kTempPathBytes) {
+      return;  // only the signal path loses it; the normal paths below still remove it
+    }
+    std::memcpy(g_pending_temps[g_pending_count], text.c_str(), text.size() + 1);
+    g_pending_count = g_pending_count + 1;
+  }
+  // Renamed into place: no longer a temporary.
+  void forget_first(std::size_t n) {
+    for (std::size_t i = 0; i < n && i < kMostPendingTemps; ++i) g_pending_temps[i][0] = '\0';
+  }
+
+ private:
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  static std::size_t index(int s) { return s == SIGINT ? 0 : s == SIGTERM ? 1 : 2; }
+  using Handler = void (*)(int);
+  Handler previous_[3] = {};
+};
+
+}  // namespace
+
 void write_files_atomically(const std::vector<std::pair<fs::path, std::string>>& files) {
   std::vector<fs::path> temps;
   std::size_t renamed = 0;
+  PendingTemps pending;
   // Every temporary not yet renamed into place goes, whatever ends the write.
   struct Cleanup {
     std::vector<fs::path>& temps;
@@ -127,6 +181,7 @@ void write_files_atomically(const std::vector<std::pair<fs::path, std::string>>&
   }
   for (const auto& [target, content] : files) {
     const fs::path temp = target.string() + ".tmp." + std::to_string(::getpid());
+    pending.add(temp);
     temps.push_back(temp);
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out << content;
@@ -137,6 +192,7 @@ void write_files_atomically(const std::vector<std::pair<fs::path, std::string>>&
     std::error_code ec;
     fs::rename(temps[renamed], files[renamed].first, ec);
     if (ec) throw std::runtime_error(files[renamed].first.string() + ": cannot be written (" + ec.message() + ")");
+    pending.forget_first(renamed + 1);
   }
 }
 

@@ -2,6 +2,12 @@
 // and every bad input giving one message, a non-zero exit and nothing written.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
 #include <filesystem>
 #include <algorithm>
 #include <fstream>
@@ -235,6 +241,36 @@ TEST_F(AnalyzeCli, AFailedWriteLeavesNoTemporaryBehind) {
     EXPECT_EQ(f.string().find(".tmp."), std::string::npos) << f << " left behind";
   }
   EXPECT_FALSE(fs::exists(dir_ / "second.csv"));
+}
+
+// Ctrl-C or a kill while the outputs are being written: the handler removes the temporaries before
+// the process dies of the signal, and no output appears.
+TEST_F(AnalyzeCli, ASignalDuringTheWriteLeavesNoTemporaryBehind) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const fs::path target = dir_ / "big.csv";
+  const fs::path dir = dir_;
+  auto write_until_killed = [&] {
+    // A watcher sends the signal once the temporary exists, i.e. in the middle of the write.
+    std::thread watcher([&] {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      while (std::chrono::steady_clock::now() < give_up) {
+        for (const auto& e : fs::directory_iterator(dir)) {
+          if (e.path().filename().string().rfind("big.csv.tmp.", 0) == 0) {
+            ::kill(::getpid(), SIGTERM);
+            std::this_thread::sleep_for(std::chrono::seconds(5));
+          }
+        }
+      }
+    });
+    write_files_atomically({{target, std::string(std::size_t{64} << 20, 'x')}});
+    watcher.join();
+    std::exit(0);  // the write finished before the signal: the test below then fails
+  };
+  EXPECT_EXIT(write_until_killed(), ::testing::KilledBySignal(SIGTERM), "");
+  for (const auto& f : files()) {
+    EXPECT_EQ(f.filename().string().find(".tmp."), std::string::npos) << f << " left behind";
+  }
+  EXPECT_FALSE(fs::exists(target));
 }
 
 TEST_F(AnalyzeCli, AFolderWithoutRunsGivesTheSummaryWhenAllowed) {
