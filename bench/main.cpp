@@ -249,12 +249,17 @@ int run(int argc, char** argv) {
   // Help, the benchmark list and unknown flags need no device. Google Benchmark reads its flags here
   // (--help prints its own and exits 0; an unknown flag is named, exit 2) and again below, once the
   // run's output file is known.
-  std::vector<std::string> early_args(argv, argv + argc);
-  for (auto& a : early_args) {
+  // --benchmark_context is left to the second reading: Google Benchmark adds its pairs to the
+  // context as it parses, and a pair added twice draws a warning.
+  std::vector<std::string> early_args;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--benchmark_context=", 0) == 0) continue;
     if (a == "-h" || a == "--help") {
       std::printf("%s", kOwnFlagsHelp);
       a = "--help";
     }
+    early_args.push_back(a);
   }
   {
     std::vector<char*> early_argv;
