@@ -3,6 +3,8 @@
 #include "compare.hpp"
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -12,7 +14,9 @@
 #include "evaluation.hpp"
 #include "report.hpp"
 #include "run_reader.hpp"
+#include "summary_report.hpp"
 #include "tidy_csv.hpp"
+#include "units.hpp"
 
 namespace fs = std::filesystem;
 
@@ -20,16 +24,23 @@ namespace warpcost::analysis {
 namespace {
 
 const char* const kUsage =
-    "usage: warpcost-analyze [--csv FILE] [--report FILE] [--per-run] [--quiet] PATH...\n"
+    "usage: warpcost-analyze [--csv FILE] [--report FILE] [--per-run] [--plots DIR] [--allow-no-runs]\n"
+    "                        [--quiet] PATH...\n"
     "       warpcost-analyze --compare BASE NEW [--csv FILE] [--report FILE] [--quiet]\n"
     "  PATH       a run's bench.json, a run folder, or a folder of runs (results/)\n"
-    "  --csv      write the tidy CSV of all runs to FILE\n"
-    "  --report   write the markdown report of all runs to FILE\n"
-    "  --per-run  also write warpcost.csv and report.md into each run's folder\n"
-    "  --quiet    do not print the report\n"
+    "  --csv      write the tidy CSV of all runs to FILE (docs/csv.md)\n"
+    "  --report   write the summary of all runs to FILE (per GPU its newest run, per family the\n"
+    "             verdict counts; the summary is also what is printed)\n"
+    "  --per-run  also write warpcost.csv and report.md (every table) into each run's folder\n"
+    "  --plots    the plots folder the summary links to (results/plots)\n"
+    "  --allow-no-runs  a folder without runs is not an error: the summary says there are none\n"
+    "  --quiet    do not print the summary\n"
     "  --compare  BASE and NEW are one run each: per benchmark in both, new/base median time\n"
     "             and same / faster / slower / unclear (1% band, Mann-Whitney U p < 0.05)\n"
-    "With a single run and neither --csv nor --report, the CSV and report go into its folder.\n";
+    "With a single run and neither --csv nor --report, the CSV and report go into its folder.\n"
+    "An output may not be a folder, an input, or another output. Exit codes: 0 done, 1 bad input\n"
+    "(nothing written), 2 usage error (nothing written), 3 done but unreadable runs were skipped\n"
+    "(each named).\n";
 
 bool skipped_folder(const fs::path& p) {
   const std::string name = p.filename().string();
@@ -100,47 +111,154 @@ std::vector<fs::path> find_runs(const fs::path& path) {
   return runs;
 }
 
+namespace {
+
+// The temporaries of the write in progress, for a signal handler to remove: an interrupted
+// warpcost-analyze (Ctrl-C, a killed job) leaves none behind. Plain arrays, since a handler may
+// only call async-signal-safe functions (unlink, signal, raise).
+constexpr std::size_t kMostPendingTemps = 2048;
+constexpr std::size_t kTempPathBytes = 1024;
+char g_pending_temps[kMostPendingTemps][kTempPathBytes];
+volatile std::sig_atomic_t g_pending_count = 0;
+
+extern "C" void remove_pending_temps_and_reraise(int signal_number) {
+  for (std::sig_atomic_t i = 0; i < g_pending_count; ++i) ::unlink(g_pending_temps[i]);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+// Installs the handler for the life of one write and forgets the temporaries after it.
+class PendingTemps {
+ public:
+  PendingTemps() {
+    for (int s : kSignals) previous_[index(s)] = std::signal(s, remove_pending_temps_and_reraise);
+  }
+  ~PendingTemps() {
+    g_pending_count = 0;
+    for (int s : kSignals) std::signal(s, previous_[index(s)]);
+  }
+  PendingTemps(const PendingTemps&) = delete;
+  PendingTemps& operator=(const PendingTemps&) = delete;
+  // Before the file exists, so a signal at any point finds it listed.
+  void add(const fs::path& temp) {
+    const std::string text = temp.string();
+    if (g_pending_count >= static_cast<std::sig_atomic_t>(kMostPendingTemps) || text.size() >= kTempPathBytes) {
+      return;  // only the signal path loses it; the normal paths below still remove it
+    }
+    std::memcpy(g_pending_temps[g_pending_count], text.c_str(), text.size() + 1);
+    g_pending_count = g_pending_count + 1;
+  }
+  // Renamed into place: no longer a temporary.
+  void forget_first(std::size_t n) {
+    for (std::size_t i = 0; i < n && i < kMostPendingTemps; ++i) g_pending_temps[i][0] = '\0';
+  }
+
+ private:
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  static std::size_t index(int s) { return s == SIGINT ? 0 : s == SIGTERM ? 1 : 2; }
+  using Handler = void (*)(int);
+  Handler previous_[3] = {};
+};
+
+}  // namespace
+
 void write_files_atomically(const std::vector<std::pair<fs::path, std::string>>& files) {
   std::vector<fs::path> temps;
-  auto discard = [&temps] {
-    std::error_code ignored;
-    for (const auto& t : temps) fs::remove(t, ignored);
-  };
+  std::size_t renamed = 0;
+  PendingTemps pending;
+  // Every temporary not yet renamed into place goes, whatever ends the write.
+  struct Cleanup {
+    std::vector<fs::path>& temps;
+    std::size_t& renamed;
+    ~Cleanup() {
+      std::error_code ignored;
+      for (std::size_t i = renamed; i < temps.size(); ++i) fs::remove(temps[i], ignored);
+    }
+  } cleanup{temps, renamed};
+  for (const auto& [target, content] : files) {
+    std::error_code ec;
+    if (fs::is_directory(target, ec)) throw std::runtime_error(target.string() + " is a folder; nothing written");
+  }
   for (const auto& [target, content] : files) {
     const fs::path temp = target.string() + ".tmp." + std::to_string(::getpid());
+    pending.add(temp);
     temps.push_back(temp);
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out << content;
     out.close();
-    if (!out) {
-      discard();
-      throw std::runtime_error(target.string() + ": cannot be written");
-    }
+    if (!out) throw std::runtime_error(target.string() + ": cannot be written");
   }
-  for (std::size_t i = 0; i < files.size(); ++i) fs::rename(temps[i], files[i].first);
+  for (; renamed < files.size(); ++renamed) {
+    std::error_code ec;
+    fs::rename(temps[renamed], files[renamed].first, ec);
+    if (ec) throw std::runtime_error(files[renamed].first.string() + ": cannot be written (" + ec.message() + ")");
+    pending.forget_first(renamed + 1);
+  }
 }
+
+namespace {
+
+// The file a path names once "." and ".." and links are resolved, for telling two names of one
+// file apart; a path that cannot be resolved is compared as given.
+fs::path identity(const fs::path& p) {
+  std::error_code ec;
+  const fs::path resolved = fs::weakly_canonical(fs::absolute(p), ec);
+  return ec ? p.lexically_normal() : resolved;
+}
+
+// Why the outputs cannot be written as asked, or "": an output that is a folder, one of the inputs
+// (a bench.json or anything the inputs name), twice the same file, or in a folder that is missing.
+std::string output_problem(const std::vector<std::pair<fs::path, std::string>>& outputs,
+                           const std::vector<fs::path>& inputs) {
+  std::map<fs::path, fs::path> seen;
+  for (const auto& [path, content] : outputs) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      return path.string() + " is a folder; allowed: a file name (the folder is left as it is)";
+    }
+    const fs::path id = identity(path);
+    for (const auto& input : inputs) {
+      if (identity(input) == id) {
+        return path.string() + " is also an input; allowed: a new file or a derived one (an input is never " +
+               "overwritten)";
+      }
+    }
+    const auto [it, fresh] = seen.emplace(id, path);
+    if (!fresh) return path.string() + " is named for two outputs; allowed: one file each";
+    const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    if (!fs::is_directory(parent, ec)) return path.string() + ": its folder " + parent.string() + " does not exist";
+  }
+  return {};
+}
+
+}  // namespace
 
 int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string csv_path;
   std::string report_path;
+  std::string plots_path;
   bool per_run = false;
   bool quiet = false;
   bool compare = false;
+  bool allow_no_runs = false;
   std::vector<std::string> inputs;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--csv" || a == "--report") {
+    if (a == "--csv" || a == "--report" || a == "--plots") {
       if (i + 1 >= args.size()) {
-        err << "warpcost-analyze: " << a << " needs a file name\n" << kUsage;
+        err << "warpcost-analyze: " << a << " needs a " << (a == "--plots" ? "folder" : "file") << " name\n"
+            << kUsage;
         return kExitUsage;
       }
-      (a == "--csv" ? csv_path : report_path) = args[++i];
+      (a == "--csv" ? csv_path : a == "--report" ? report_path : plots_path) = args[++i];
     } else if (a == "--per-run") {
       per_run = true;
     } else if (a == "--quiet") {
       quiet = true;
     } else if (a == "--compare") {
       compare = true;
+    } else if (a == "--allow-no-runs") {
+      allow_no_runs = true;
     } else if (a == "--help" || a == "-h") {
       out << kUsage;
       return kExitOk;
@@ -151,10 +269,25 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
       inputs.push_back(a);
     }
   }
+  std::vector<fs::path> named_inputs(inputs.begin(), inputs.end());
   if (compare) {
     if (inputs.size() != 2 || per_run) {
       err << "warpcost-analyze: --compare takes exactly two runs, BASE and NEW"
           << (per_run ? ", and no --per-run" : "") << "\n" << kUsage;
+      return kExitUsage;
+    }
+    std::vector<std::pair<fs::path, std::string>> outputs;
+    if (!csv_path.empty()) outputs.emplace_back(csv_path, "");
+    if (!report_path.empty()) outputs.emplace_back(report_path, "");
+    try {
+      for (const auto& input : inputs) {
+        for (const auto& f : find_runs(input)) named_inputs.push_back(f);
+      }
+    } catch (const std::exception&) {
+      // compare_main names a missing input itself
+    }
+    if (const std::string p = output_problem(outputs, named_inputs); !p.empty()) {
+      err << "warpcost-analyze: " << p << "\n";
       return kExitUsage;
     }
     return compare_main(inputs[0], inputs[1], csv_path, report_path, quiet, out, err);
@@ -168,27 +301,66 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
     std::vector<fs::path> files;
     std::set<fs::path> seen;
     for (const auto& input : inputs) {
-      for (const auto& f : find_runs(input)) {
-        if (seen.insert(fs::weakly_canonical(f)).second) files.push_back(f);
+      std::vector<fs::path> found;
+      try {
+        found = find_runs(input);
+      } catch (const std::runtime_error&) {
+        std::error_code ec;
+        if (!allow_no_runs || !fs::is_directory(input, ec)) throw;
+      }
+      for (const auto& f : found) {
+        if (seen.insert(identity(f)).second) files.push_back(f);
       }
     }
+    for (const auto& f : files) named_inputs.push_back(f);
+    // Before anything is read or written: where the outputs go must be fine for every run.
+    {
+      std::vector<std::pair<fs::path, std::string>> planned;
+      if (!csv_path.empty()) planned.emplace_back(csv_path, "");
+      if (!report_path.empty()) planned.emplace_back(report_path, "");
+      if (per_run || (csv_path.empty() && report_path.empty())) {
+        for (const auto& f : files) {
+          planned.emplace_back(f.parent_path() / "warpcost.csv", "");
+          planned.emplace_back(f.parent_path() / "report.md", "");
+        }
+      }
+      if (const std::string p = output_problem(planned, named_inputs); !p.empty()) {
+        err << "warpcost-analyze: " << p << "\n";
+        return kExitUsage;
+      }
+    }
+
+    // A run that cannot be read or judged is named and skipped; the others are analysed.
     std::vector<EvaluatedRun> runs;
+    std::vector<std::string> skipped;
     std::map<std::string, fs::path> run_ids;
     for (const auto& f : files) {
-      EvaluatedRun er{read_run(f), {}};
+      EvaluatedRun er;
+      try {
+        er.run = read_run(f);
+        er.rows = evaluate_run(er.run);
+      } catch (const std::exception& e) {
+        skipped.push_back(e.what());
+        continue;
+      }
+      use_vocabulary_units(er.rows);
       const auto [it, fresh] = run_ids.emplace(er.run.run_id(), f);
       if (!fresh) {
         throw RunFormatError(f.string(), "context.run_id",
                              "'" + er.run.run_id() + "' is also the id of " + it->second.string());
       }
-      er.rows = evaluate_run(er.run);
       runs.push_back(std::move(er));
+    }
+    for (const auto& s : skipped) err << "warpcost-analyze: skipped: " << s << "\n";
+    if (runs.empty() && !skipped.empty()) {
+      err << "warpcost-analyze: no run could be read; nothing written\n";
+      return kExitBadInput;
     }
 
     std::vector<std::pair<fs::path, std::string>> outputs;
     if (csv_path.empty() && report_path.empty() && !per_run) {
-      if (runs.size() != 1) {
-        err << "warpcost-analyze: " << runs.size()
+      if (files.size() != 1) {
+        err << "warpcost-analyze: " << files.size()
             << " runs: name --csv and --report for the merged output, or --per-run\n";
         return kExitUsage;
       }
@@ -201,10 +373,19 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
         outputs.emplace_back(dir / "report.md", markdown_report({er}));
       }
     }
-    const std::string report = markdown_report(runs);
+    SummaryOptions summary_options;
+    summary_options.link_base = report_path.empty() ? fs::path(".") : identity(report_path).parent_path();
+    summary_options.plots = plots_path;
+    summary_options.skipped = skipped;
+    const std::string summary = summary_report(runs, summary_options);
     if (!csv_path.empty()) outputs.emplace_back(csv_path, tidy_csv(runs));
-    if (!report_path.empty()) outputs.emplace_back(report_path, report);
-    deliver(outputs, report, quiet, out, err);
+    if (!report_path.empty()) outputs.emplace_back(report_path, summary);
+    deliver(outputs, summary, quiet, out, err);
+    if (!skipped.empty()) {
+      err << "warpcost-analyze: " << skipped.size() << " run(s) skipped (named above); exit "
+          << kExitSkippedRuns << "\n";
+      return kExitSkippedRuns;
+    }
     return kExitOk;
   } catch (const std::exception& e) {
     err << "warpcost-analyze: " << e.what() << "\n";

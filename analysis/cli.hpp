@@ -12,6 +12,9 @@ namespace warpcost::analysis {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;
 inline constexpr int kExitUsage = 2;
+// The analysis ran and wrote its outputs, but some runs could not be read and were skipped (each is
+// named on stderr and in the summary).
+inline constexpr int kExitSkippedRuns = 3;
 
 int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

@@ -29,6 +29,8 @@ def number(text):
 def load(csv_path):
     with open(csv_path, newline="") as f:
         rows = list(csv.DictReader(f))
+    # Archived runs (results/archive/...) stay in the CSV for the record but are not plotted.
+    rows = [r for r in rows if r.get("run_status", "current") == "current"]
     for r in rows:
         r["p"] = params_of(r["params"])
         r["v"] = number(r["value"])

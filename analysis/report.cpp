@@ -44,7 +44,7 @@ std::string human_value(double value, const std::string& unit) {
     return scaled(value, p, f, 5, unit == "Hz" ? "Hz" : "B/s");
   }
   if (unit == "%") return format_number("%.2f", value) + " %";
-  if (unit == "ratio") return format_number("%.4g", value);
+  if (unit == "ratio" || unit == "1") return format_number("%.4g", value);
   return format_number("%.6g", value) + (unit.empty() ? "" : " " + unit);
 }
 
@@ -203,7 +203,7 @@ std::string worked_examples_markdown(const std::vector<EvaluatedRun>& runs) {
       if (start == std::string::npos) continue;
       const auto end = r.params.find(';', start);
       const std::string example = r.params.substr(start + 8, end == std::string::npos ? std::string::npos : end - start - 8);
-      std::string value = r.unit == "ratio" ? format_number("%.3f", r.value) + "×" : format_number("%.0f", r.value);
+      std::string value = r.unit == "ratio" || r.unit == "1" ? format_number("%.3f", r.value) + "×" : format_number("%.0f", r.value);
       if (r.metric == "tail_active_threads") value += " threads";
       if (r.metric == "warps_per_block") value += r.value == 1.0 ? " warp" : " warps";
       if (r.metric == "knee_warps_per_sm") value += " warps/SM (knee)";

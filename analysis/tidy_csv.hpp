@@ -1,4 +1,6 @@
-// The tidy CSV for dashboards: one row per measured value, long format, fixed header (design.md).
+// The tidy CSV for dashboards: one row per measured value, long format (design.md, docs/csv.md).
+// The fixed columns come first; then one column per benchmark parameter that any row has, so pandas
+// and Grafana filter on `warps_per_sm` directly (the `params` text stays for a whole-row key).
 #pragma once
 
 #include <string>
@@ -13,14 +15,30 @@ inline const std::vector<std::string>& csv_header() {
   static const std::vector<std::string> header = {
       "schema_version", "run_id", "utc",     "gpu",    "cc",    "sm_count", "driver",
       "cuda_runtime",   "git_rev", "family", "benchmark", "params", "metric",  "value",
-      "unit",           "model",  "predicted", "rel_error", "kind", "verdict"};
+      "unit",           "model",  "predicted", "rel_error", "kind", "verdict", "run_status"};
   return header;
 }
+
+namespace run_status {
+inline constexpr const char* kCurrent = "current";
+inline constexpr const char* kArchived = "archived";
+}  // namespace run_status
 
 struct EvaluatedRun {
   Run run;
   std::vector<Row> rows;
 };
+
+// "archived" for a run anywhere below a folder named `archive` (results/archive/...), else "current".
+std::string run_status_of(const Run& run);
+
+// The git revision as text that no CSV reader takes for a number: "g" + the abbreviated hash
+// (git describe's own prefix), so "1823362" is written "g1823362"; "unknown" stays as it is.
+std::string git_rev_text(const std::string& rev);
+
+// The parameter columns of these runs: every key of every row's params, sorted; a key that is also
+// a fixed column's name becomes "param_<key>".
+std::vector<std::string> parameter_columns(const std::vector<EvaluatedRun>& runs);
 
 // RFC 4180 quoting: a field with a comma, quote or line break is quoted, quotes doubled.
 std::string csv_field(const std::string& text);

@@ -31,18 +31,47 @@ const char* const kUsage =
     "       warpcost-diverge --leaves L [--trips TRIPS]        nested if, L of 1..4 leaves\n"
     "       common options: [--warps-per-sm W] (default 4: one warp per scheduler) [--seed S]\n";
 
+// Which kernel an option belongs to: the if/else split, the k-way switch, the nested if, or all.
+enum class Shape { kIfElse, kSwitch, kNested, kAny };
+
+Shape shape_of(const std::string& flag) {
+  if (flag == "--split" || flag == "--pattern" || flag == "--if" || flag == "--else" || flag == "--seed") {
+    return Shape::kIfElse;
+  }
+  if (flag == "--paths") return Shape::kSwitch;
+  if (flag == "--leaves") return Shape::kNested;
+  return Shape::kAny;
+}
+
 warpcost::DivergenceConfig parse(int argc, char** argv) {
   warpcost::DivergenceConfig c;
   c.warps_per_sm = 4;
   c.trips = c.if_trips;
+  std::string if_else_flag;   // the first if/else option given, for the conflict message
+  std::string other_flag;     // --paths or --leaves, whichever was given
+  bool trips_given = false;
+  bool seed_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") {
       std::printf("%s", kUsage);
       std::exit(0);
     }
-    if (i + 1 >= argc) throw UsageError("'" + flag + "' needs a value or is unknown");
+    if (flag.rfind("--", 0) != 0) throw UsageError("'" + flag + "' is not an option; options start with --");
+    const bool known = flag == "--split" || flag == "--pattern" || flag == "--if" || flag == "--else" ||
+                       flag == "--paths" || flag == "--leaves" || flag == "--trips" ||
+                       flag == "--warps-per-sm" || flag == "--seed";
+    if (!known) throw UsageError("unknown option '" + flag + "'");
+    if (i + 1 >= argc) throw UsageError("'" + flag + "' needs a value");
     const std::string value = argv[++i];
+    const Shape shape = shape_of(flag);
+    if (shape == Shape::kIfElse && if_else_flag.empty()) if_else_flag = flag;
+    if (shape == Shape::kSwitch || shape == Shape::kNested) {
+      if (!other_flag.empty() && other_flag != flag) {
+        throw UsageError(other_flag + " and " + flag + " choose two different kernels; allowed: one of them");
+      }
+      other_flag = flag;
+    }
     if (flag == "--split") {
       c.k = small_int(flag, value);
     } else if (flag == "--pattern") {
@@ -59,13 +88,30 @@ warpcost::DivergenceConfig parse(int argc, char** argv) {
       c.leaves = small_int(flag, value);
     } else if (flag == "--trips") {
       c.trips = small_int(flag, value);
+      trips_given = true;
     } else if (flag == "--warps-per-sm") {
       c.warps_per_sm = small_int(flag, value);
-    } else if (flag == "--seed") {
-      c.seed = static_cast<std::uint32_t>(whole_number(flag, value));
     } else {
-      throw UsageError("unknown option '" + flag + "'");
+      const long long seed = whole_number(flag, value);
+      if (seed < 0 || seed > 0xffffffffLL) {
+        throw UsageError("--seed = " + value + "; allowed: 0..4294967295");
+      }
+      c.seed = static_cast<std::uint32_t>(seed);
+      seed_given = true;
     }
+  }
+  if (!if_else_flag.empty() && !other_flag.empty()) {
+    throw UsageError(if_else_flag + " belongs to the if/else kernel and " + other_flag +
+                     " chooses another; allowed: if/else options (--split, --pattern, --if, --else, "
+                     "--seed) or one of --paths, --leaves with --trips");
+  }
+  if (trips_given && other_flag.empty()) {
+    throw UsageError("--trips = " + std::to_string(c.trips) +
+                     " without --paths or --leaves; allowed: --trips with --paths or --leaves (the "
+                     "if/else kernel takes --if and --else)");
+  }
+  if (seed_given && c.pattern != warpcost::kernels::SplitPattern::kRandom) {
+    throw UsageError("--seed draws the random pattern's lanes; allowed: --seed with --pattern random");
   }
   return c;
 }

@@ -4,6 +4,7 @@
 // with --warpcost_results_root, files it as <root>/<gpu-slug>/<utc-stamp>-<uuid8>/bench.json.
 #include <benchmark/benchmark.h>
 
+#include <cctype>
 #include <cstdio>
 #include <algorithm>
 #include <cstdlib>
@@ -75,6 +76,37 @@ double positive_number(const std::string& flag, const std::string& value) {
     throw std::invalid_argument("--" + flag + "=" + value + ": expected a number above 0");
   }
   return v;
+}
+
+const char* const kOwnFlagsHelp =
+    "warpcost-bench: the warpcost suite (Google Benchmark with CUDA events and CUPTI counters).\n"
+    "warpcost flags:\n"
+    "  --warpcost_results_root=DIR   file the run as DIR/<gpu-slug>/<utc-stamp>-<uuid8>/bench.json\n"
+    "  --warpcost_device=N           the CUDA device to measure (default 0)\n"
+    "  --warpcost_check_device       say how many devices are visible and exit\n"
+    "  --warpcost_counters=on|off    the CUPTI counter pass after all timing (default on)\n"
+    "  --warpcost_metrics=A,B,...    the counters to collect (default: each family's own)\n"
+    "  --warpcost_noise=F            stop sampling a point at relative std <= F (default 0.005)\n"
+    "  --warpcost_min_samples=N      at least N timed launches a point (default 10)\n"
+    "  --warpcost_time_cap=S         or stop after S seconds of sampling a point (default 0.05)\n"
+    "--help and --benchmark_list_tests need no GPU. Exit codes: 0 done, 1 a benchmark or CUDA call\n"
+    "failed, 2 usage error, 77 no CUDA device.\n"
+    "Google Benchmark flags:\n";
+
+// --benchmark_list_tests as Google Benchmark reads it: bare, or =true/yes/1 (and their cases).
+bool list_tests_requested(int argc, char** argv) {
+  bool requested = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const std::string flag = "--benchmark_list_tests";
+    if (arg == flag) requested = true;
+    if (arg.rfind(flag + "=", 0) == 0) {
+      std::string value = arg.substr(flag.size() + 1);
+      for (auto& ch : value) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      requested = value == "true" || value == "yes" || value == "1" || value == "t" || value == "y";
+    }
+  }
+  return requested;
 }
 
 bool take_flag(const std::string& arg, const std::string& name, std::string& value) {
@@ -400,6 +432,35 @@ int run(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "warpcost-bench: %s\n", e.what());
     return 2;
+  }
+
+  // Help, the benchmark list and unknown flags need no device. Google Benchmark reads its flags here
+  // (--help prints its own and exits 0; an unknown flag is named, exit 2) and again below, once the
+  // run's output file is known.
+  // --benchmark_context is left to the second reading: Google Benchmark adds its pairs to the
+  // context as it parses, and a pair added twice draws a warning.
+  std::vector<std::string> early_args;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--benchmark_context=", 0) == 0) continue;
+    if (a == "-h" || a == "--help") {
+      std::printf("%s", kOwnFlagsHelp);
+      a = "--help";
+    }
+    early_args.push_back(a);
+  }
+  {
+    std::vector<char*> early_argv;
+    for (auto& a : early_args) early_argv.push_back(a.data());
+    int early_argc = static_cast<int>(early_argv.size());
+    early_argv.push_back(nullptr);
+    benchmark::Initialize(&early_argc, early_argv.data());
+    if (benchmark::ReportUnrecognizedArguments(early_argc, early_argv.data())) return 2;
+  }
+  if (list_tests_requested(argc, argv)) {
+    benchmark::RunSpecifiedBenchmarks();  // lists the names, runs nothing
+    benchmark::Shutdown();
+    return 0;
   }
 
   std::string why;

@@ -15,6 +15,8 @@ namespace {
 constexpr int kExitGateFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitNoDevice = 77;
+// No CUDA device runs a block of more threads (the device's own limits are checked once it is known).
+constexpr int kMostThreadsPerBlock = 1024;
 
 const char* const kUsage =
     "usage: warpcost-record X [Y [Z]] [--threads]\n"
@@ -37,12 +39,21 @@ int run(int argc, char** argv) {
     } else if (arg == "--help" || arg == "-h") {
       std::printf("%s", kUsage);
       return 0;
-    } else if (parse_dim(arg, v) && dims.size() < 3) {
-      dims.push_back(v);
-    } else {
-      std::fprintf(stderr, "warpcost-record: '%s' is not a block dimension (a whole number)\n%s",
+    } else if (!parse_dim(arg, v)) {
+      std::fprintf(stderr, "warpcost-record: '%s' is not a block dimension; allowed: a whole number "
+                   "from 1 to %d, or --threads\n%s", arg.c_str(), kMostThreadsPerBlock, kUsage);
+      return kExitUsage;
+    } else if (dims.size() == 3) {
+      std::fprintf(stderr, "warpcost-record: '%s' is a fourth block dimension; allowed: X [Y [Z]]\n%s",
                    arg.c_str(), kUsage);
       return kExitUsage;
+    } else if (v < 1 || v > kMostThreadsPerBlock) {
+      // Checked here, before a device is looked for; the device's own limits are checked after.
+      std::fprintf(stderr, "warpcost-record: block dimension %c = %lld; allowed: 1 to %d\n%s",
+                   "XYZ"[dims.size()], v, kMostThreadsPerBlock, kUsage);
+      return kExitUsage;
+    } else {
+      dims.push_back(v);
     }
   }
   if (dims.empty()) {

@@ -194,7 +194,15 @@ __global__ void stream_one_per_thread_kernel(const uint4* data, std::uint64_t el
                                              std::uint32_t* warp_sums) {
   const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
   const std::uint32_t x = gid < elements ? fold(data[gid]) : 0u;
+#if __CUDA_ARCH__ >= 800
   const std::uint32_t warp_value = __reduce_xor_sync(0xffffffffu, x);
+#else
+  // __reduce_*_sync needs sm_80; before it a shuffle tree gives the same XOR over the 32 lanes.
+  std::uint32_t warp_value = x;
+  for (int offset = 16; offset > 0; offset /= 2) {
+    warp_value ^= __shfl_xor_sync(0xffffffffu, warp_value, offset);
+  }
+#endif
   if ((threadIdx.x & 31u) == 0) warp_sums[gid / 32] = warp_value;
 }
 

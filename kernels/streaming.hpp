@@ -61,7 +61,7 @@ std::uint32_t stream_reference(const StreamKernelConfig& config, std::uint64_t g
 // The non-persistent variant: one 16-byte load per thread and no loop, a grid
 // of ceil(elements / threads_per_block) blocks that the block scheduler feeds
 // to the SMs as earlier blocks retire. Each warp XOR-folds its 32 loaded values
-// with one __reduce_xor_sync and lane 0 writes the result to d_warp_sums[warp],
+// with one __reduce_xor_sync (a shuffle tree before sm_80) and lane 0 writes the result to d_warp_sums[warp],
 // 4 bytes written for every 512 read. threads_per_block is a multiple of 32;
 // lanes past `elements` contribute 0.
 void launch_stream_one_per_thread(const void* d_data, std::uint64_t elements, unsigned int threads_per_block,

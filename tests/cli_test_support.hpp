@@ -15,6 +15,42 @@
 
 namespace warpcost::analysis {
 
+// A strict RFC 4180 reader: the test's own, so the writer is checked against an independent parser.
+inline std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      row.push_back(field);
+      field.clear();
+    } else if (c == '\n') {
+      row.push_back(field);
+      field.clear();
+      rows.push_back(row);
+      row.clear();
+    } else {
+      field += c;
+    }
+  }
+  EXPECT_FALSE(quoted) << "unterminated quote";
+  EXPECT_TRUE(field.empty() && row.empty()) << "last line has no newline";
+  return rows;
+}
+
 class CliTest : public ::testing::Test {
  protected:
   static inline const std::filesystem::path kFixtures = WARPCOST_FIXTURES;

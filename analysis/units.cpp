@@ -1,0 +1,77 @@
+#include "units.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace warpcost::analysis {
+namespace {
+
+// Units that are already names in the vocabulary or spell one of them another way (the evaluators'
+// own names and CUPTI's, e.g. "smsp__warps_launched.sum=warp").
+const std::map<std::string, std::string>& unit_aliases() {
+  static const std::map<std::string, std::string> aliases = {
+      {"ratio", "1"},          {"", "1"},
+      {"percent", "%"},        {"per warp", "branches"},
+      {"byte", "B"},           {"bytes", "B"},
+      {"byte/second", "B/s"},  {"second", "s"},
+      {"nsecond", "ns"},       {"usecond", "us"},
+      {"msecond", "ms"},       {"cycle", "cycles"},
+      {"warp", "warps"},       {"thread", "threads"},
+      {"cta", "blocks"},       {"block", "blocks"},
+      {"instruction", "inst"}, {"branch_target", "branches"},
+      {"sector", "sectors"},   {"request", "requests"},
+      {"hz", "Hz"},
+  };
+  return aliases;
+}
+
+// "count" says a row counts something; what it counts is in the metric's name.
+const std::map<std::string, std::string>& counted_things() {
+  static const std::map<std::string, std::string> things = {
+      {"warps_per_block", "warps"},
+      {"warps_with_one_clock", "warps"},
+      {"tail_full_warps", "warps"},
+      {"resident_warps_per_sm", "warps"},
+      {"knee_warps_per_sm", "warps"},
+      {"knee_model_scheduler_demand", "warps"},
+      {"knee_model_littles_law", "warps"},
+      {"threads_mapped_as_model", "threads"},
+      {"tail_active_threads", "threads"},
+      {"resident_blocks_per_sm", "blocks"},
+      {"distinct_sms", "SMs"},
+  };
+  return things;
+}
+
+}  // namespace
+
+const std::vector<std::string>& unit_vocabulary() {
+  static const std::vector<std::string> units = {
+      "s",     "ms",    "us",       "ns",      "cycles",   "Hz",     "B",    "B/s",
+      "inst",  "inst/s", "warps",   "threads", "lanes",    "blocks", "SMs",  "branches",
+      "sectors", "requests", "mask", "%",      "1"};
+  return units;
+}
+
+bool unit_in_vocabulary(const std::string& unit) {
+  const auto& v = unit_vocabulary();
+  return std::find(v.begin(), v.end(), unit) != v.end();
+}
+
+std::string vocabulary_unit(const Row& row) {
+  if (unit_in_vocabulary(row.unit)) return row.unit;
+  if (row.unit == "count") {
+    const auto it = counted_things().find(row.metric);
+    // A count this table does not name yet is still a plain number.
+    return it == counted_things().end() ? "1" : it->second;
+  }
+  const auto it = unit_aliases().find(row.unit);
+  if (it != unit_aliases().end()) return it->second;
+  return "cupti:" + row.unit;
+}
+
+void use_vocabulary_units(std::vector<Row>& rows) {
+  for (Row& r : rows) r.unit = vocabulary_unit(r);
+}
+
+}  // namespace warpcost::analysis

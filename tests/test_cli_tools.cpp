@@ -1,0 +1,112 @@
+// The command-line tools as a newcomer meets them, run as built: help and the benchmark list need
+// no GPU, and every bad argument is refused (exit 2, naming the value and what is allowed) before a
+// device is looked for, so these answers are the same on a machine with or without one.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Outcome run(const std::string& command) {
+  Outcome o;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return o;
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) o.output.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+const std::string kBench = WARPCOST_BENCH_BIN;
+const std::string kRecord = WARPCOST_RECORD_BIN;
+const std::string kDiverge = WARPCOST_DIVERGE_BIN;
+const std::string kStream = WARPCOST_STREAM_BIN;
+const std::string kAnalyze = WARPCOST_ANALYZE_BIN;
+
+void expect_usage_error(const std::string& command, const std::string& message) {
+  const Outcome o = run(command);
+  EXPECT_EQ(o.exit_code, 2) << command << "\n" << o.output;
+  EXPECT_NE(o.output.find(message), std::string::npos) << command << "\n" << o.output;
+  EXPECT_EQ(o.output.find("no CUDA device"), std::string::npos) << command << ": looked for a device first";
+}
+
+TEST(BenchCli, HelpNeedsNoGpu) {
+  const Outcome o = run(kBench + " --help");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("--warpcost_results_root=DIR"), std::string::npos) << o.output;  // warpcost's own
+  EXPECT_NE(o.output.find("benchmark_filter"), std::string::npos) << o.output;  // Google Benchmark's
+  EXPECT_EQ(run(kBench + " -h").exit_code, 0);
+}
+
+TEST(BenchCli, TheBenchmarkListNeedsNoGpuAndHonoursTheFilter) {
+  const Outcome all = run(kBench + " --benchmark_list_tests");
+  EXPECT_EQ(all.exit_code, 0) << all.output.substr(0, 2000);
+  for (const char* family : {"calibration/sm_clock/", "partial_warp/staircase/", "divergence/split_low/",
+                             "latency/chase_random/", "streaming/read_independent/"}) {
+    EXPECT_NE(all.output.find(std::string("\n") + family), std::string::npos) << family;
+  }
+  const Outcome some = run(kBench + " --benchmark_list_tests=true --benchmark_filter=^calibration/d2d");
+  EXPECT_EQ(some.exit_code, 0) << some.output;
+  EXPECT_NE(some.output.find("calibration/d2d_copy/mib:"), std::string::npos) << some.output;
+  EXPECT_EQ(some.output.find("\ndivergence/"), std::string::npos) << some.output;  // no such line
+}
+
+TEST(BenchCli, AnUnknownFlagIsNamedAndExits2) {
+  expect_usage_error(kBench + " --benchmark_filtr=d2d", "--benchmark_filtr=d2d");
+  expect_usage_error(kBench + " --warpcost_result_root=x", "--warpcost_result_root=x");
+  expect_usage_error(kBench + " --warpcost_counters=maybe", "allowed: on, off");
+}
+
+TEST(RecordCli, BlockDimensionsAreCheckedBeforeTheDevice) {
+  expect_usage_error(kRecord + " -5", "block dimension X = -5; allowed: 1 to 1024");
+  expect_usage_error(kRecord + " 0", "block dimension X = 0; allowed: 1 to 1024");
+  expect_usage_error(kRecord + " 32 0", "block dimension Y = 0; allowed: 1 to 1024");
+  expect_usage_error(kRecord + " 32 1 2000", "block dimension Z = 2000; allowed: 1 to 1024");
+  expect_usage_error(kRecord + " 1 2 3 4", "'4' is a fourth block dimension");
+  expect_usage_error(kRecord + " abc", "'abc' is not a block dimension");
+  expect_usage_error(kRecord, "name the block shape");
+  EXPECT_EQ(run(kRecord + " --help").exit_code, 0);
+}
+
+TEST(DivergeCli, OptionsOfTwoKernelsAndBadValuesAreRefused) {
+  expect_usage_error(kDiverge + " --split 20 --paths 4", "--split belongs to the if/else kernel and --paths");
+  expect_usage_error(kDiverge + " --paths 4 --leaves 2", "--paths and --leaves choose two different kernels");
+  expect_usage_error(kDiverge + " --trips -1", "--trips = -1 without --paths or --leaves");
+  expect_usage_error(kDiverge + " --paths 4 --trips -1", "trips = -1");
+  expect_usage_error(kDiverge + " --seed -1", "--seed = -1; allowed: 0..4294967295");
+  expect_usage_error(kDiverge + " --pattern random --seed 4294967296", "allowed: 0..4294967295");
+  expect_usage_error(kDiverge + " --seed 7", "allowed: --seed with --pattern random");
+  expect_usage_error(kDiverge + " --split", "'--split' needs a value");
+  expect_usage_error(kDiverge + " --spilt 3", "unknown option '--spilt'");
+  expect_usage_error(kDiverge + " 20", "'20' is not an option");
+  expect_usage_error(kDiverge + " --warps-per-sm 6", "warps per SM = 6; allowed: a multiple of 4");
+  EXPECT_EQ(run(kDiverge + " --help").exit_code, 0);
+}
+
+TEST(StreamCli, BadValuesAreRefusedBeforeTheDevice) {
+  expect_usage_error(kStream, "no mode given");
+  expect_usage_error(kStream + " fly", "mode 'fly'; allowed: read, one-per-thread, chase");
+  expect_usage_error(kStream + " read --mib 0", "--mib = 0; allowed: 1..");
+  expect_usage_error(kStream + " read --warps-per-sm -3", "warps per SM = -3");
+  expect_usage_error(kStream + " chase", "chase needs --footprint-kib");
+  EXPECT_EQ(run(kStream + " --help").exit_code, 0);
+}
+
+TEST(AnalyzeCliBinary, UsageErrorsExit2) {
+  expect_usage_error(kAnalyze + " --bogus results", "unknown option '--bogus'");
+  expect_usage_error(kAnalyze, "name at least one run");
+  EXPECT_EQ(run(kAnalyze + " --help").exit_code, 0);
+}
+
+}  // namespace
