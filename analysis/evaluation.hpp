@@ -57,7 +57,9 @@ struct Row {
 inline constexpr double kThrottleFraction = 0.95;
 inline constexpr double kCvTarget = 0.005;           // CV target for kernels of >= 50 us
 inline constexpr double kCvMinSeconds = 50e-6;
-// A miss no larger than this many times the point's own noise is warn, not fails.
+// A miss past its tolerance by no more than this many times the uncertainty of the judged
+// statistic is warn, not fails: about a 95 % two-sided interval for a normal estimate, so a miss
+// that close to the tolerance's edge could be the edge itself seen through the noise.
 inline constexpr double kWarnNoiseMultiple = 2.0;
 inline constexpr double kFractionTolerance = 0.02;   // partial warp time vs whole warps: 2 %
 // (max - min) / min of the times of one staircase step: 1 %
@@ -71,9 +73,15 @@ inline constexpr double kContentionSpread = 1.05;
 
 std::vector<Row> evaluate_run(const Run& run);
 
-// A point's relative noise: warpcost_noise (the bench's own samples) when the run has it, else the
-// CV of its repetitions' times.
+// A point's relative noise of one sample: warpcost_noise (the bench's own samples) when the run has
+// it, else the CV of its repetitions' times. Shown, not used for warn (point_uncertainty is).
 double point_noise(const BenchmarkResult& b);
+// The relative uncertainty of the point's judged statistic (its median time): warpcost_noise /
+// sqrt(warpcost_samples) when the bench wrote both, else the robust standard error of the median of
+// the repetitions (relative_median_standard_error), which one outlying repetition does not inflate.
+double point_uncertainty(const BenchmarkResult& b);
+// The same for the median of one per-repetition counter (a warp's cycles); 0 when absent.
+double counter_uncertainty(const BenchmarkResult& b, const std::string& counter);
 // True when the point's lowest SM clock (warpcost_sm_clock_mhz) is under kThrottleFraction of the
 // run's maximum; false for runs without the field.
 bool is_throttled(const Run& run, const BenchmarkResult& b);

@@ -414,7 +414,7 @@ void worked_example_rows(const Run& run, std::vector<Row>& rows) {
         "memory's rate";
     e = with_prediction(e, 1.0);
     const bool holds = *e.rel_error >= -kEx6Tolerance;
-    judge(e, holds, -*e.rel_error, std::hypot(cv_of(*best0), cv_of(*copy)));
+    judge(e, -*e.rel_error, kEx6Tolerance, std::hypot(cv_of(*best0), cv_of(*copy)));
     e.why = "Ex 6 (W = 1: 400 warps > 64): the W = 0 stream's plateau " + fixed(plateau / 1e12, 3) +
             " TB/s against the device-to-device copy's " + fixed(copy_rate / 1e12, 3) + " TB/s" +
             (holds ? ": bandwidth-bound, as the example says" : ": more than 10% under the copy");

@@ -16,6 +16,7 @@
 #include "evaluation.hpp"
 #include "report.hpp"
 #include "run_reader.hpp"
+#include "statistics.hpp"
 #include "tidy_csv.hpp"
 
 namespace warpcost::analysis {
@@ -460,15 +461,64 @@ TEST(Throttle, OldRunsWithoutTheClockFieldAreNotFlagged) {
 
 // ---- noise ------------------------------------------------------------------------------------
 
-TEST(Noise, TheBenchsOwnNoiseWinsOverTheRepetitionsCv) {
+TEST(Noise, TheBenchsOwnSamplesSetTheUncertaintyOfTheMedian) {
+  // The split's grid misses by far more than its 2 % tolerance on the real data. With the bench's
+  // noise and sample count the uncertainty of its median is noise / sqrt(samples); warn only when
+  // the miss past the tolerance lies inside twice the combined uncertainty of the two points.
   RunData run = fixture(kDiv);
+  const Row real = at(evaluate_run(run), "split_low", kK16, "grid_slowdown");
+  ASSERT_EQ(real.verdict, verdict::kFails) << real.why;
+  const double excess = std::fabs(*real.rel_error) - kSplitTolerance;
   BenchmarkResult& b = point(run, "split_low", kK16);
-  const double cv = point_noise(b);
-  EXPECT_GT(cv, 0.0);
+  const double ref = point_uncertainty(point(run, "split_low", kK32));
   set_counter(b, "warpcost_noise", 0.25);
-  EXPECT_DOUBLE_EQ(point_noise(b), 0.25);
-  // With 25 % noise on the split, the grid's miss is inside twice the noise: warn, not fails.
+  set_counter(b, "warpcost_samples", 4);
+  EXPECT_DOUBLE_EQ(point_uncertainty(b), 0.125);
+  ASSERT_LT(excess, 2 * std::hypot(0.125, ref));
   EXPECT_EQ(at(evaluate_run(run), "split_low", kK16, "grid_slowdown").verdict, verdict::kWarn);
+  // The same noise over a million samples: the median is known to 0.025 %, the miss fails.
+  set_counter(b, "warpcost_samples", 1e6);
+  ASSERT_GT(excess, 2 * std::hypot(point_uncertainty(b), ref));
+  EXPECT_EQ(at(evaluate_run(run), "split_low", kK16, "grid_slowdown").verdict, verdict::kFails);
+  // Noise without a sample count is not enough to scale it: the repetitions' median error is used.
+  b.counters.erase("warpcost_samples");
+  EXPECT_DOUBLE_EQ(point_uncertainty(b), relative_median_standard_error(b.seconds));
+}
+
+TEST(Noise, AnOutlyingRepetitionDoesNotHideAStepMiss) {
+  // Step 13 of 020936Z (385..416 threads) holds; 415 threads made 3 % faster is a clear miss of the
+  // 1 % rule. One of its repetitions 1.5 x slower inflates its raw CV so that the old rule (the
+  // whole miss inside twice the raw CVs) said warn; the median and its MAD barely move: fails.
+  RunData run = fixture("verdicts_steps.json");
+  const std::string step = "warps=13;threads=385..416";
+  for (const char* metric : {"step_time_spread", "step_cycle_spread"}) {
+    EXPECT_EQ(at(evaluate_run(run), "staircase_step", step, metric).verdict, verdict::kHolds) << metric;
+  }
+  BenchmarkResult& b = point(run, "staircase", "threads=415");
+  for (double& s : b.seconds) s *= 0.97;
+  b.seconds[0] *= 1.5;
+  const std::vector<Row> rows = evaluate_run(run);
+  for (const char* metric : {"step_time_spread", "step_cycle_spread"}) {
+    const Row r = at(rows, "staircase_step", step, metric);
+    EXPECT_GT(r.value, 0.025) << metric;
+    EXPECT_LE(r.value, 2 * point_noise(b)) << metric << ": the old rule said warn";
+    EXPECT_EQ(r.verdict, verdict::kFails) << metric << ": " << r.why;
+  }
+}
+
+TEST(Noise, TwoNoisyCopyRepetitionsDoNotHideACopyMiss) {
+  // The copy 1.5 x faster puts the W = 0 stream a third under it; two of the copy's five
+  // repetitions twice as slow give it a raw CV near 40 %, inside which the old rule saw the miss.
+  RunData run = fixture(kSt);
+  const std::string params = "example=6;measured_by=knee/use=independent;load_bytes=16;alu_per_load=0";
+  BenchmarkResult& c = point(run, "d2d_copy", "mib=4096");
+  ASSERT_EQ(c.seconds.size(), 5u);
+  for (double& s : c.seconds) s /= 1.5;
+  c.seconds[0] *= 2;
+  c.seconds[1] *= 2;
+  const Row r = at(evaluate_run(run), "worked_example", params, "bandwidth_vs_copy");
+  EXPECT_LE(std::fabs(*r.rel_error), 2 * point_noise(c)) << "the old rule said warn";
+  EXPECT_EQ(r.verdict, verdict::kFails) << r.why;
 }
 
 TEST(Glance, HoldsFailsAndFailsHoldingPerWarpInColumnsOfTheirOwn) {
