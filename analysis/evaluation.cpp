@@ -183,13 +183,14 @@ void evaluate_d2d_copy(const Run& run, const BenchmarkResult& b, std::vector<Row
   r.model = "peak = memory clock x bus width/8 x 2";
   r = with_prediction(r, peak);
   const double share = r.value / peak;
-  // A bound: reaching it or not tests no model.
-  r.verdict = verdict::kInfo;
+  // A bound: reaching it or not tests no model; passing it is impossible, so the measurement is wrong.
+  const bool impossible = share > 1.0 + kPeakMeasurementTolerance;
+  r.verdict = impossible ? verdict::kError : verdict::kInfo;
   r.why = "the copy (bytes read + written) reached " + fixed(100 * share, 1) +
           "% of the theoretical peak" +
-          (share > 1.02 ? ": above the peak, so the peak formula or the memory clock is wrong, or "
-                          "the copy ran from L2"
-                        : "");
+          (impossible ? ": above the peak by more than 2%, impossible for DRAM, so the bytes, the "
+                        "timing or the memory clock is wrong, or the copy ran from L2"
+                      : "");
   rows.push_back(r);
 
   Row pct = base_row(b);

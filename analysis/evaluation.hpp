@@ -33,7 +33,7 @@ inline constexpr const char* kThrottled = "throttled";
 inline constexpr const char* kMet = "met";        // a target reached
 inline constexpr const char* kMissed = "missed";  // a target not reached
 inline constexpr const char* kInfo = "info";    // measured, no model to hold it against
-inline constexpr const char* kError = "error";  // the benchmark reported an error
+inline constexpr const char* kError = "error";  // the benchmark reported an error, or measured the impossible
 }  // namespace verdict
 
 struct Row {
@@ -64,6 +64,10 @@ inline constexpr double kWarnNoiseMultiple = 2.0;
 inline constexpr double kFractionTolerance = 0.02;   // partial warp time vs whole warps: 2 %
 // (max - min) / min of the times of one staircase step: 1 %
 inline constexpr double kStepSpreadTolerance = 0.01;
+// A measured DRAM rate above the theoretical peak by more than this share is impossible: the bytes,
+// the timing or the data's residency is wrong, and the row reads `error`. 2 % covers CUDA events'
+// ~0.5 us resolution against kernels of milliseconds and the memory clock rounded to whole kHz.
+inline constexpr double kPeakMeasurementTolerance = 0.02;
 inline constexpr double kTailTimeTolerance = 0.05;   // grid-tail time ratio within 5 % of the model
 inline constexpr double kSplitTolerance = 0.02;      // if/else and nested slowdowns within 2 %
 inline constexpr double kKWayTolerance = 0.03;       // k-way switch slowdowns within 3 %
