@@ -209,13 +209,23 @@ double param_or(const BenchmarkResult& b, const std::string& key, double otherwi
   return b.has_param(key) ? b.param(key) : otherwise;
 }
 
+// Why a curve shows no plateau (models.hpp: kKneePlateau*).
+std::string plateau_text(const model::Knee& k) {
+  return "95% of the largest rate first at " + fixed(k.flat_from, 0) + " warps/SM, " +
+         std::to_string(k.flat_points) + " point(s) past it, the lowest at " +
+         fixed(100 * k.lowest_beyond, 1) + "%, the sweep ending at " + fixed(k.flat_span, 2) +
+         "x its warps (a plateau needs >= " + std::to_string(model::kKneePlateauPoints) +
+         " points, all within 5%, over >= " + fixed(model::kKneePlateauSpan, 2) + "x the warps)";
+}
+
 // A knee model's row: the measured knee against a prediction from the unloaded latency and the
 // instructions per load. A prediction outside the warps/SM the sweep measured cannot be held
 // against it: "untestable here". The knee is one pick among the sweep's points, with no noise of
 // its own, so a miss fails (no warn).
-Row knee_row(const std::string& params, const std::string& metric, double measured, double predicted,
-             double swept_min, double swept_max, const std::string& model_text,
+Row knee_row(const std::string& params, const std::string& metric, const model::Knee& knee,
+             double predicted, double swept_min, double swept_max, const std::string& model_text,
              const std::string& why) {
+  const double measured = knee.warps;
   Row r;
   r.family = "streaming";
   r.benchmark = "knee";
@@ -226,6 +236,13 @@ Row knee_row(const std::string& params, const std::string& metric, double measur
   r.model = model_text;
   r.kind = kind::kModel;
   r = with_prediction(r, predicted);
+  if (!knee.saturated) {
+    // No plateau past the 90 % point: the curve may still be rising, so there is no knee to hold
+    // any prediction against.
+    r.verdict = verdict::kUntestable;
+    r.why = why + "; the knee is not reached in the sweep: " + plateau_text(knee);
+    return r;
+  }
   if (predicted > swept_max || predicted < swept_min) {
     r.verdict = verdict::kUntestable;
     r.why = why + "; the prediction lies outside the " + fixed(swept_min, 0) + ".." +
@@ -305,7 +322,9 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     m.verdict = verdict::kInfo;
     m.why = "fewest warps/SM reaching 90% of the curve's plateau " + fixed(knee.plateau / 1e12, 3) +
             " TB/s (" + std::to_string(members.size()) + " residencies, " + fixed(swept_min, 0) + ".." +
-            fixed(swept_max, 0) + ")" + (knee.warps == swept_max ? ": the last point, no plateau seen" : "");
+            fixed(swept_max, 0) + ")" +
+            (knee.saturated ? ", plateau from " + fixed(knee.flat_from, 0) + " warps/SM"
+                            : ": not reached in the sweep, " + plateau_text(knee));
     rows.push_back(m);
     if (found == dram.end()) continue;  // no chase in this run: no unloaded latency to hold against
     const double latency = found->second.cycles;
@@ -326,7 +345,7 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
       const std::string numbers = "unloaded L = " + fixed(latency, 0) +
                                   " cycles (random-chase DRAM plateau), I = " + fixed(inst, 1) +
                                   " warp instructions a load (counter pass), W = " + std::to_string(w);
-      rows.push_back(knee_row(params, "knee_model_ceil_l_over_w", knee.warps, n_sm, swept_min, swept_max,
+      rows.push_back(knee_row(params, "knee_model_ceil_l_over_w", knee, n_sm, swept_min, swept_max,
                               "N = ceil(L/I) per scheduler x N_sched, L unloaded, I counted",
                               numbers + ": ceil(L/I) = " + std::to_string(per_scheduler) +
                                   " a scheduler, " + fixed(n_sm, 0) + " an SM" +
@@ -335,7 +354,7 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
                                        : "")));
       const model::SchedulerDemand d = model::scheduler_demand(
           arch.schedulers_per_sm, latency, arch.issue_interval_cycles, inst, cap);
-      rows.push_back(knee_row(params, "knee_model_scheduler_demand", knee.warps,
+      rows.push_back(knee_row(params, "knee_model_scheduler_demand", knee,
                               static_cast<double>(d.warps_needed_whole), swept_min, swept_max,
                               "N_sched·L/(T_issue·I), L unloaded, I counted",
                               numbers + ": " + fixed(d.instruction_slots, 0) + " slots / " +

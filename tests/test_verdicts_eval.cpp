@@ -363,6 +363,49 @@ TEST(KneeModels, AKneeMovedPastTheModelFails) {
   EXPECT_EQ(at(rows, "knee", kW16, "knee_model_scheduler_demand").verdict, verdict::kFails);
 }
 
+TEST(KneeModels, ALinearCurveHasNoKneeToTest) {
+  // The W = 16 curve replanted so its rate grows in proportion to its warps up to the sweep's
+  // last point (no saturation). Its 90 % point is 58 warps/SM, and an instruction mix of 45 a load
+  // predicts 4 ceil(658/45) = 60 and ceil(4 x 658/45) = 59: both within the knee tolerance of 58,
+  // which read holds before the plateau rule. Now the knee is not reached: untestable here.
+  RunData run = fixture(kSt);
+  plant_instructions(run, 45);
+  double top = 0;
+  for (const auto& b : run.benchmarks) {
+    if (b.benchmark == "read_independent" && b.param("alu_per_load") == 16) {
+      top = std::max(top, b.counter_median("bytes_read") / b.median_seconds());
+    }
+  }
+  for (auto& b : run.benchmarks) {
+    if (b.benchmark != "read_independent" || b.param("alu_per_load") != 16) continue;
+    const double rate = top * b.param("warps_per_sm") / 64;
+    const double scale = b.counter_median("bytes_read") / rate / b.median_seconds();
+    for (double& s : b.seconds) s *= scale;
+  }
+  const std::vector<Row> rows = evaluate_run(run);
+  const Row knee = at(rows, "knee", kW16, "knee_warps_per_sm");
+  EXPECT_EQ(knee.value, 58);
+  EXPECT_NE(knee.why.find("not reached in the sweep"), std::string::npos) << knee.why;
+  for (const char* metric : {"knee_model_ceil_l_over_w", "knee_model_scheduler_demand"}) {
+    const Row r = at(rows, "knee", kW16, metric);
+    EXPECT_GE(*r.predicted, 57) << metric;
+    EXPECT_LE(*r.predicted, 60) << metric;
+    EXPECT_EQ(r.verdict, verdict::kUntestable) << metric << ": " << r.why;
+  }
+}
+
+TEST(KneeModels, TheRealW16CurveSaturates) {
+  // 041850Z's W = 16 curve reaches 95 % of its plateau at 48 warps/SM and holds it to 64: a
+  // plateau, so its knee (34) is measured and a model near it holds (I = 75: 36 warps/SM).
+  RunData run = fixture(kSt);
+  plant_instructions(run, 75);
+  const std::vector<Row> rows = evaluate_run(run);
+  const Row knee = at(rows, "knee", kW16, "knee_warps_per_sm");
+  EXPECT_EQ(knee.why.find("not reached"), std::string::npos) << knee.why;
+  EXPECT_NE(knee.why.find("plateau from"), std::string::npos) << knee.why;
+  EXPECT_EQ(at(rows, "knee", kW16, "knee_model_ceil_l_over_w").verdict, verdict::kHolds);
+}
+
 TEST(KneeModels, LittlesLawAtTheKneeIsAConsistencyFigure) {
   const Row r = at(evaluate_run(fixture(kSt)), "knee", kW16, "littles_law_consistency");
   EXPECT_EQ(r.kind, kind::kInfo);
