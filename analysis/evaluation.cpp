@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <string>
 
 #include "models.hpp"
 #include "result_schema.hpp"
@@ -15,24 +16,31 @@
 namespace warpcost::analysis {
 namespace detail {
 
-double cv_of(const BenchmarkResult& b) { return point_noise(b); }
+double cv_of(const BenchmarkResult& b) { return point_uncertainty(b); }
 
-// A comparison outside its tolerance but inside twice the compared points' own noise cannot be
-// decided by this run: it is a warning (repeat with more samples), not a failure of the model.
-const char* miss_verdict(double miss, double noise) {
-  return miss <= kWarnNoiseMultiple * noise ? verdict::kWarn : verdict::kFails;
+// A miss past its tolerance by no more than kWarnNoiseMultiple x the uncertainty of the compared
+// statistic cannot be decided by this run: warn (repeat with more samples), not a failure of the
+// model. What is held against the noise is the excess over the tolerance, not the whole miss: the
+// tolerance already absorbs the model's own slack, and noise can only blur the tolerance's edge.
+bool undecided(double miss, double tolerance, double sigma) {
+  return miss - tolerance <= kWarnNoiseMultiple * sigma;
 }
 
-std::string noise_note(double miss, double noise) {
-  return miss <= kWarnNoiseMultiple * noise
-             ? ", within twice the points' own noise (" + fixed(100 * noise, 2) +
-                   "%): too noisy to decide"
+const char* miss_verdict(double miss, double tolerance, double sigma) {
+  return undecided(miss, tolerance, sigma) ? verdict::kWarn : verdict::kFails;
+}
+
+std::string noise_note(double miss, double tolerance, double sigma) {
+  return undecided(miss, tolerance, sigma)
+             ? ", " + fixed(100 * (miss - tolerance), 2) +
+                   "% past the tolerance, within twice the statistic's uncertainty (" +
+                   fixed(100 * sigma, 2) + "%): too noisy to decide"
              : "";
 }
 
-void judge(Row& r, bool holds, double miss, double noise) {
+void judge(Row& r, double miss, double tolerance, double sigma) {
   r.kind = kind::kModel;
-  r.verdict = holds ? verdict::kHolds : miss_verdict(miss, noise);
+  r.verdict = miss <= tolerance ? verdict::kHolds : miss_verdict(miss, tolerance, sigma);
 }
 
 Row base_row(const BenchmarkResult& b) {
@@ -75,6 +83,20 @@ double dram_peak(const Run& run) {
 double point_noise(const BenchmarkResult& b) {
   if (b.has_counter("warpcost_noise")) return b.counter_median("warpcost_noise");
   return coefficient_of_variation(b.seconds);
+}
+
+double point_uncertainty(const BenchmarkResult& b) {
+  // The bench's own samples: their relative standard deviation over the square root of their count.
+  if (b.has_counter("warpcost_noise") && b.has_counter("warpcost_samples") &&
+      b.counter_median("warpcost_samples") >= 1.0) {
+    return b.counter_median("warpcost_noise") / std::sqrt(b.counter_median("warpcost_samples"));
+  }
+  return relative_median_standard_error(b.seconds);
+}
+
+double counter_uncertainty(const BenchmarkResult& b, const std::string& counter) {
+  const auto it = b.counters.find(counter);
+  return it == b.counters.end() ? 0.0 : relative_median_standard_error(it->second);
 }
 
 bool is_throttled(const Run& run, const BenchmarkResult& b) {
@@ -161,13 +183,14 @@ void evaluate_d2d_copy(const Run& run, const BenchmarkResult& b, std::vector<Row
   r.model = "peak = memory clock x bus width/8 x 2";
   r = with_prediction(r, peak);
   const double share = r.value / peak;
-  // A bound: reaching it or not tests no model.
-  r.verdict = verdict::kInfo;
+  // A bound: reaching it or not tests no model; passing it is impossible, so the measurement is wrong.
+  const bool impossible = share > 1.0 + kPeakMeasurementTolerance;
+  r.verdict = impossible ? verdict::kError : verdict::kInfo;
   r.why = "the copy (bytes read + written) reached " + fixed(100 * share, 1) +
           "% of the theoretical peak" +
-          (share > 1.02 ? ": above the peak, so the peak formula or the memory clock is wrong, or "
-                          "the copy ran from L2"
-                        : "");
+          (impossible ? ": above the peak by more than 2%, impossible for DRAM, so the bytes, the "
+                        "timing or the memory clock is wrong, or the copy ran from L2"
+                      : "");
   rows.push_back(r);
 
   Row pct = base_row(b);
@@ -426,10 +449,10 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     r.model = "one step, one time: same warps per block ((max - min) / min of the step's times)";
     r.predicted = 0.0;
     const bool holds = r.value <= kStepSpreadTolerance;
-    judge(r, holds, r.value, time.noise);
+    judge(r, r.value, kStepSpreadTolerance, time.noise);
     r.why = std::to_string(members.size()) + " block sizes of " + std::to_string(k) +
             " warps: times spread " + fixed(100 * r.value, 2) + "% (max - min) / min" +
-            (holds ? "" : " (more than 1%)" + noise_note(r.value, time.noise));
+            (holds ? "" : " (more than 1%)" + noise_note(r.value, kStepSpreadTolerance, time.noise));
     rows.push_back(r);
     if (!all_clocked) continue;
 
@@ -442,12 +465,12 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     c.metric = "step_cycle_spread";
     c.value = cyc.value;
     const bool cycles_hold = c.value <= kStepSpreadTolerance;
-    judge(c, cycles_hold, c.value, cyc.noise);
+    judge(c, c.value, kStepSpreadTolerance, cyc.noise);
     c.why = std::to_string(members.size()) + " block sizes of " + std::to_string(k) +
             " warps: SM cycles spread " + fixed(100 * c.value, 2) + "% (times " +
             fixed(100 * r.value, 2) + "%)" +
             (holds || !cycles_hold ? "" : ": the time spread is the SM clock moving between benchmarks") +
-            (cycles_hold ? "" : noise_note(c.value, cyc.noise));
+            (cycles_hold ? "" : noise_note(c.value, kStepSpreadTolerance, cyc.noise));
     rows.push_back(c);
   }
 }
@@ -526,10 +549,10 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
       ww = with_prediction(ww, 1.0);
       const bool same = std::fabs(*ww.rel_error) <= kFractionTolerance;
       const double noise = std::hypot(cv_of(b), cv_of(*w));
-      judge(ww, same, std::fabs(*ww.rel_error), noise);
+      judge(ww, std::fabs(*ww.rel_error), kFractionTolerance, noise);
       ww.why = tag + "took " + fixed(100 * ww.value, 2) + "% of N = " + std::to_string(whole) +
                "'s time" + floor_note +
-               (same ? "" : ": more than 2% apart" + noise_note(std::fabs(*ww.rel_error), noise));
+               (same ? "" : ": more than 2% apart" + noise_note(std::fabs(*ww.rel_error), kFractionTolerance, noise));
       rows.push_back(ww);
       if (b.has_counter("sm_clock_hz") && w->has_counter("sm_clock_hz")) {
         // The same in SM cycles, taking out the clock's drift between the two benchmarks.
@@ -538,10 +561,10 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
         wc.value = ww.value * b.counter_median("sm_clock_hz") / w->counter_median("sm_clock_hz");
         wc = with_prediction(wc, 1.0);
         const bool same_cycles = std::fabs(*wc.rel_error) <= kFractionTolerance;
-        judge(wc, same_cycles, std::fabs(*wc.rel_error), noise);
+        judge(wc, std::fabs(*wc.rel_error), kFractionTolerance, noise);
         wc.why = tag + "took " + fixed(100 * wc.value, 2) + "% of N = " + std::to_string(whole) +
                  "'s SM cycles" +
-                 (same_cycles ? "" : ": more than 2% apart" + noise_note(std::fabs(*wc.rel_error), noise));
+                 (same_cycles ? "" : ": more than 2% apart" + noise_note(std::fabs(*wc.rel_error), kFractionTolerance, noise));
         rows.push_back(wc);
       }
     }
@@ -554,7 +577,7 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
   t.model = "ceil(warps of the busiest block / N_sched) relative to one full block";
   t = with_prediction(t, per_scheduler(busiest) / per_scheduler(model::warps_per_block(block)));
   const bool holds = std::fabs(*t.rel_error) <= kTailTimeTolerance;
-  judge(t, holds, std::fabs(*t.rel_error), std::hypot(cv_of(b), cv_of(*full)));
+  judge(t, std::fabs(*t.rel_error), kTailTimeTolerance, std::hypot(cv_of(b), cv_of(*full)));
   // FMAs one scheduler issued per cycle, for this launch and for one full block: below 1, its warps
   // waited on their own FMA latency instead of filling every issue slot.
   // Each launch's own clock where its probe measured one, the run's start-up clock otherwise.

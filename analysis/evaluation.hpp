@@ -33,7 +33,7 @@ inline constexpr const char* kThrottled = "throttled";
 inline constexpr const char* kMet = "met";        // a target reached
 inline constexpr const char* kMissed = "missed";  // a target not reached
 inline constexpr const char* kInfo = "info";    // measured, no model to hold it against
-inline constexpr const char* kError = "error";  // the benchmark reported an error
+inline constexpr const char* kError = "error";  // the benchmark reported an error, or measured the impossible
 }  // namespace verdict
 
 struct Row {
@@ -57,11 +57,17 @@ struct Row {
 inline constexpr double kThrottleFraction = 0.95;
 inline constexpr double kCvTarget = 0.005;           // CV target for kernels of >= 50 us
 inline constexpr double kCvMinSeconds = 50e-6;
-// A miss no larger than this many times the point's own noise is warn, not fails.
+// A miss past its tolerance by no more than this many times the uncertainty of the judged
+// statistic is warn, not fails: about a 95 % two-sided interval for a normal estimate, so a miss
+// that close to the tolerance's edge could be the edge itself seen through the noise.
 inline constexpr double kWarnNoiseMultiple = 2.0;
 inline constexpr double kFractionTolerance = 0.02;   // partial warp time vs whole warps: 2 %
 // (max - min) / min of the times of one staircase step: 1 %
 inline constexpr double kStepSpreadTolerance = 0.01;
+// A measured DRAM rate above the theoretical peak by more than this share is impossible: the bytes,
+// the timing or the data's residency is wrong, and the row reads `error`. 2 % covers CUDA events'
+// ~0.5 us resolution against kernels of milliseconds and the memory clock rounded to whole kHz.
+inline constexpr double kPeakMeasurementTolerance = 0.02;
 inline constexpr double kTailTimeTolerance = 0.05;   // grid-tail time ratio within 5 % of the model
 inline constexpr double kSplitTolerance = 0.02;      // if/else and nested slowdowns within 2 %
 inline constexpr double kKWayTolerance = 0.03;       // k-way switch slowdowns within 3 %
@@ -71,9 +77,15 @@ inline constexpr double kContentionSpread = 1.05;
 
 std::vector<Row> evaluate_run(const Run& run);
 
-// A point's relative noise: warpcost_noise (the bench's own samples) when the run has it, else the
-// CV of its repetitions' times.
+// A point's relative noise of one sample: warpcost_noise (the bench's own samples) when the run has
+// it, else the CV of its repetitions' times. Shown, not used for warn (point_uncertainty is).
 double point_noise(const BenchmarkResult& b);
+// The relative uncertainty of the point's judged statistic (its median time): warpcost_noise /
+// sqrt(warpcost_samples) when the bench wrote both, else the robust standard error of the median of
+// the repetitions (relative_median_standard_error), which one outlying repetition does not inflate.
+double point_uncertainty(const BenchmarkResult& b);
+// The same for the median of one per-repetition counter (a warp's cycles); 0 when absent.
+double counter_uncertainty(const BenchmarkResult& b, const std::string& counter);
 // True when the point's lowest SM clock (warpcost_sm_clock_mhz) is under kThrottleFraction of the
 // run's maximum; false for runs without the field.
 bool is_throttled(const Run& run, const BenchmarkResult& b);

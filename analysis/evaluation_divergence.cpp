@@ -25,10 +25,8 @@ const BenchmarkResult* find(const Run& run, const std::string& benchmark, const 
   return find_benchmark(run, kFamily, benchmark, params);
 }
 
-double counter_cv(const BenchmarkResult& b, const std::string& name) {
-  const auto it = b.counters.find(name);
-  return it == b.counters.end() ? 0.0 : coefficient_of_variation(it->second);
-}
+// The uncertainty of a counter's median over the repetitions (robust: one outlier does not set it).
+double counter_cv(const BenchmarkResult& b, const std::string& name) { return counter_uncertainty(b, name); }
 
 double cycles(const BenchmarkResult& b) { return b.counter_median("warp_cycles_median"); }
 double span(const BenchmarkResult& b) {
@@ -66,11 +64,11 @@ void compare(const Comparison& c, std::vector<Row>& rows) {
   const double warp_noise = std::hypot(counter_cv(b, "warp_cycles_median"),
                                        counter_cv(ref, "warp_cycles_median"));
   const bool warp_holds = within(w, c.tolerance);
-  judge(w, warp_holds, std::fabs(*w.rel_error), warp_noise);
+  judge(w, std::fabs(*w.rel_error), c.tolerance, warp_noise);
   w.why = c.tag + "a warp took " + fixed(cycles(b), 0) + " cycles, the uniform warp " +
           fixed(cycles(ref), 0) + ": " + fixed(w.value, 3) + "x against " + fixed(c.model, 3) + "x";
   if (!warp_holds) {
-    w.why += noise_note(std::fabs(*w.rel_error), warp_noise);
+    w.why += noise_note(std::fabs(*w.rel_error), c.tolerance, warp_noise);
     if (spread(ref) > kContentionSpread) {
       w.why += "; the uniform warps alone spread " + fixed(b.counter_median("warp_cycles_p10"), 0) +
                ".." + fixed(b.counter_median("warp_cycles_p90"), 0) +
@@ -94,11 +92,11 @@ void compare(const Comparison& c, std::vector<Row>& rows) {
   // The grid's own verdict: the per-warp row does not rescue it (docs/verdicts.md); the report's
   // glance counts the grid misses whose warp row holds in a column of their own.
   const bool grid_holds = within(g, c.tolerance);
-  judge(g, grid_holds, std::fabs(*g.rel_error), time_noise);
+  judge(g, std::fabs(*g.rel_error), c.tolerance, time_noise);
   g.why = c.tag + "the grid took " + us(t) + ", the uniform grid " + us(t_ref) + ": " +
           fixed(g.value, 3) + "x against " + fixed(c.model, 3) + "x";
   if (!grid_holds) {
-    g.why += noise_note(std::fabs(*g.rel_error), time_noise);
+    g.why += noise_note(std::fabs(*g.rel_error), c.tolerance, time_noise);
     if (warp_holds) g.why += "; the per-warp model holds (warp_slowdown)";
     if (fixed_part > 0) {
       g.why += "; " + us(fixed_part) + " of the uniform grid lie outside the branch region (launch, "
@@ -117,10 +115,10 @@ void compare(const Comparison& c, std::vector<Row>& rows) {
     const double predicted_time = fixed_part + c.populated_spans;
     f = with_prediction(f, predicted_time / t_ref);
     const bool holds = within(f, c.tolerance);
-    judge(f, holds, std::fabs(*f.rel_error), time_noise);
+    judge(f, std::fabs(*f.rel_error), c.tolerance, time_noise);
     f.why = c.tag + us(fixed_part) + " fixed + " + us(c.populated_spans) +
             " of populated paths' regions = " + us(predicted_time) + "; measured " + us(t) +
-            (holds ? "" : noise_note(std::fabs(*f.rel_error), time_noise));
+            (holds ? "" : noise_note(std::fabs(*f.rel_error), c.tolerance, time_noise));
     rows.push_back(f);
   }
 }
@@ -249,10 +247,10 @@ void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector
     r = with_prediction(r, 1.0);
     const bool holds = within(r, kSplitTolerance);
     const double noise = std::hypot(counter_cv(b, counter), counter_cv(*ref, "warp_cycles_median"));
-    judge(r, holds, std::fabs(*r.rel_error), noise);
+    judge(r, std::fabs(*r.rel_error), kSplitTolerance, noise);
     r.why = tag + "the " + what + " warps took " + fixed(b.counter_median(counter), 0) +
             " cycles, the all-" + what + " grid's warps " + fixed(cycles(*ref), 0) +
-            (holds ? "" : noise_note(std::fabs(*r.rel_error), noise));
+            (holds ? "" : noise_note(std::fabs(*r.rel_error), kSplitTolerance, noise));
     rows.push_back(r);
   };
   side("if_warp_slowdown", "first_path_warp_cycles_median", ref_if, "if");
@@ -314,11 +312,11 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
     r = with_prediction(r, 1.0);
     const bool holds = within(r, kSplitTolerance);
     const double noise = std::hypot(counter_cv(b, "warp_cycles_median"), counter_cv(*ref, "warp_cycles_median"));
-    judge(r, holds, std::fabs(*r.rel_error), noise);
+    judge(r, std::fabs(*r.rel_error), kSplitTolerance, noise);
     r.why = tag + "case " + std::to_string(first) + " alone took " + fixed(cycles(b), 0) +
             " cycles a warp, case 0 alone " + fixed(cycles(*ref), 0) +
             (holds ? "" : ": the same instructions cost differently at another place in the binary" +
-                              noise_note(std::fabs(*r.rel_error), noise));
+                              noise_note(std::fabs(*r.rel_error), kSplitTolerance, noise));
     rows.push_back(r);
     return;
   }
@@ -357,10 +355,10 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   m = with_prediction(m, model::divergent_time(measured) / cycles(*ref));
   const bool holds = within(m, c.tolerance);
   const double noise = std::hypot(counter_cv(b, "warp_cycles_median"), counter_cv(*ref, "warp_cycles_median"));
-  judge(m, holds, std::fabs(*m.rel_error), noise);
+  judge(m, std::fabs(*m.rel_error), c.tolerance, noise);
   m.why = tag + "the cases alone sum to " + fixed(model::divergent_time(measured), 0) +
           " cycles; the divergent warp took " + fixed(cycles(b), 0) +
-          (holds ? "" : noise_note(std::fabs(*m.rel_error), noise));
+          (holds ? "" : noise_note(std::fabs(*m.rel_error), c.tolerance, noise));
   rows.push_back(m);
 }
 
@@ -377,8 +375,8 @@ Row example_row(const BenchmarkResult& b, const BenchmarkResult& ref, const std:
   r = with_prediction(r, predicted);
   const bool holds = within(r, kSplitTolerance);
   const double noise = std::hypot(counter_cv(b, "warp_cycles_median"), counter_cv(ref, "warp_cycles_median"));
-  judge(r, holds, std::fabs(*r.rel_error), noise);
-  r.why = why + (holds ? "" : noise_note(std::fabs(*r.rel_error), noise));
+  judge(r, std::fabs(*r.rel_error), kSplitTolerance, noise);
+  r.why = why + (holds ? "" : noise_note(std::fabs(*r.rel_error), kSplitTolerance, noise));
   return r;
 }
 

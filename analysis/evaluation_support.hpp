@@ -11,14 +11,15 @@
 namespace warpcost::analysis {
 namespace detail {
 
-// The point's own relative noise (point_noise): warpcost_noise, else the repetitions' CV.
+// The relative uncertainty of the point's median time (point_uncertainty).
 double cv_of(const BenchmarkResult& b);
-// A miss inside kWarnNoiseMultiple x the noise is warn (too noisy to decide), outside it fails.
-const char* miss_verdict(double miss, double noise);
-// ", within twice the point's own noise (...)" when the miss is inside twice the noise, else "".
-std::string noise_note(double miss, double noise);
-// A model check: kind model, holds when `holds`, else miss_verdict(miss, noise).
-void judge(Row& r, bool holds, double miss, double noise);
+// A miss past `tolerance` by no more than kWarnNoiseMultiple x sigma (the uncertainty of the
+// judged statistic) is warn (too noisy to decide); further past it, fails.
+const char* miss_verdict(double miss, double tolerance, double sigma);
+// ", x% past the tolerance, within twice ..." when the miss is warn, else "".
+std::string noise_note(double miss, double tolerance, double sigma);
+// A model check: kind model, holds when miss <= tolerance, else miss_verdict(...).
+void judge(Row& r, double miss, double tolerance, double sigma);
 Row base_row(const BenchmarkResult& b);
 // Sets predicted and the relative error (value - predicted) / predicted.
 Row with_prediction(Row r, double predicted);

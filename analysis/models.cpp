@@ -235,6 +235,23 @@ Knee measured_knee(const std::vector<std::pair<double, double>>& points, double 
       k.rate_at_knee = rate;
     }
   }
+  k.flat_from = -1;
+  double last = 0.0;
+  for (const auto& [warps, rate] : points) {
+    last = std::max(last, warps);
+    if (rate >= (1.0 - kKneePlateauBand) * k.plateau && (k.flat_from < 0 || warps < k.flat_from)) {
+      k.flat_from = warps;
+    }
+  }
+  k.lowest_beyond = 1.0;
+  for (const auto& [warps, rate] : points) {
+    if (warps <= k.flat_from) continue;
+    ++k.flat_points;
+    k.lowest_beyond = std::min(k.lowest_beyond, k.plateau > 0.0 ? rate / k.plateau : 0.0);
+  }
+  k.flat_span = k.flat_from > 0.0 ? last / k.flat_from : 0.0;
+  k.saturated = k.flat_points >= kKneePlateauPoints && k.lowest_beyond >= 1.0 - kKneePlateauBand &&
+                k.flat_span >= kKneePlateauSpan;
   return k;
 }
 

@@ -107,12 +107,31 @@ struct LittlesLaw {
 LittlesLaw littles_law(double bandwidth_bytes_per_s, double latency_s,
                        double bytes_in_flight_per_warp);
 
+// Evidence of saturation a knee needs. The plateau starts at the fewest warps reaching
+// (1 - kKneePlateauBand) of the largest rate; the curve saturates when (a) at least
+// kKneePlateauPoints swept points lie beyond that start, (b) all of them stay within the band of the
+// largest rate (the last points flat within 5 % of each other), and (c) the last swept point has at
+// least kKneePlateauSpan times the start's warps. (c) is what tells a plateau from a curve still
+// rising in proportion to its warps: such a curve climbs its last 5 % of rate over its last 5 % of
+// warps (61..64 of 64), so a densely swept straight line meets (a) and (b); a plateau holds its rate
+// while the warps grow twice as much as the band (W = 16 on the H200: 48..64 warps within 1.5 %).
+// Otherwise the knee is not reached in the sweep and no knee model can be tested on the curve.
+inline constexpr int kKneePlateauPoints = 2;
+inline constexpr double kKneePlateauBand = 0.05;
+inline constexpr double kKneePlateauSpan = 1.0 + 2 * kKneePlateauBand;
+
 struct Knee {
   double plateau = 0;        // the largest rate of the curve
   double warps = 0;          // fewest warps whose rate reaches fraction x plateau
   double rate_at_knee = 0;
+  double flat_from = 0;      // fewest warps reaching (1 - kKneePlateauBand) x plateau
+  int flat_points = 0;       // swept points beyond flat_from
+  double lowest_beyond = 0;  // the lowest rate among them, as a share of the plateau
+  double flat_span = 0;      // last swept warps / flat_from
+  bool saturated = false;    // (a), (b) and (c) above
 };
-// knee = min { warps : rate(warps) >= fraction x max rate }, over (warps, rate) points in any order
+// knee = min { warps : rate(warps) >= fraction x max rate }, over (warps, rate) points in any order;
+// saturated says whether the curve shows a plateau past it (else the knee is not reached in the sweep).
 Knee measured_knee(const std::vector<std::pair<double, double>>& warps_and_rate, double fraction);
 
 // ---- device facts ----------------------------------------------------------------------------

@@ -28,4 +28,15 @@ double coefficient_of_variation(const std::vector<double>& values) {
   return std::sqrt(squares / static_cast<double>(values.size() - 1)) / m;
 }
 
+double relative_median_standard_error(const std::vector<double>& values) {
+  if (values.size() < 2) return 0.0;
+  const double m = median(values);
+  if (m == 0.0) return 0.0;
+  std::vector<double> deviations;
+  deviations.reserve(values.size());
+  for (const double v : values) deviations.push_back(std::fabs(v - m));
+  const double mad = median(deviations);
+  return 1.2533 * 1.4826 * mad / std::sqrt(static_cast<double>(values.size())) / std::fabs(m);
+}
+
 }  // namespace warpcost::analysis

@@ -7,6 +7,15 @@
 # hold FFMAs, and different ones (each path's chain has its own constants). Totals are not enough:
 # the clock probe and lane 0's record write alone bring BSSY, BSYNC and predicated BRAs, and a
 # one-path build (`chain<0>(a, take_if ? if_trips : else_trips)`) brings the FFMAs (issue 13).
+# The two sides are compared on their FFMAs with every register operand (R, UR, P, UP, RZ, PT),
+# .reuse flag and predicate guard normalised away: what is left (opcode, modifiers, immediates,
+# constant-bank operands) is each path's own code, so a register allocation that differs between two
+# copies of one path does not pass as two paths. Every function whose mangled name contains the
+# kernel's name is checked (several instantiations or copies must each pass), not only the first.
+# switch_kernel may compile its 32 cases to a jump table: a BRX (indexed branch) whose targets sit
+# in a constant bank, not in the SASS text. A BRX inside a BSSY region is then accepted as the
+# path-selecting branch when the region after it holds at least as many distinct FFMA signatures as
+# the switch has cases (32): the targets are counted by the paths they lead to.
 # A streaming kernel of W passes when it has at least W FFMAs (no chain folded away); the latency
 # probe when a clock read, a load, a store of the loaded value and a clock read come in that order.
 #
@@ -47,21 +56,32 @@ else
   sass=$(cuobjdump -sass "$object") || { echo "check-sass: cuobjdump failed on $object" >&2; exit 1; }
 fi
 
-# The SASS of the first function whose name contains $1, up to the next function.
+# The SASS of every function whose name contains $1, each up to the next function; a line
+# "@@@" before each.
 function_sass() {
-  awk -v name="$1" '/Function : /{inside = index($0, name) > 0 && !done; if (inside) done = 1}
+  awk -v name="$1" '/Function : /{inside = index($0, name) > 0; if (inside) print "@@@"}
                     inside' <<<"$sass"
 }
+# How many functions function_sass found, and the i-th of them (1-based).
+function_count() { grep -c '^@@@$' <<<"$1"; }
+nth_function() { awk -v want="$2" '/^@@@$/{k++; next} k == want' <<<"$1"; }
 
 # Reads one function's SASS (cuobjdump: "/*0280*/  @P1 BRA 0x720 ;  /* 0x... */") and prints one
-# line per path-selecting branch: "ADDR TARGET RECONVERGE FFMA_BEFORE FFMA_AFTER".
+# line per path-selecting branch: "ADDR TARGET RECONVERGE FFMA_BEFORE FFMA_AFTER", or for a jump
+# table (only with a minimum of cases, $1 > 0) "ADDR BRX RECONVERGE 0 DISTINCT_FFMA".
 path_selecting_branches() {
-  awk '
+  awk -v min_cases="${1:-0}" '
     # mawk has no strtonum.
     function hex(s,   i, v) {
       s = tolower(s); sub(/^0x/, "", s); v = 0
       for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
       return v
+    }
+    # An FFMA with its registers, predicates, guards and reuse flags normalised away.
+    function signature(t) {
+      gsub(/\.reuse/, "", t); gsub(/^@!?U?P([0-9]+|T) +/, "", t)
+      gsub(/U?R([0-9]+|Z)/, "R", t); gsub(/U?P([0-9]+|T)/, "P", t)
+      return t
     }
     match($0, /\/\*[0-9a-f]+\*\//) {
       a = hex("0x" substr($0, RSTART + 2, RLENGTH - 4))
@@ -74,13 +94,22 @@ path_selecting_branches() {
         if (text[i] !~ /^BSSY[.A-Z]* /) continue
         split(text[i], f, /[ ,]+/); reconverge = hex(f[3])
         for (j = i + 1; j <= n && addr[j] < reconverge; j++) {
+          if (min_cases > 0 && text[j] ~ /^(@!?P[0-9T]+ +)?BRX[.A-Z]* /) {
+            delete seen; distinct = 0
+            for (k = j + 1; k <= n && addr[k] < reconverge; k++) {
+              if (text[k] !~ /^(@!?P[0-9T]+ +)?FFMA /) continue
+              sig = signature(text[k]); if (!(sig in seen)) { seen[sig] = 1; distinct++ }
+            }
+            if (distinct >= min_cases) printf "0x%x BRX 0x%x 0 %d\n", addr[j], reconverge, distinct
+            continue
+          }
           if (text[j] !~ /^@!?P[0-9T]+ +BRA[.A-Z]* +0x[0-9a-f]+$/) continue
           split(text[j], g, / +/); target = hex(g[3])
           if (target <= addr[j] || target >= reconverge) continue
           delete before; delete after; nb = 0; na = 0; differ = 0
           for (k = j + 1; k <= n && addr[k] < reconverge; k++) {
-            if (text[k] !~ /^FFMA /) continue
-            sig = text[k]; gsub(/R[0-9]+/, "R", sig)
+            if (text[k] !~ /^(@!?P[0-9T]+ +)?FFMA /) continue
+            sig = signature(text[k])
             if (addr[k] < target) { before[sig] = 1; nb++ } else { after[sig] = 1; na++ }
           }
           if (nb == 0 || na == 0) continue
@@ -93,53 +122,79 @@ path_selecting_branches() {
 }
 
 status=0
-check_branch() {  # kernel name
-  local body found first
-  body=$(function_sass "$1")
-  if [ -z "$body" ]; then echo "FAIL $1: not in $object"; status=1; return; fi
-  found=$(path_selecting_branches <<<"$body")
-  if [ -n "$found" ]; then
-    read -r at target reconverge before after <<<"$(head -1 <<<"$found")"
-    echo "ok   $1: $(wc -l <<<"$found") path-selecting branch(es); the first at $at jumps to $target" \
-         "with $before FFMA before it and $after different FFMA from there to the reconvergence at $reconverge"
-  else
-    echo "FAIL $1: no predicated branch inside a BSSY region has different FFMAs on its two sides" \
-         "($(grep -c ' BSSY ' <<<"$body") BSSY, $(grep -c ' FFMA ' <<<"$body") FFMA in all)"
-    status=1
-  fi
+check_branch() {  # kernel name, cases a jump table must lead to (0: no jump table accepted)
+  local all body found n=0 i
+  all=$(function_sass "$1")
+  if [ -z "$all" ]; then echo "FAIL $1: not in $object"; status=1; return; fi
+  local count
+  count=$(function_count "$all")
+  for ((i = 1; i <= count; i++)); do
+    body=$(nth_function "$all" "$i")
+    n=$((n + 1))
+    found=$(path_selecting_branches "$2" <<<"$body")
+    local name
+    name=$(grep -m1 -o 'Function : [^ ]*' <<<"$body" | sed 's/Function : //')
+    if [ -n "$found" ]; then
+      read -r at target reconverge before after <<<"$(head -1 <<<"$found")"
+      if [ "$target" = BRX ]; then
+        echo "ok   $1 ($name): a BRX jump table at $at inside a BSSY region leads to $after distinct" \
+             "FFMA signatures before the reconvergence at $reconverge (>= $2 cases)"
+      else
+        echo "ok   $1 ($name): $(wc -l <<<"$found") path-selecting branch(es); the first at $at jumps to" \
+             "$target with $before FFMA before it and $after different FFMA from there to the" \
+             "reconvergence at $reconverge"
+      fi
+    else
+      echo "FAIL $1 ($name): no predicated branch inside a BSSY region has different FFMAs on its" \
+           "two sides$([ "$2" -gt 0 ] && echo ", and no BRX leads to >= $2 distinct FFMA signatures")" \
+           "($(grep -c ' BSSY ' <<<"$body") BSSY, $(grep -c ' FFMA ' <<<"$body") FFMA in all)"
+      status=1
+    fi
+  done
+  [ "$n" -gt 1 ] && echo "     $1: $n functions matched, each checked"
+  return 0
 }
 
-check_stream() {  # W, dependent (0 or 1)
-  local name="stream_kernelILi$1ELb$2ELi16E" body ffma
-  body=$(function_sass "$name")
-  if [ -z "$body" ]; then echo "FAIL $name: not in $object"; status=1; return; fi
-  ffma=$(grep -c ' FFMA ' <<<"$body")
-  if [ "$ffma" -ge "$1" ]; then
-    echo "ok   stream W = $1 $([ "$2" = 1 ] && echo dependent || echo independent): $ffma FFMA (>= $1)"
-  else
-    echo "FAIL stream W = $1 $([ "$2" = 1 ] && echo dependent || echo independent): $ffma FFMA, need >= $1"
-    status=1
-  fi
+check_stream() {  # W, dependent (0 or 1); every matching function must have >= W FFMAs
+  local name="stream_kernelILi$1ELb$2ELi16E" all body ffma i kind
+  kind=$([ "$2" = 1 ] && echo dependent || echo independent)
+  all=$(function_sass "$name")
+  if [ -z "$all" ]; then echo "FAIL $name: not in $object"; status=1; return; fi
+  for ((i = 1; i <= $(function_count "$all"); i++)); do
+    body=$(nth_function "$all" "$i")
+    ffma=$(grep -c ' FFMA ' <<<"$body")
+    if [ "$ffma" -ge "$1" ]; then
+      echo "ok   stream W = $1 $kind (function $i): $ffma FFMA (>= $1)"
+    else
+      echo "FAIL stream W = $1 $kind (function $i): $ffma FFMA, need >= $1"
+      status=1
+    fi
+  done
 }
 # The loaded-latency probe: between its two clock reads a load and then a store of the loaded
-# value, in that order, or the probe times something other than the load.
+# value, in that order, or the probe times something other than the load. Every matching function.
 check_probe() {  # kernel name part
-  local body order
-  body=$(function_sass "$1")
-  if [ -z "$body" ]; then echo "FAIL probe $1: not in $object"; status=1; return; fi
-  order=$(grep -oE ' (CS2R|S2UR|S2R) [^;]*SR_CLOCK[^;]*| LDG[.A-Z0-9]* | STG[.A-Z0-9]* ' <<<"$body" |
-    sed -E 's/^ +//; s/ .*//; s/^(CS2R|S2UR|S2R)$/CLOCK/; s/^LDG.*/LDG/; s/^STG.*/STG/' | tr '\n' ' ')
-  # The first clock read, then (before the second) an LDG, then an STG.
-  if grep -qE '^([A-Z]+ )*CLOCK (LDG |STG )*LDG (LDG |STG )*STG (LDG |STG )*CLOCK' <<<"$order"; then
-    echo "ok   probe $1: clock, load, store of the value, clock"
-  else
-    echo "FAIL probe $1: clock reads, loads and stores in the order: $order"
-    status=1
-  fi
+  local all body order i
+  all=$(function_sass "$1")
+  if [ -z "$all" ]; then echo "FAIL probe $1: not in $object"; status=1; return; fi
+  for ((i = 1; i <= $(function_count "$all"); i++)); do
+    body=$(nth_function "$all" "$i")
+    order=$(grep -oE ' (CS2R|S2UR|S2R) [^;]*SR_CLOCK[^;]*| LDG[.A-Z0-9]* | STG[.A-Z0-9]* ' <<<"$body" |
+      sed -E 's/^ +//; s/ .*//; s/^(CS2R|S2UR|S2R)$/CLOCK/; s/^LDG.*/LDG/; s/^STG.*/STG/' | tr '\n' ' ')
+    # The first clock read, then (before the second) an LDG, then an STG.
+    if grep -qE '^([A-Z]+ )*CLOCK (LDG |STG )*LDG (LDG |STG )*STG (LDG |STG )*CLOCK' <<<"$order"; then
+      echo "ok   probe $1 (function $i): clock, load, store of the value, clock"
+    else
+      echo "FAIL probe $1 (function $i): clock reads, loads and stores in the order: $order"
+      status=1
+    fi
+  done
 }
 
 for k in if_else_kernel switch_kernel nested_kernel; do
-  if [ -z "$only" ] || [ "$only" = "$k" ]; then check_branch "$k"; fi
+  # switch_kernel's 32 cases may compile to a BRX jump table (see above).
+  cases=0; [ "$k" = switch_kernel ] && cases=32
+  if [ -z "$only" ] || [ "$only" = "$k" ]; then check_branch "$k" "$cases"; fi
 done
 if [ -z "$only" ] || [ "$only" = probe ]; then
   check_probe "stream_kernelILi0ELb0ELi16E"
@@ -155,7 +210,7 @@ fi
 if [ "$print" = 1 ]; then
   echo
   echo "if_else_kernel, from the first BSSY to the last BSYNC:"
-  function_sass if_else_kernel | awk '/ BSSY /{on = 1} on {print} / BSYNC /{last = NR}' |
+  nth_function "$(function_sass if_else_kernel)" 1 | awk '/ BSSY /{on = 1} on {print} / BSYNC /{last = NR}' |
     awk '{lines[NR] = $0; if ($0 ~ / BSYNC /) last = NR} END {for (i = 1; i <= last; ++i) print lines[i]}' |
     sed -E 's#^ +/\*[0-9a-f]{4}\*/ +#  #; s# */\* 0x[0-9a-f]+ \*/##; s# +;$# ;#' | grep -v '^[[:space:]]*$'
 fi

@@ -58,6 +58,25 @@ analysis::Run with_instructions(double per_load) {
   return run;
 }
 
+TEST(MeasuredKnee, APlateauNeedsFlatPointsOverAWiderSpanOfWarps) {
+  // A straight line to 64 warps: its 90 % point is 58, its last 5 % of rate spans its last 5 % of
+  // warps (61..64), so it shows no plateau however densely it is swept.
+  std::vector<std::pair<double, double>> line;
+  for (int w = 1; w <= 64; ++w) line.emplace_back(w, 0.07 * w);
+  const model::Knee l = model::measured_knee(line, 0.9);
+  EXPECT_DOUBLE_EQ(l.warps, 58);
+  EXPECT_DOUBLE_EQ(l.flat_from, 61);
+  EXPECT_FALSE(l.saturated);
+  // Rising to 4.4 at 32 warps and flat (within 2 %) to 64: a plateau from 32.
+  const model::Knee p = model::measured_knee({{8, 1.1}, {16, 2.2}, {24, 3.9}, {32, 4.4}, {48, 4.5}, {64, 4.45}}, 0.9);
+  EXPECT_DOUBLE_EQ(p.warps, 32);
+  EXPECT_TRUE(p.saturated);
+  // The same plateau with one point past its start is not enough evidence; nor is a last point
+  // that falls out of the band.
+  EXPECT_FALSE(model::measured_knee({{8, 1.1}, {16, 2.2}, {32, 4.4}, {64, 4.5}}, 0.9).saturated);
+  EXPECT_FALSE(model::measured_knee({{8, 1.1}, {32, 4.4}, {48, 4.5}, {64, 3.9}}, 0.9).saturated);
+}
+
 TEST(StreamingEvaluation, KneeAndEachModelsPredictionInNumbers) {
   const std::vector<Row> rows = evaluate_run(with_instructions(100));
   EXPECT_DOUBLE_EQ(find_row(rows, "knee", kW16, "knee_warps_per_sm").value, 16);
