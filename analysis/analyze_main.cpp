@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "analysis/cli.hpp"
 
 int main(int argc, char** argv) {
   return warpcost::analysis::analyze_main(std::vector<std::string>(argv + 1, argv + argc),

@@ -1,6 +1,6 @@
-#include "cli.hpp"
+#include "analysis/cli.hpp"
 
-#include "compare.hpp"
+#include "analysis/compare.hpp"
 
 #include <algorithm>
 #include <csignal>
@@ -11,12 +11,12 @@
 #include <stdexcept>
 #include <unistd.h>
 
-#include "evaluation.hpp"
-#include "report.hpp"
-#include "run_reader.hpp"
-#include "summary_report.hpp"
-#include "tidy_csv.hpp"
-#include "units.hpp"
+#include "analysis/core/run_reader.hpp"
+#include "analysis/evaluation.hpp"
+#include "analysis/report.hpp"
+#include "analysis/summary_report.hpp"
+#include "analysis/tidy_csv.hpp"
+#include "analysis/units.hpp"
 
 namespace fs = std::filesystem;
 

@@ -1,4 +1,4 @@
-#include "compare.hpp"
+#include "analysis/compare.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,10 +6,10 @@
 #include <stdexcept>
 #include <utility>
 
-#include "result_schema.hpp"
-#include "statistics.hpp"
-#include "text_format.hpp"
-#include "tidy_csv.hpp"
+#include "analysis/core/result_schema.hpp"
+#include "analysis/core/statistics.hpp"
+#include "analysis/core/text_format.hpp"
+#include "analysis/tidy_csv.hpp"
 
 namespace warpcost::analysis {
 namespace {

@@ -1,6 +1,6 @@
-#include "evaluation.hpp"
+#include "analysis/evaluation.hpp"
 
-#include "evaluation_support.hpp"
+#include "analysis/evaluation_support.hpp"
 
 #include <cmath>
 #include <algorithm>
@@ -9,9 +9,9 @@
 #include <map>
 #include <string>
 
-#include "models.hpp"
-#include "result_schema.hpp"
-#include "statistics.hpp"
+#include "analysis/core/models.hpp"
+#include "analysis/core/result_schema.hpp"
+#include "analysis/core/statistics.hpp"
 
 namespace warpcost::analysis {
 namespace detail {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "run_reader.hpp"
+#include "analysis/core/run_reader.hpp"
 
 namespace warpcost::analysis {
 

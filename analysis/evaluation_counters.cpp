@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "evaluation_support.hpp"
-#include "models.hpp"
-#include "result_schema.hpp"
+#include "analysis/core/models.hpp"
+#include "analysis/core/result_schema.hpp"
+#include "analysis/evaluation_support.hpp"
 
 namespace warpcost::analysis {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "evaluation.hpp"
-#include "text_format.hpp"
+#include "analysis/core/text_format.hpp"
+#include "analysis/evaluation.hpp"
 
 namespace warpcost::analysis {
 namespace detail {

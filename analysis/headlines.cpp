@@ -1,4 +1,4 @@
-#include "headlines.hpp"
+#include "analysis/headlines.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,12 +6,12 @@
 #include <map>
 #include <utility>
 
-#include "compare.hpp"
-#include "evaluation.hpp"
-#include "models.hpp"
-#include "report.hpp"
-#include "result_schema.hpp"
-#include "text_format.hpp"
+#include "analysis/compare.hpp"
+#include "analysis/core/models.hpp"
+#include "analysis/core/result_schema.hpp"
+#include "analysis/core/text_format.hpp"
+#include "analysis/evaluation.hpp"
+#include "analysis/report.hpp"
 
 namespace warpcost::analysis {
 namespace {

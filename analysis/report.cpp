@@ -1,13 +1,13 @@
-#include "report.hpp"
+#include "analysis/report.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 
-#include "models.hpp"
-#include "result_schema.hpp"
-#include "text_format.hpp"
+#include "analysis/core/models.hpp"
+#include "analysis/core/result_schema.hpp"
+#include "analysis/core/text_format.hpp"
 
 namespace warpcost::analysis {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "tidy_csv.hpp"
+#include "analysis/tidy_csv.hpp"
 
 namespace warpcost::analysis {
 

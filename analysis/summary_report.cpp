@@ -1,13 +1,13 @@
-#include "summary_report.hpp"
+#include "analysis/summary_report.hpp"
 
 #include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
 
-#include "headlines.hpp"
-#include "report.hpp"
-#include "result_schema.hpp"
+#include "analysis/core/result_schema.hpp"
+#include "analysis/headlines.hpp"
+#include "analysis/report.hpp"
 
 namespace fs = std::filesystem;
 

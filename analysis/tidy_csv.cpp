@@ -1,12 +1,12 @@
-#include "tidy_csv.hpp"
+#include "analysis/tidy_csv.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
 
-#include "result_schema.hpp"
-#include "text_format.hpp"
+#include "analysis/core/result_schema.hpp"
+#include "analysis/core/text_format.hpp"
 
 namespace warpcost::analysis {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "evaluation.hpp"
-#include "run_reader.hpp"
+#include "analysis/core/run_reader.hpp"
+#include "analysis/evaluation.hpp"
 
 namespace warpcost::analysis {
 

@@ -1,4 +1,4 @@
-#include "units.hpp"
+#include "analysis/units.hpp"
 
 #include <algorithm>
 #include <map>

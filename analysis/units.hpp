@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "evaluation.hpp"
+#include "analysis/evaluation.hpp"
 
 namespace warpcost::analysis {
 

@@ -17,20 +17,20 @@
 #include <string>
 #include <vector>
 
-#include "bench_support.hpp"
-#include "calibration.hpp"
-#include "counter_pass.hpp"
-#include "cuda_check.hpp"
-#include "cuda_raii.hpp"
-#include "cupti_profiler.hpp"
-#include "device_info.hpp"
-#include "nvml_clock.hpp"
-#include "partial_warp.hpp"
-#include "progress.hpp"
-#include "result_schema.hpp"
-#include "run_annotation.hpp"
-#include "run_reader.hpp"
-#include "sampling.hpp"
+#include "analysis/core/models.hpp"
+#include "analysis/core/result_schema.hpp"
+#include "analysis/core/run_reader.hpp"
+#include "bench/common/bench_support.hpp"
+#include "bench/common/counter_pass.hpp"
+#include "bench/common/cuda_raii.hpp"
+#include "bench/common/cupti_profiler.hpp"
+#include "bench/common/device_info.hpp"
+#include "bench/common/nvml_clock.hpp"
+#include "bench/common/progress.hpp"
+#include "bench/common/run_annotation.hpp"
+#include "bench/common/sampling.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/probe_kernels.hpp"
 
 #ifndef WARPCOST_GIT_REVISION
 #define WARPCOST_GIT_REVISION "unknown"
@@ -186,11 +186,9 @@ std::string set_up_counter_pass(const counters::Settings& settings) {
         settings.metrics.empty() ? counters::all_default_metrics() : settings.metrics;
     const auto units = counters::metric_units(profiler->chip(), metrics);  // UnknownMetric
     Stream stream;
-    DeviceBuffer<float> out(32);
-    DeviceBuffer<kernels::ClockSample> clocks(2);
     const std::string warps = "smsp__warps_launched.sum";
     const counters::Values probe = profiler->profile({warps}, "warpcost/counter_check", [&] {
-      kernels::launch_fma_blocks(1, 32, 1, out.data(), clocks.data(), stream.get());
+      kernels::launch_empty(1, model::kWarpSize, stream.get());
     });
     if (probe.at(warps) != 1.0) {
       throw std::runtime_error("counter check: one 32-thread block counted as " +

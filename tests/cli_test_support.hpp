@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "analysis/cli.hpp"
 
 namespace warpcost::analysis {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "device_info.hpp"
+#include "bench/common/device_info.hpp"
 
 #define WARPCOST_REQUIRE_GPU()                                                       \
   do {                                                                               \

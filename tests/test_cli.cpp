@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "cli_test_support.hpp"
-#include "text_format.hpp"
-#include "tidy_csv.hpp"
-#include "units.hpp"
+#include "analysis/core/text_format.hpp"
+#include "analysis/tidy_csv.hpp"
+#include "analysis/units.hpp"
+#include "tests/cli_test_support.hpp"
 
 namespace fs = std::filesystem;
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "cli_test_support.hpp"
-#include "compare.hpp"
-#include "run_reader.hpp"
+#include "analysis/compare.hpp"
+#include "analysis/core/run_reader.hpp"
+#include "tests/cli_test_support.hpp"
 
 namespace fs = std::filesystem;
 

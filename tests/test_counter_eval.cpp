@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "evaluation.hpp"
-#include "report.hpp"
-#include "run_reader.hpp"
-#include "tidy_csv.hpp"
+#include "analysis/core/run_reader.hpp"
+#include "analysis/evaluation.hpp"
+#include "analysis/report.hpp"
+#include "analysis/tidy_csv.hpp"
 
 namespace warpcost::analysis {
 namespace {

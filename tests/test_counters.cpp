@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "counter_pass.hpp"
-#include "cupti_profiler.hpp"
-#include "message_of.hpp"
+#include "bench/common/counter_pass.hpp"
+#include "bench/common/cupti_profiler.hpp"
+#include "tests/message_of.hpp"
 
 namespace warpcost::counters {
 namespace {

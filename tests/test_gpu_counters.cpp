@@ -7,12 +7,12 @@
 #include <memory>
 #include <string>
 
-#include "counter_pass.hpp"
-#include "cuda_raii.hpp"
-#include "cupti_profiler.hpp"
-#include "divergence_runner.hpp"
-#include "gpu_test_support.hpp"
-#include "partial_warp.hpp"
+#include "bench/common/counter_pass.hpp"
+#include "bench/common/cuda_raii.hpp"
+#include "bench/common/cupti_profiler.hpp"
+#include "bench/divergence/divergence_runner.hpp"
+#include "kernels/partial_warp/partial_warp.hpp"
+#include "tests/gpu_test_support.hpp"
 
 namespace warpcost::counters {
 namespace {

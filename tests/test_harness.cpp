@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string>
 
-#include "cuda_check.hpp"
-#include "device_info.hpp"
-#include "pattern.hpp"
+#include "bench/common/device_info.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/pattern.hpp"
 
 namespace warpcost {
 namespace {

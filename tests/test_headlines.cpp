@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "evaluation.hpp"
-#include "headlines.hpp"
-#include "run_reader.hpp"
-#include "statistics.hpp"
-#include "tidy_csv.hpp"
+#include "analysis/core/run_reader.hpp"
+#include "analysis/core/statistics.hpp"
+#include "analysis/evaluation.hpp"
+#include "analysis/headlines.hpp"
+#include "analysis/tidy_csv.hpp"
 
 namespace warpcost::analysis {
 namespace {

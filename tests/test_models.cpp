@@ -2,12 +2,12 @@
 // each number the example states, then the properties the examples rest on, then bad arguments.
 #include <gtest/gtest.h>
 
-#include "message_of.hpp"
+#include "tests/message_of.hpp"
 
 #include <stdexcept>
 #include <string>
 
-#include "models.hpp"
+#include "analysis/core/models.hpp"
 
 namespace warpcost::model {
 namespace {

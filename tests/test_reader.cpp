@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <string>
 
-#include "evaluation.hpp"
-#include "run_reader.hpp"
-#include "statistics.hpp"
+#include "analysis/core/run_reader.hpp"
+#include "analysis/core/statistics.hpp"
+#include "analysis/evaluation.hpp"
 
 namespace fs = std::filesystem;
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "progress.hpp"
-#include "run_annotation.hpp"
-#include "run_reader.hpp"
-#include "sampling.hpp"
+#include "analysis/core/run_reader.hpp"
+#include "bench/common/progress.hpp"
+#include "bench/common/run_annotation.hpp"
+#include "bench/common/sampling.hpp"
 
 namespace fs = std::filesystem;
 

@@ -15,12 +15,12 @@
 #include <utility>
 #include <vector>
 
-#include "cli_test_support.hpp"
-#include "evaluation.hpp"
-#include "report.hpp"
-#include "run_reader.hpp"
-#include "statistics.hpp"
-#include "tidy_csv.hpp"
+#include "analysis/core/run_reader.hpp"
+#include "analysis/core/statistics.hpp"
+#include "analysis/evaluation.hpp"
+#include "analysis/report.hpp"
+#include "analysis/tidy_csv.hpp"
+#include "tests/cli_test_support.hpp"
 
 namespace warpcost::analysis {
 namespace {

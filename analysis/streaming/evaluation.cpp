@@ -1,0 +1,564 @@
+// Latency and load streaming against the latency-hiding models. The chase gives
+// the unloaded latency of each level (its plateaus); the stream gives bandwidth
+// against warps per SM for every W, whose knee (the fewest warps reaching 90%
+// of the curve's plateau) is held against N = ceil(L/W) per scheduler, the
+// scheduler demand N_sched·L/(T_issue·I_warp), L the unloaded latency and I the
+// warp instructions a load the counter pass counted; Little's law at the knee is
+// a consistency figure. Each knee row says by how much a model misses and why.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "analysis/core/models.hpp"
+#include "analysis/core/result_schema.hpp"
+#include "analysis/core/statistics.hpp"
+#include "analysis/evaluation_support.hpp"
+
+namespace warpcost::analysis {
+namespace {
+
+using namespace detail;
+
+constexpr double kKneeFraction = 0.90;
+// A knee model holds within two warps per SM or 25% of the measured knee,
+// whichever is larger: the sweep's own step near the knee is 1-4 warps.
+constexpr double kKneeRelative = 0.25;
+constexpr double kKneeAbsolute = 2.0;
+// Ex 6: a stream with no compute between loads is memory-bound, so its plateau runs at the memory's
+// rate, which the same run's device-to-device copy measures: the ratio is 1 within 10 % either way.
+// The copy's read+write turnarounds cost it up to ~10 % against a pure read, so the stream may sit
+// that far above it; 10 % under it is as far from memory-bound as the model allows. A stream far
+// above the copy is as much a miss as one far under it (the copy ran slow, or the stream did not
+// read DRAM).
+constexpr double kEx6Tolerance = 0.10;
+// Footprints that are L1-resident, L2-resident (relative to the run's L2) and
+// DRAM-resident.
+constexpr double kL1MaxBytes = 64.0 * 1024;
+constexpr double kL2MinBytes = 1024.0 * 1024;
+constexpr double kL2MaxShareOfL2 = 0.25;
+constexpr double kDramMinMultipleOfL2 = 16.0;
+
+struct Plateau {
+  double cycles = 0;
+  double ns = 0;
+  std::vector<long long> footprints_kib;
+};
+
+// The chase's plateaus for one ring order: median cycles and ns over the
+// footprints of each level.
+std::map<std::string, Plateau> plateaus(const Run& run, const std::string& benchmark) {
+  const double l2 = run.context.number(schema::key::kL2Bytes);
+  std::map<std::string, std::vector<const BenchmarkResult*>> members;
+  for (const auto& b : run.benchmarks) {
+    if (b.family != "latency" || b.benchmark != benchmark || b.error || b.seconds.empty() ||
+        is_throttled(run, b))
+      continue;
+    const double bytes = b.param("footprint_kib") * 1024.0;
+    if (bytes <= kL1MaxBytes) members["L1"].push_back(&b);
+    if (bytes >= kL2MinBytes && bytes <= kL2MaxShareOfL2 * l2) members["L2"].push_back(&b);
+    if (bytes >= kDramMinMultipleOfL2 * l2) members["DRAM"].push_back(&b);
+  }
+  std::map<std::string, Plateau> out;
+  for (const auto& [level, bs] : members) {
+    std::vector<double> cycles;
+    std::vector<double> ns;
+    Plateau p;
+    for (const auto* b : bs) {
+      cycles.push_back(b->counter_median("cycles_per_load"));
+      ns.push_back(b->counter_median("ns_per_load"));
+      p.footprints_kib.push_back(static_cast<long long>(b->param("footprint_kib")));
+    }
+    p.cycles = median(cycles);
+    p.ns = median(ns);
+    out[level] = p;
+  }
+  return out;
+}
+
+void evaluate_chase(const BenchmarkResult& b, std::vector<Row>& rows) {
+  const std::string tag = std::string(b.benchmark == "chase_random" ? "random ring" : "fixed stride") + ", " +
+                          std::to_string(static_cast<long long>(b.param("footprint_kib"))) + " KiB: ";
+  Row c = base_row(b);
+  c.metric = "latency_cycles";
+  c.value = b.counter_median("cycles_per_load");
+  c.unit = "cycles";
+  c.verdict = verdict::kInfo;
+  c.why = tag + "one thread, " + fixed(b.counter_median("steps"), 0) + " dependent loads after " +
+          fixed(b.counter_median("warm_steps"), 0) + " untimed";
+  rows.push_back(c);
+  Row n = base_row(b);
+  n.metric = "latency_ns";
+  n.value = b.counter_median("ns_per_load") * 1e-9;
+  n.unit = "s";
+  n.verdict = verdict::kInfo;
+  n.why = tag + "%globaltimer over the same loads";
+  rows.push_back(n);
+}
+
+void plateau_rows(const Run& run, std::vector<Row>& rows) {
+  for (const char* benchmark : {"chase_random", "chase_stride"}) {
+    for (const auto& [level, p] : plateaus(run, benchmark)) {
+      Row r;
+      r.family = "latency";
+      r.benchmark = "latency_plateau";
+      r.params = std::string("order=") + (std::string(benchmark) == "chase_random" ? "random" : "stride") +
+                 ";level=" + level;
+      r.metric = "latency_cycles";
+      r.value = p.cycles;
+      r.unit = "cycles";
+      r.verdict = verdict::kInfo;
+      std::string kib;
+      for (const long long f : p.footprints_kib) kib += (kib.empty() ? "" : ", ") + std::to_string(f);
+      r.why = level + " plateau: median over footprints of " + kib + " KiB, " + fixed(p.ns, 1) + " ns";
+      rows.push_back(r);
+    }
+  }
+}
+
+// A bandwidth row beside the theoretical peak. Staying under a peak tests no model, so it is info;
+// above it, the data did not come from DRAM, which the why says.
+Row bandwidth_row(const BenchmarkResult& b, double peak, const std::string& tag) {
+  Row bw = base_row(b);
+  bw.metric = "dram__bytes_read.sum.per_second";
+  bw.value = b.counter_median("bytes_read") / b.median_seconds();
+  bw.unit = "B/s";
+  bw.model = "bound: the theoretical peak, memory clock x bus width/8 x 2";
+  bw = with_prediction(bw, peak);
+  const double share = bw.value / peak;
+  // Under the peak it is info; past it (beyond the measurement's own tolerance) the number is
+  // impossible for DRAM, an error of the measurement, never a result.
+  const bool impossible = share > 1.0 + kPeakMeasurementTolerance;
+  bw.verdict = impossible ? verdict::kError : verdict::kInfo;
+  bw.why = tag + fixed(100 * share, 1) + "% of the theoretical peak" +
+           (impossible ? ": above the peak by more than 2%, impossible for DRAM: the stream did not "
+                         "come from DRAM or the bytes or the timing are wrong"
+                       : "");
+  return bw;
+}
+
+// The one-load-per-thread stream: bandwidth at a block size, with the residency
+// that size allows.
+void evaluate_one_per_thread(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  const auto threads = static_cast<long long>(b.param("block_threads"));
+  const auto blocks = static_cast<long long>(b.counter_median("resident_blocks_per_sm"));
+  const auto warps = static_cast<long long>(b.counter_median("resident_warps_per_sm"));
+  const std::string tag = std::to_string(threads) + " threads a block, " + std::to_string(blocks) +
+                          " blocks = " + std::to_string(warps) + " warps/SM resident: ";
+  rows.push_back(bandwidth_row(b, dram_peak(run), tag));
+  Row r = base_row(b);
+  r.metric = "resident_warps_per_sm";
+  r.value = static_cast<double>(warps);
+  r.unit = "count";
+  r.verdict = verdict::kInfo;
+  const auto cap = static_cast<long long>(run.context.number(schema::key::kMaxWarpsPerSm));
+  const auto block_cap = static_cast<long long>(run.context.number(schema::key::kMaxBlocksPerSm));
+  r.why = tag + (warps < cap && blocks == block_cap
+                     ? "the " + std::to_string(block_cap) + "-block cap binds before the " +
+                           std::to_string(cap) + "-warp cap"
+                 : warps < cap ? "the warp cap leaves room for less than one more block"
+                               : "the warp cap is reached");
+  rows.push_back(r);
+}
+
+void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  if (b.benchmark == "read_one_per_thread") {
+    evaluate_one_per_thread(run, b, rows);
+    return;
+  }
+  const double peak = dram_peak(run);
+  if (b.benchmark == "read_peak") {  // the plain storeless read: its rate only (no residency model)
+    rows.push_back(bandwidth_row(b, peak,
+                                 std::to_string(static_cast<long long>(b.param("loads_per_thread"))) +
+                                     " 16-byte loads a thread, " +
+                                     std::to_string(static_cast<long long>(b.param("block_threads"))) +
+                                     " threads a block, no store: "));
+    return;
+  }
+  const std::string tag =
+      std::to_string(static_cast<long long>(b.param("warps_per_sm"))) + " warps/SM, " +
+      std::to_string(static_cast<long long>(b.param("load_bytes"))) + "-byte loads, " +
+      (b.benchmark == "read_batched"
+           ? std::to_string(static_cast<long long>(b.param("loads_in_flight"))) + " loads in flight a thread"
+           : "W = " + std::to_string(static_cast<long long>(b.param("alu_per_load")))) +
+      ": ";
+  rows.push_back(bandwidth_row(b, peak, tag));
+
+  Row ins = base_row(b);
+  ins.metric = "useful_instructions_per_second";
+  ins.value = (b.has_counter("useful_instructions") ? b.counter_median("useful_instructions")
+                                                    : b.counter_median("loads")) /
+              b.median_seconds();
+  ins.unit = "inst/s";
+  ins.verdict = verdict::kInfo;
+  ins.why = tag + "(W + 1) thread instructions per load over the launch";
+  if (!b.has_counter("useful_instructions")) ins.why = tag + "loads only";
+  rows.push_back(ins);
+
+  Row lat = base_row(b);
+  lat.metric = "loaded_latency_cycles";
+  lat.value = b.counter_median("loaded_latency_cycles");
+  lat.unit = "cycles";
+  lat.verdict = verdict::kInfo;
+  lat.why = tag +
+            "median clock64 around one lane's load and first use, recorded by every block's lane 0 "
+            "while the whole of its warp 0 takes the probe path (8 samples spread over the run)";
+  rows.push_back(lat);
+}
+
+// One curve: the benchmark (use) x width x W x loads in flight, bandwidth
+// against warps per SM.
+using CurveKey = std::tuple<std::string, long long, long long, long long>;
+
+double param_or(const BenchmarkResult& b, const std::string& key, double otherwise) {
+  return b.has_param(key) ? b.param(key) : otherwise;
+}
+
+// Why a curve shows no plateau (models.hpp: kKneePlateau*).
+std::string plateau_text(const model::Knee& k) {
+  return "95% of the largest rate first at " + fixed(k.flat_from, 0) + " warps/SM, " +
+         std::to_string(k.flat_points) + " point(s) past it, the lowest at " +
+         fixed(100 * k.lowest_beyond, 1) + "%, the sweep ending at " + fixed(k.flat_span, 2) +
+         "x its warps (a plateau needs >= " + std::to_string(model::kKneePlateauPoints) +
+         " points, all within 5%, over >= " + fixed(model::kKneePlateauSpan, 2) + "x the warps)";
+}
+
+// A knee model's row: the measured knee against a prediction from the unloaded latency and the
+// instructions per load. A prediction outside the warps/SM the sweep measured cannot be held
+// against it: "untestable here". The knee is one pick among the sweep's points, with no noise of
+// its own, so a miss fails (no warn).
+Row knee_row(const std::string& params, const std::string& metric, const model::Knee& knee,
+             double predicted, double swept_min, double swept_max, const std::string& model_text,
+             const std::string& why) {
+  const double measured = knee.warps;
+  Row r;
+  r.family = "streaming";
+  r.benchmark = "knee";
+  r.params = params;
+  r.metric = metric;
+  r.value = measured;
+  r.unit = "count";
+  r.model = model_text;
+  r.kind = kind::kModel;
+  r = with_prediction(r, predicted);
+  if (!knee.saturated) {
+    // No plateau past the 90 % point: the curve may still be rising, so there is no knee to hold
+    // any prediction against.
+    r.verdict = verdict::kUntestable;
+    r.why = why + "; the knee is not reached in the sweep: " + plateau_text(knee);
+    return r;
+  }
+  if (predicted > swept_max || predicted < swept_min) {
+    r.verdict = verdict::kUntestable;
+    r.why = why + "; the prediction lies outside the " + fixed(swept_min, 0) + ".." +
+            fixed(swept_max, 0) + " warps/SM this sweep measured";
+    return r;
+  }
+  const double miss = std::fabs(measured - predicted);
+  const bool holds = miss <= std::max(kKneeAbsolute, kKneeRelative * measured);
+  r.verdict = holds ? verdict::kHolds : verdict::kFails;
+  r.why = why + (holds ? "" : "; the model misses by " + fixed(miss, 0) + " warps/SM");
+  return r;
+}
+
+constexpr const char* kInstExecuted = "smsp__inst_executed.sum";
+
+// Warp instructions a warp issues per load, from the counter pass: instructions issued over the
+// launch's warp loads (its thread loads / 32), median over the curve's points. 0 when the run's
+// counter pass did not count instructions.
+double instructions_per_load(const std::vector<const BenchmarkResult*>& members) {
+  std::vector<double> per_load;
+  for (const auto* b : members) {
+    if (!b->has_counter(kInstExecuted) || !b->has_counter("loads")) continue;
+    const double warp_loads = b->counter_median("loads") / model::kWarpSize;
+    if (warp_loads > 0) per_load.push_back(b->counter_median(kInstExecuted) / warp_loads);
+  }
+  return per_load.empty() ? 0.0 : median(per_load);
+}
+
+void knee_rows(const Run& run, std::vector<Row>& rows) {
+  std::map<CurveKey, std::vector<const BenchmarkResult*>> curves;
+  for (const auto& b : run.benchmarks) {
+    if (b.family != "streaming" || b.benchmark == "read_one_per_thread" || b.benchmark == "read_peak" ||
+        b.error || b.seconds.empty() || is_throttled(run, b))
+      continue;
+    curves[{b.benchmark, static_cast<long long>(b.param("load_bytes")),
+            static_cast<long long>(param_or(b, "alu_per_load", 0)),
+            static_cast<long long>(param_or(b, "loads_in_flight", 1))}]
+        .push_back(&b);
+  }
+  const auto dram = plateaus(run, "chase_random");
+  const auto found = dram.find("DRAM");
+  const std::string& cc = run.context.text(schema::key::kCc);
+  const auto dot = cc.find('.');
+  const model::ArchParams arch = model::arch_params(
+      std::stoi(cc.substr(0, dot)), dot == std::string::npos ? 0 : std::stoi(cc.substr(dot + 1)));
+  const auto cap = static_cast<long long>(run.context.number(schema::key::kMaxWarpsPerSm));
+  const double sms = run.context.number(schema::key::kSmCount);
+  for (const auto& [key, members] : curves) {
+    if (members.size() < 3) continue;
+    const auto& [benchmark, width, w, in_flight] = key;
+    std::vector<std::pair<double, double>> points;
+    double swept_min = 1e300;
+    double swept_max = 0;
+    for (const auto* b : members) {
+      points.emplace_back(b->param("warps_per_sm"), b->counter_median("bytes_read") / b->median_seconds());
+      swept_min = std::min(swept_min, points.back().first);
+      swept_max = std::max(swept_max, points.back().first);
+    }
+    const model::Knee knee = model::measured_knee(points, kKneeFraction);
+    const std::string use = benchmark == "read_dependent" ? "dependent"
+                            : benchmark == "read_batched" ? "batched"
+                                                          : "independent";
+    const std::string params = "use=" + use + ";load_bytes=" + std::to_string(width) +
+                               ";alu_per_load=" + std::to_string(w) +
+                               (in_flight > 1 ? ";loads_in_flight=" + std::to_string(in_flight) : "");
+    const BenchmarkResult* at_knee = nullptr;
+    for (const auto* b : members) {
+      if (b->param("warps_per_sm") == knee.warps) at_knee = b;
+    }
+    Row m;
+    m.family = "streaming";
+    m.benchmark = "knee";
+    m.params = params;
+    m.metric = "knee_warps_per_sm";
+    m.value = knee.warps;
+    m.unit = "count";
+    m.verdict = verdict::kInfo;
+    m.why = "fewest warps/SM reaching 90% of the curve's plateau " + fixed(knee.plateau / 1e12, 3) +
+            " TB/s (" + std::to_string(members.size()) + " residencies, " + fixed(swept_min, 0) + ".." +
+            fixed(swept_max, 0) + ")" +
+            (knee.saturated ? ", plateau from " + fixed(knee.flat_from, 0) + " warps/SM"
+                            : ": not reached in the sweep, " + plateau_text(knee));
+    rows.push_back(m);
+    if (found == dram.end()) continue;  // no chase in this run: no unloaded latency to hold against
+    const double latency = found->second.cycles;
+    const double loaded = at_knee ? at_knee->counter_median("loaded_latency_cycles") : latency;
+    // ceil(L/W) and the scheduler demand count one load per I warp instructions; a batch of U
+    // loads is Little's law's case alone. I is counted, not W + 1: the compiled loop adds address
+    // arithmetic, the loop test and the probe (36 instructions a load at W = 16 on the H200).
+    const double inst = instructions_per_load(members);
+    if (in_flight == 1 && inst <= 0) {
+      Row n = m;
+      n.metric = "knee_model_ceil_l_over_w";
+      n.why = "no prediction: the run's counter pass has no " + std::string(kInstExecuted) +
+              " for this curve, so the instructions per load are not known (W + 1 is not used)";
+      rows.push_back(n);
+    } else if (in_flight == 1) {
+      const long long per_scheduler = model::warps_to_hide_latency(latency, inst);
+      const double n_sm = static_cast<double>(per_scheduler * arch.schedulers_per_sm);
+      const std::string numbers = "unloaded L = " + fixed(latency, 0) +
+                                  " cycles (random-chase DRAM plateau), I = " + fixed(inst, 1) +
+                                  " warp instructions a load (counter pass), W = " + std::to_string(w);
+      rows.push_back(knee_row(params, "knee_model_ceil_l_over_w", knee, n_sm, swept_min, swept_max,
+                              "N = ceil(L/I) per scheduler x N_sched, L unloaded, I counted",
+                              numbers + ": ceil(L/I) = " + std::to_string(per_scheduler) +
+                                  " a scheduler, " + fixed(n_sm, 0) + " an SM" +
+                                  (n_sm > static_cast<double>(cap)
+                                       ? " > the cap of " + std::to_string(cap)
+                                       : "")));
+      const model::SchedulerDemand d = model::scheduler_demand(
+          arch.schedulers_per_sm, latency, arch.issue_interval_cycles, inst, cap);
+      rows.push_back(knee_row(params, "knee_model_scheduler_demand", knee,
+                              static_cast<double>(d.warps_needed_whole), swept_min, swept_max,
+                              "N_sched·L/(T_issue·I), L unloaded, I counted",
+                              numbers + ": " + fixed(d.instruction_slots, 0) + " slots / " +
+                                  fixed(inst, 1) + " = " + fixed(d.warps_needed, 1) + " warps" +
+                                  (d.fits ? "" : ", short " + std::to_string(d.deficit) + " of the cap")));
+    }
+    // Little's law fed the latency measured at the measured knee: a consistency figure between
+    // two measurements of the same point, not a prediction, so it is info.
+    const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+    const double per_warp_bytes = 32.0 * static_cast<double>(width) * static_cast<double>(in_flight);
+    const model::LittlesLaw little = model::littles_law(knee.plateau, loaded / clock, per_warp_bytes);
+    const double little_sm = little.warps_needed / sms;
+    Row l = m;
+    l.metric = "littles_law_consistency";
+    l.model = "bytes in flight = plateau bandwidth x loaded latency at the knee, over 32 lanes x width "
+              "x loads in flight a warp (consistency, not a prediction)";
+    l = with_prediction(l, little_sm);
+    l.why = "plateau " + fixed(knee.plateau / 1e12, 3) + " TB/s x loaded " + fixed(loaded, 0) +
+            " cycles = " + fixed(little.bytes_in_flight / 1024, 0) + " KiB in flight, " +
+            fixed(little_sm, 1) + " warps/SM at " + std::to_string(in_flight) + " " +
+            std::to_string(width) + "-byte load(s) per lane in flight, against the knee's " +
+            fixed(knee.warps, 0);
+    rows.push_back(l);
+  }
+}
+
+// Ex 5, 6 and 10 on this GPU: the textbook's numbers are for L = 300 or 400;
+// here L is measured, so each row holds the measured knee (or bandwidth)
+// against the model fed with the measured L.
+void worked_example_rows(const Run& run, std::vector<Row>& rows) {
+  auto find_row = [&rows](const std::string& params, const std::string& metric) -> const Row* {
+    for (const Row& r : rows) {
+      if (r.benchmark == "knee" && r.params == params && r.metric == metric) return &r;
+    }
+    return nullptr;
+  };
+  const std::string w16 = "use=independent;load_bytes=16;alu_per_load=16";
+  if (const Row* ex5 = find_row(w16, "knee_model_ceil_l_over_w")) {
+    Row e = *ex5;
+    e.benchmark = "worked_example";
+    e.params = "example=5;measured_by=knee/" + w16;
+    e.metric = "knee_warps_per_sm";
+    e.why =
+        "Ex 5 (L = 300, W = 15: 20 warps a scheduler) with this GPU's L "
+        "and W = 16: " +
+        ex5->why;
+    rows.push_back(e);
+  }
+  if (const Row* ex10 = find_row(w16, "knee_model_scheduler_demand")) {
+    Row e = *ex10;
+    e.benchmark = "worked_example";
+    e.params = "example=10;measured_by=knee/" + w16;
+    e.metric = "knee_warps_per_sm";
+    e.why = "Ex 10 (4·400/1/20 = 80 > 64) with this GPU's L and its counted I: " + ex10->why;
+    rows.push_back(e);
+  }
+  // Ex 6: no compute between loads cannot be hidden, so the stream is
+  // bandwidth-bound: its plateau should be the copy's rate of the same run.
+  const std::string w0 = "use=independent;load_bytes=16;alu_per_load=0";
+  const Row* knee0 = find_row(w0, "knee_warps_per_sm");
+  const BenchmarkResult* copy = find_benchmark(run, "calibration", "d2d_copy", "mib=4096");
+  if (knee0 != nullptr && copy != nullptr) {
+    double plateau = 0;
+    const BenchmarkResult* best0 = nullptr;
+    for (const auto& b : run.benchmarks) {
+      if (b.family == "streaming" && b.benchmark == "read_independent" && !b.error && !b.seconds.empty() &&
+          !is_throttled(run, b) && b.param("load_bytes") == 16 && b.param("alu_per_load") == 0 &&
+          b.counter_median("bytes_read") / b.median_seconds() > plateau) {
+        plateau = b.counter_median("bytes_read") / b.median_seconds();
+        best0 = &b;
+      }
+    }
+    if (best0 == nullptr) return;
+    const double copy_rate =
+        (copy->counter_median("bytes_read") + copy->counter_median("bytes_written")) / copy->median_seconds();
+    Row e;
+    e.family = "streaming";
+    e.benchmark = "worked_example";
+    e.params = "example=6;measured_by=knee/" + w0;
+    e.metric = "bandwidth_vs_copy";
+    e.value = plateau / copy_rate;
+    e.unit = "ratio";
+    e.model =
+        "L/W warps exceed the cap: memory-bound, the stream runs at the "
+        "memory's rate";
+    e = with_prediction(e, 1.0);
+    const double miss = std::fabs(*e.rel_error);
+    const bool holds = miss <= kEx6Tolerance;
+    const double sigma = std::hypot(cv_of(*best0), cv_of(*copy));
+    judge(e, miss, kEx6Tolerance, sigma);
+    e.why = "Ex 6 (W = 1: 400 warps > 64): the W = 0 stream's plateau " + fixed(plateau / 1e12, 3) +
+            " TB/s against the device-to-device copy's " + fixed(copy_rate / 1e12, 3) + " TB/s" +
+            (holds ? ": bandwidth-bound, as the example says"
+                   : std::string(": more than 10% ") + (*e.rel_error < 0 ? "under" : "over") + " the copy" +
+                         noise_note(miss, kEx6Tolerance, sigma));
+    // A rate above the theoretical peak cannot be judged against a model: the measurement is wrong.
+    const double peak = dram_peak(run);
+    const double over = std::max(plateau, copy_rate) / peak;
+    if (over > 1.0 + kPeakMeasurementTolerance) {
+      e.verdict = verdict::kError;
+      e.why = "the " + std::string(plateau >= copy_rate ? "stream's plateau" : "copy") + " ran at " +
+              fixed(100 * over, 1) + "% of the theoretical peak " + fixed(peak / 1e12, 3) +
+              " TB/s: impossible for DRAM, the measurement is wrong; " + e.why;
+    }
+    rows.push_back(e);
+  }
+}
+
+// The issue's targets for the stream: the best read of the run against 96% of
+// the theoretical peak and against the same run's device-to-device copy, naming
+// the configuration; and the whole persistent sweep's GPU time against a
+// minute.
+constexpr double kPeakShareTarget = 0.96;
+constexpr double kSweepGpuSecondsTarget = 60.0;
+
+void target_rows(const Run& run, std::vector<Row>& rows) {
+  const BenchmarkResult* best = nullptr;
+  double best_rate = 0;
+  double sweep_seconds = 0;
+  int sweep_points = 0;
+  for (const auto& b : run.benchmarks) {
+    if (b.family != "streaming" || b.error || b.seconds.empty() || is_throttled(run, b)) continue;
+    const double rate = b.counter_median("bytes_read") / b.median_seconds();
+    if (rate > best_rate) {
+      best_rate = rate;
+      best = &b;
+    }
+    if (b.benchmark == "read_independent" && b.param("load_bytes") == 16 && b.has_counter("gpu_seconds")) {
+      sweep_seconds += b.counter_median("gpu_seconds");
+      ++sweep_points;
+    }
+  }
+  if (best == nullptr) return;
+  const double peak = dram_peak(run);
+  const BenchmarkResult* copy = find_benchmark(run, "calibration", "d2d_copy", "mib=4096");
+  const double copy_rate =
+      copy == nullptr ? 0.0
+                      : (copy->counter_median("bytes_read") + copy->counter_median("bytes_written")) /
+                            copy->median_seconds();
+  Row r;
+  r.family = "streaming";
+  r.benchmark = "peak_read";
+  r.params = "best=" + best->benchmark + "/" + best->params_text();
+  r.metric = "dram__bytes_read.sum.per_second";
+  r.value = best_rate;
+  r.unit = "B/s";
+  r.model =
+      "at least 96% of the theoretical DRAM peak, and above the same "
+      "run's device-to-device copy";
+  r = with_prediction(r, kPeakShareTarget * peak);
+  const bool over_share = best_rate >= kPeakShareTarget * peak;
+  const bool over_copy = copy != nullptr && best_rate > copy_rate;
+  // A best read above the peak meets nothing: the measurement is impossible.
+  const bool impossible = best_rate > (1.0 + kPeakMeasurementTolerance) * peak;
+  r.kind = kind::kTarget;
+  r.verdict = impossible ? verdict::kError : over_share && over_copy ? verdict::kMet : verdict::kMissed;
+  r.why = "best read " + best->benchmark + " " + best->params_text() + ": " + fixed(best_rate / 1e12, 3) +
+          " TB/s, " + fixed(100 * best_rate / peak, 1) + "% of the " + fixed(peak / 1e12, 3) + " TB/s peak" +
+          (copy == nullptr ? "; no device-to-device copy in this run"
+                           : ", " + fixed(best_rate / copy_rate, 3) + "x the copy's " +
+                                 fixed(copy_rate / 1e12, 3) + " TB/s") +
+          (impossible ? ": above the peak by more than 2%, impossible for DRAM, so the measurement is "
+                        "wrong, not the target met"
+                      : "");
+  rows.push_back(r);
+  if (sweep_points == 0) return;
+  Row t;
+  t.family = "streaming";
+  t.benchmark = "sweep_gpu_time";
+  t.params = "benchmark=read_independent;load_bytes=16";
+  t.metric = "gpu_seconds";
+  t.value = sweep_seconds;
+  t.unit = "s";
+  t.model =
+      "the full persistent sweep (every W x every warps/SM) in under a "
+      "minute of GPU time";
+  t = with_prediction(t, kSweepGpuSecondsTarget);
+  t.kind = kind::kTarget;
+  t.verdict = sweep_seconds < kSweepGpuSecondsTarget ? verdict::kMet : verdict::kMissed;
+  t.why = std::to_string(sweep_points) + " points, every launch timed by events (checked, warm-up and timed)";
+  rows.push_back(t);
+}
+
+}  // namespace
+
+void evaluate_latency(const BenchmarkResult& b, std::vector<Row>& rows) { evaluate_chase(b, rows); }
+
+void evaluate_streaming(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  evaluate_stream(run, b, rows);
+}
+
+void evaluate_streaming_curves(const Run& run, std::vector<Row>& rows) {
+  plateau_rows(run, rows);
+  knee_rows(run, rows);
+  worked_example_rows(run, rows);
+  target_rows(run, rows);
+}
+
+}  // namespace warpcost::analysis

@@ -1,0 +1,93 @@
+#include "bench/common/bench_support.hpp"
+
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "kernels/common/probe_kernels.hpp"
+
+namespace warpcost {
+namespace {
+
+// A kernel this short is within a few launch overheads of it: its time carries the overhead
+// beside it, so a reader can tell how much of it is the launch.
+constexpr double kShortKernelSeconds = 100e-6;
+
+struct State {
+  sampling::Rule rule;
+  std::function<double()> clock;
+  double launch_overhead_s = 0.0;
+  bool counters_requested = false;
+  std::vector<CounterJob> jobs;
+  RunAnnotation annotation;
+  std::map<std::tuple<std::uint64_t, std::uint32_t>, std::unique_ptr<DeviceBuffer<std::uint32_t>>> buffers;
+  std::unique_ptr<DeviceBuffer<kernels::ClockSample>> hold_sample;
+};
+
+// ~20 us at 2 GHz: longer than the host takes to record an event and submit a launch (a few us).
+constexpr long long kHoldCycles = 40000;
+
+State& state() {
+  static State s;
+  return s;
+}
+
+}  // namespace
+
+sampling::Rule& sampling_rule() { return state().rule; }
+
+double read_sm_clock_mhz() { return state().clock ? state().clock() : 0.0; }
+
+double launch_overhead_seconds() { return state().launch_overhead_s; }
+
+void report_point(benchmark::State& bm, const std::string& key, const PointTiming& t) {
+  const double median = t.samples.median();
+  bm.SetIterationTime(median);
+  bm.counters["warpcost_samples"] = static_cast<double>(t.samples.size());
+  bm.counters["warpcost_noise"] = t.samples.noise();
+  if (t.min_sm_clock_mhz > 0) bm.counters["warpcost_sm_clock_mhz"] = t.min_sm_clock_mhz;
+  if (median < kShortKernelSeconds && state().launch_overhead_s > 0) {
+    bm.counters["launch_overhead_seconds"] = state().launch_overhead_s;
+  }
+  state().annotation.samples[key].push_back(t.samples.values());
+}
+
+void defer_counters(counters::Family family, const std::string& key, LaunchFactory factory) {
+  if (!state().counters_requested) return;
+  // A second repetition of the same point shares the first one's counters.
+  for (const auto& job : state().jobs) {
+    if (job.key == key) return;
+  }
+  state().jobs.push_back({family, key, std::move(factory)});
+}
+
+std::vector<CounterJob>& counter_jobs() { return state().jobs; }
+RunAnnotation& run_annotation() { return state().annotation; }
+void set_counters_requested(bool requested) { state().counters_requested = requested; }
+void set_launch_overhead_seconds(double seconds) { state().launch_overhead_s = seconds; }
+void set_sm_clock_source(std::function<double()> read_mhz) { state().clock = std::move(read_mhz); }
+
+const DeviceBuffer<std::uint32_t>& shared_pattern_buffer(std::uint64_t bytes, std::uint32_t seed,
+                                                          const Stream& stream) {
+  auto& slot = state().buffers[{bytes, seed}];
+  if (!slot) {
+    auto buffer = std::make_unique<DeviceBuffer<std::uint32_t>>(static_cast<std::size_t>(bytes / 4));
+    kernels::launch_fill_pattern(buffer->data(), buffer->size(), seed, stream.get());
+    stream.synchronize();
+    slot = std::move(buffer);
+  }
+  return *slot;
+}
+
+void hold_stream(const Stream& stream) {
+  auto& sample = state().hold_sample;
+  if (!sample) sample = std::make_unique<DeviceBuffer<kernels::ClockSample>>(1);
+  kernels::launch_clock_probe(sample->data(), kHoldCycles, stream.get());
+}
+
+void release_shared_buffers() {
+  state().buffers.clear();
+  state().hold_sample.reset();
+}
+
+}  // namespace warpcost

@@ -1,0 +1,206 @@
+#include "bench/common/counter_pass.hpp"
+
+#include <cupti_result.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <utility>
+
+namespace warpcost::counters {
+
+namespace {
+
+// Every benchmark's one range has this name; the key stays on the host. On the H200 (CUPTI 13.0) the
+// divergence benchmarks' 100-character keys as range names crashed the process inside the range
+// profiler, where the 30-character streaming keys did not.
+constexpr const char* kRangeName = "warpcost";
+
+// Lanes on per warp instruction, the measure of partial warps and divergence alike.
+constexpr const char* kLanesPerInst = "smsp__average_thread_inst_executed_per_inst_executed.ratio";
+
+}  // namespace
+
+const std::vector<std::string>& default_metrics(Family family) {
+  // Partial warps: warps launched against ceil(P/32) a block, lanes per instruction against
+  // P/ceil(P/32), and achieved warps per SM against the occupancy API's slots.
+  static const std::vector<std::string> partial_warp = {"smsp__warps_launched.sum",
+                                                        "sm__ctas_launched.sum",
+                                                        kLanesPerInst,
+                                                        "sm__warps_active.avg.per_cycle_active",
+                                                        "smsp__inst_executed.sum",
+                                                        "smsp__thread_inst_executed.sum"};
+  // Divergence: lanes per instruction against the predicted lane efficiency, lanes predicated on,
+  // and divergent branch targets (the proof the branch is real).
+  static const std::vector<std::string> divergence = {
+      kLanesPerInst,
+      "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio",
+      "smsp__sass_branch_targets_threads_divergent.sum",
+      "smsp__sass_branch_targets.sum",
+      "smsp__warps_launched.sum",
+      "smsp__inst_executed.sum"};
+  // Streaming: achieved warps per SM against the requested residency, DRAM bytes against the bytes
+  // the kernel reads, the memory stall and issue-slot use. DRAM throughput is those bytes over the
+  // event-timed kernel: CUPTI's dram__throughput.avg.pct_of_peak_sustained_elapsed is over the
+  // user range, which also spans the launch and the sync, and read 9-11 % under Nsight Compute's.
+  // Warp instructions issued give the knee models their instructions per load (issue 13).
+  static const std::vector<std::string> streaming = {
+      "sm__warps_active.avg.per_cycle_active", "dram__bytes_read.sum",
+      "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+      "smsp__issue_active.avg.pct_of_peak_sustained_active", "smsp__warps_launched.sum",
+      "smsp__inst_executed.sum"};
+  switch (family) {
+    case Family::kPartialWarp:
+      return partial_warp;
+    case Family::kDivergence:
+      return divergence;
+    case Family::kStreaming:
+      break;
+  }
+  return streaming;
+}
+
+std::vector<std::string> all_default_metrics() {
+  std::vector<std::string> all;
+  for (const Family f : {Family::kPartialWarp, Family::kDivergence, Family::kStreaming}) {
+    for (const auto& m : default_metrics(f)) {
+      if (std::find(all.begin(), all.end(), m) == all.end()) all.push_back(m);
+    }
+  }
+  return all;
+}
+
+UnknownMetric::UnknownMetric(const std::string& metric, const std::string& chip)
+    : std::invalid_argument("metric '" + metric + "' is not known on chip " + chip +
+                            "; allowed: the chip's metric names as Nsight Compute spells them, with "
+                            "their roll-up (for example smsp__warps_launched.sum); "
+                            "`ncu --query-metrics --chip " +
+                            chip + "` lists them"),
+      metric_(metric) {}
+
+std::string unavailable_advice(int cupti_result) {
+  switch (cupti_result) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+      return "counters are not permitted for this user (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): run as "
+             "root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0 "
+             "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+      return "another profiler is attached (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): under "
+             "ncu or nsys, pass --warpcost_counters=off";
+    case CUPTI_ERROR_HARDWARE_BUSY:
+      return "the counters are in use by another client (CUPTI_ERROR_HARDWARE_BUSY): run again when "
+             "it has finished";
+    case CUPTI_ERROR_NOT_SUPPORTED:
+    case CUPTI_ERROR_NOT_COMPATIBLE:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_NOT_INITIALIZED:
+      return "CUPTI cannot profile this device or driver (" + std::to_string(cupti_result) +
+             "): a virtualised or unsupported GPU, or a driver older than the CUPTI library";
+    default:
+      return {};
+  }
+}
+
+Settings parse_settings(const std::string& counters_flag, const std::string& metrics_flag) {
+  Settings s;
+  if (counters_flag == "on" || counters_flag.empty()) {
+    s.enabled = true;
+  } else if (counters_flag == "off") {
+    s.enabled = false;
+  } else {
+    throw std::invalid_argument("--warpcost_counters=" + counters_flag + "; allowed: on, off");
+  }
+  if (metrics_flag.empty()) return s;
+  std::stringstream in(metrics_flag);
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    if (name.empty() || name.find_first_of(" \t") != std::string::npos) {
+      throw std::invalid_argument("--warpcost_metrics=" + metrics_flag +
+                                  ": an empty or spaced name; allowed: metric names separated by "
+                                  "single commas");
+    }
+    if (std::find(s.metrics.begin(), s.metrics.end(), name) == s.metrics.end()) {
+      s.metrics.push_back(name);
+    }
+  }
+  if (metrics_flag.back() == ',') {
+    throw std::invalid_argument("--warpcost_metrics=" + metrics_flag +
+                                ": an empty name after the last comma; allowed: metric names "
+                                "separated by single commas");
+  }
+  if (!s.enabled) {
+    throw std::invalid_argument(
+        "--warpcost_metrics with --warpcost_counters=off: no counters would "
+        "be collected; allowed: one of the two");
+  }
+  return s;
+}
+
+CounterPass::CounterPass(Settings settings, std::string status)
+    : settings_(std::move(settings)), status_(std::move(status)) {}
+
+CounterPass::CounterPass(Settings settings, std::unique_ptr<CounterBackend> backend)
+    : settings_(std::move(settings)), backend_(std::move(backend)) {
+  status_ = settings_.metrics.empty()
+                ? "on: each family's metrics"
+                : "on: " + std::to_string(settings_.metrics.size()) + " metric(s) from --warpcost_metrics";
+}
+
+std::vector<std::string> CounterPass::metrics_for(Family family) const {
+  return settings_.metrics.empty() ? default_metrics(family) : settings_.metrics;
+}
+
+Values CounterPass::collect(Family family, const std::string& key, const std::function<void()>& launch) {
+  if (!active()) return {};
+  if (const auto it = done_.find(key); it != done_.end()) return it->second;
+  try {
+    Values v = backend_->profile(metrics_for(family), kRangeName, launch);
+    return done_.emplace(key, std::move(v)).first->second;
+  } catch (const CountersUnavailable& e) {
+    status_ = std::string("unavailable: ") + e.what();
+    std::fprintf(stderr, "warpcost-bench: counter pass stopped at %s: %s; the rest is timing only\n",
+                 key.c_str(), e.what());
+    backend_.reset();
+    return {};
+  }
+}
+
+std::vector<Values> CounterPass::collect_batch(Family family, const std::vector<std::string>& keys,
+                                              const std::vector<std::function<void()>>& launches) {
+  if (keys.size() != launches.size()) {
+    throw std::invalid_argument("collect_batch: " + std::to_string(keys.size()) + " keys for " +
+                                std::to_string(launches.size()) + " launches");
+  }
+  std::vector<Values> out(keys.size());
+  if (!active()) return out;
+  std::vector<std::size_t> todo;
+  std::vector<std::function<void()>> todo_launches;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (const auto it = done_.find(keys[i]); it != done_.end()) {
+      out[i] = it->second;
+    } else {
+      todo.push_back(i);
+      todo_launches.push_back(launches[i]);
+    }
+  }
+  if (todo.empty()) return out;
+  try {
+    std::vector<Values> got = backend_->profile_batch(metrics_for(family), todo_launches);
+    if (got.size() != todo.size()) {
+      throw std::runtime_error("the counter backend gave " + std::to_string(got.size()) + " value sets for " +
+                               std::to_string(todo.size()) + " launches");
+    }
+    for (std::size_t j = 0; j < todo.size(); ++j) out[todo[j]] = done_.emplace(keys[todo[j]], got[j]).first->second;
+  } catch (const CountersUnavailable& e) {
+    status_ = std::string("unavailable: ") + e.what();
+    std::fprintf(stderr, "warpcost-bench: counter pass stopped at %s: %s; the rest is timing only\n",
+                 keys[todo.front()].c_str(), e.what());
+    backend_.reset();
+    return std::vector<Values>(keys.size());
+  }
+  return out;
+}
+
+}  // namespace warpcost::counters

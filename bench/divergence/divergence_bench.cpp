@@ -1,0 +1,207 @@
+// Divergence family: if/else at every lane split k = 0..32 for three lane patterns and the
+// warp-uniform control, equal and unequal bodies, the k-way switch (1..32 paths) and the two-level
+// nested if, with one warp per scheduler (4 per SM) and, for the low-lane sweep and a few others,
+// at 8..64 warps per SM. Each benchmark
+// times the grid with events and records the median of its warps' own cycles in the branch region;
+// the analysis holds both against "time = sum of the populated paths".
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "bench/common/bench_support.hpp"
+#include "bench/common/timing.hpp"
+#include "bench/divergence/divergence_runner.hpp"
+
+namespace warpcost {
+namespace {
+
+constexpr int kWarmupLaunches = 2;
+// 384 trips of 64 dependent FMAs a path: some 50 us of branch region a path with one warp per
+// scheduler, where every warp issues alone and its own cycles are the path's cost.
+constexpr int kTrips = 384;
+// The unequal bodies: T_if = 4 T_else.
+constexpr int kShortTrips = kTrips / 4;
+// One warp per scheduler (latency-bound: issue slots mostly idle) and the device's full residency
+// (16 warps per scheduler: issue-bound).
+constexpr int kOnePerScheduler = 4;
+constexpr int kFullResidency = 64;
+
+void run_divergence(benchmark::State& state, const DivergenceConfig& config, const char* name, int ranges) {
+  run_guarded(state, [&] {
+    DivergenceRunner runner(bench_device(), config);
+    Stream stream;
+    EventPair events;
+    // Correctness before time: the outputs against the host replay, and every warp's ballot
+    // against the mask it was meant to branch on.
+    runner.launch(stream);
+    runner.check_outputs(stream);
+    const WarpCycleSummary first = runner.read_warps(stream);
+    if (first.votes_as_planned != first.warps) {
+      throw std::runtime_error(std::to_string(first.warps - first.votes_as_planned) + " of " +
+                               std::to_string(first.warps) +
+                               " warps voted a path-0 mask other than the planned one");
+    }
+    // Issue-bound, 4 bytes stored per thread once: no L2 flush, the cache plays no part.
+    for (int i = 0; i < kWarmupLaunches; ++i) runner.launch(stream);
+    // The SM clock of each sample's launch, read back before the next one (outside the events).
+    double clock_hz_sum = 0.0;
+    long long launched = 0;
+    auto read_previous = [&] {
+      if (launched++ > 0) clock_hz_sum += runner.clock_hz(stream);
+    };
+    const std::string key = benchmark_key(state, name, ranges);
+    for (auto _ : state) {
+      const PointTiming t = sample_point(stream, events, [&] { runner.launch(stream); }, read_previous);
+      read_previous();
+      report_point(state, key, t);
+    }
+    // The last timed launch's warps: one record per warp, read after the timed loop.
+    const WarpCycleSummary w = runner.read_warps(stream);
+    defer_counters(counters::Family::kDivergence, key, [config] {
+      auto own_stream = std::make_shared<Stream>();
+      auto own_runner = std::make_shared<DivergenceRunner>(bench_device(), config);
+      own_runner->launch(*own_stream);
+      own_stream->synchronize();
+      return std::function<void()>([own_stream, own_runner] { own_runner->launch(*own_stream); });
+    });
+    state.counters["sm_clock_hz"] = clock_hz_sum / static_cast<double>(launched - 1);
+    state.counters["warp_cycles_median"] = w.median_cycles;
+    state.counters["warp_cycles_p10"] = w.p10_cycles;
+    state.counters["warp_cycles_p90"] = w.p90_cycles;
+    if (w.all_first_path_median > 0) state.counters["first_path_warp_cycles_median"] = w.all_first_path_median;
+    if (w.no_first_path_median > 0) state.counters["other_path_warp_cycles_median"] = w.no_first_path_median;
+    state.counters["region_span_s"] = w.region_span_s;
+    state.counters["warps"] = static_cast<double>(w.warps);
+    state.counters["blocks"] = runner.blocks();
+    state.counters["sms_observed"] = w.sms;
+    state.counters["max_warps_on_one_sm"] = w.max_warps_on_one_sm;
+    state.counters["min_warps_on_one_sm"] = w.min_warps_on_one_sm;
+    state.counters["populated_paths"] = populated_paths(config, runner.masks(), 0);
+  });
+}
+
+void split(benchmark::State& state, kernels::SplitPattern pattern, const char* name) {
+  DivergenceConfig c;
+  c.kind = BranchKind::kIfElse;
+  c.pattern = pattern;
+  c.k = static_cast<int>(state.range(0));
+  c.if_trips = static_cast<int>(state.range(1));
+  c.else_trips = static_cast<int>(state.range(2));
+  c.warps_per_sm = static_cast<int>(state.range(3));
+  run_divergence(state, c, name, 4);
+}
+
+void warp_uniform(benchmark::State& state) {
+  DivergenceConfig c;
+  c.kind = BranchKind::kIfElse;
+  c.pattern = kernels::SplitPattern::kWarpUniform;
+  c.if_trips = static_cast<int>(state.range(0));
+  c.else_trips = static_cast<int>(state.range(1));
+  c.warps_per_sm = static_cast<int>(state.range(2));
+  run_divergence(state, c, "divergence/warp_uniform", 3);
+}
+
+void k_way(benchmark::State& state) {
+  DivergenceConfig c;
+  c.kind = BranchKind::kSwitch;
+  c.paths = static_cast<int>(state.range(0));
+  c.first_path = static_cast<int>(state.range(1));
+  c.trips = static_cast<int>(state.range(2));
+  c.warps_per_sm = static_cast<int>(state.range(3));
+  run_divergence(state, c, "divergence/switch", 4);
+}
+
+void nested(benchmark::State& state) {
+  DivergenceConfig c;
+  c.kind = BranchKind::kNested;
+  c.leaves = static_cast<int>(state.range(0));
+  c.trips = static_cast<int>(state.range(1));
+  c.warps_per_sm = static_cast<int>(state.range(2));
+  run_divergence(state, c, "divergence/nested", 3);
+}
+
+void every_split(benchmark::internal::Benchmark* b, int else_trips, int warps_per_sm) {
+  for (int k = 0; k <= 32; ++k) b->Args({k, kTrips, else_trips, warps_per_sm});
+}
+
+void pattern_configs(benchmark::internal::Benchmark* b) { every_split(b, kTrips, kOnePerScheduler); }
+
+// The low-lanes sweep carries the extra configurations: every k at full residency too, unequal
+// bodies at every k (and k = 0, 16, 32 at full residency), the residency sweep (k = 0, 16, 32 at
+// 8, 16 and 32 warps/SM) and Ex 8's empty else (k = 32 with a zero-trip else).
+void low_lane_configs(benchmark::internal::Benchmark* b) {
+  every_split(b, kTrips, kOnePerScheduler);
+  every_split(b, kTrips, kFullResidency);
+  every_split(b, kShortTrips, kOnePerScheduler);
+  for (const int k : {0, 16, 32}) b->Args({k, kTrips, kShortTrips, kFullResidency});
+  for (const int warps : {8, 16, 32}) {
+    for (const int k : {0, 16, 32}) b->Args({k, kTrips, kTrips, warps});
+  }
+  b->Args({32, kTrips, 0, kOnePerScheduler});
+}
+
+// Every path count with one warp per scheduler, then every path alone (paths = 1 from each first
+// path: what each case costs by itself), and the powers of two again at full residency.
+void switch_configs(benchmark::internal::Benchmark* b) {
+  for (int paths = 1; paths <= 32; ++paths) b->Args({paths, 0, kTrips, kOnePerScheduler});
+  for (int first = 1; first < 32; ++first) b->Args({1, first, kTrips, kOnePerScheduler});
+  for (const int paths : {1, 2, 4, 8, 16, 32}) b->Args({paths, 0, kTrips, kFullResidency});
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(split, low, kernels::SplitPattern::kLowLanes, "divergence/split_low")
+    ->Name("divergence/split_low")
+    ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
+    ->Apply(low_lane_configs)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_CAPTURE(split, interleaved, kernels::SplitPattern::kInterleaved, "divergence/split_interleaved")
+    ->Name("divergence/split_interleaved")
+    ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
+    ->Apply(pattern_configs)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_CAPTURE(split, random, kernels::SplitPattern::kRandom, "divergence/split_random")
+    ->Name("divergence/split_random")
+    ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
+    ->Apply(pattern_configs)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// Even warps all-if, odd warps all-else: half the threads on each side and no warp diverges.
+BENCHMARK(warp_uniform)
+    ->Name("divergence/warp_uniform")
+    ->ArgNames({"if_trips", "else_trips", "warps_per_sm"})
+    ->ArgsProduct({{kTrips}, {kTrips}, {kOnePerScheduler, 8, 16, 32, kFullResidency}})
+    ->Args({kTrips, kShortTrips, kOnePerScheduler})
+    ->Args({kTrips, kShortTrips, kFullResidency})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(k_way)
+    ->Name("divergence/switch")
+    ->ArgNames({"paths", "first_path", "trips", "warps_per_sm"})
+    ->Apply(switch_configs)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(nested)
+    ->Name("divergence/nested")
+    ->ArgNames({"leaves", "trips", "warps_per_sm"})
+    ->ArgsProduct({{1, 2, 3, 4}, {kTrips}, {kOnePerScheduler, kFullResidency}})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace warpcost

@@ -1,0 +1,289 @@
+// Partial-warp family: the schedule recorder for every shape of the lesson and the worked examples,
+// the useful-throughput staircase over block sizes, and the grid tail. Each benchmark states its
+// work (threads, blocks, FMAs per thread, occupancy) as counters; the analysis holds it against
+// ceil(P/32).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/common/bench_support.hpp"
+#include "bench/common/timing.hpp"
+#include "bench/partial_warp/schedule_recorder.hpp"
+#include "kernels/partial_warp/partial_warp.hpp"
+
+namespace warpcost {
+namespace {
+
+constexpr int kWarmupLaunches = 2;
+// 512 rounds of 8 FMAs: 4096 FMAs a thread, ~33 us a wave at 64 warps/SM and 2 GHz.
+constexpr int kStaircaseIterations = 512;
+// Full waves per launch: each launch is waves × SMs × resident blocks, so no wave is partial and
+// the time measures lanes, not wave quantisation.
+constexpr int kStaircaseWaves = 4;
+// A grid-tail launch is one to four blocks, so each thread does more work to stay well above the
+// launch cost.
+constexpr int kTailIterations = 4096;
+
+void check_fma_outputs(const DeviceBuffer<float>& out, unsigned long long written_threads,
+                       int iterations, const Stream& stream) {
+  // Correctness before time: 1024 threads spread over the grid, plus the last, replayed on the host.
+  std::vector<unsigned long long> ids;
+  const unsigned long long step = std::max<unsigned long long>(1, written_threads / 1024);
+  for (unsigned long long g = 0; g < written_threads; g += step) ids.push_back(g);
+  ids.push_back(written_threads - 1);
+  for (const unsigned long long g : ids) {
+    float got = 0.0f;
+    WARPCOST_CUDA(cudaMemcpyAsync(&got, out.data() + g, sizeof got, cudaMemcpyDeviceToHost,
+                                  stream.get()));
+    stream.synchronize();
+    const float want = kernels::fma_reference(g, iterations);
+    if (!(got == want)) {
+      throw std::runtime_error("thread " + std::to_string(g) + " computed " + std::to_string(got) +
+                               ", host replay " + std::to_string(want));
+    }
+  }
+}
+
+// Samples the launch (bench_support.hpp) and, between samples and after the last (outside the
+// event pairs), reads the SM clock the previous launch's probe threads measured. `mean_hz` is their
+// mean over the samples.
+template <class Launch>
+PointTiming sample_with_clock(const Stream& stream, EventPair& events,
+                              const DeviceBuffer<kernels::ClockSample>& clocks, Launch&& launch,
+                              double& mean_hz) {
+  double sum = 0.0;
+  long long launched = 0;
+  auto read_previous = [&] {
+    if (launched++ == 0) return;
+    kernels::ClockSample probes[2];
+    WARPCOST_CUDA(cudaMemcpyAsync(probes, clocks.data(), sizeof probes, cudaMemcpyDeviceToHost,
+                                  stream.get()));
+    stream.synchronize();
+    sum += 0.5 * (clock_hz_from_sample(probes[0]) + clock_hz_from_sample(probes[1]));
+  };
+  PointTiming t = sample_point(stream, events, launch, read_previous);
+  read_previous();
+  mean_hz = sum / static_cast<double>(launched - 1);
+  return t;
+}
+
+void schedule(benchmark::State& state) {
+  run_guarded(state, [&] {
+    const model::BlockShape shape{state.range(0), state.range(1), state.range(2)};
+    Stream stream;
+    EventPair events;
+    const analysis::ScheduleCheck check = record_schedule(bench_device(), shape, stream).check;
+    if (!check.gates_passed()) {
+      std::string message = "recorder gates failed:";
+      for (const auto& f : check.gate_failures) message += " " + f + ";";
+      throw std::runtime_error(message);
+    }
+    DeviceBuffer<kernels::ScheduleSample> slots(static_cast<std::size_t>(check.threads));
+    auto launch = [&] {
+      kernels::launch_record_schedule(static_cast<unsigned>(shape.x), static_cast<unsigned>(shape.y),
+                                      static_cast<unsigned>(shape.z), slots.data(), stream.get());
+    };
+    // The recorder is one tiny block: its time is launch cost, kept only for completeness.
+    const std::string key = benchmark_key(state, "partial_warp/schedule", 3);
+    for (auto _ : state) report_point(state, key, sample_point(stream, events, launch));
+    // Warps launched by the hardware's own count: ceil(P/32) for the block, beside the recorder's.
+    defer_counters(counters::Family::kPartialWarp, key, [shape, threads = check.threads] {
+      auto own_stream = std::make_shared<Stream>();
+      auto out = std::make_shared<DeviceBuffer<kernels::ScheduleSample>>(static_cast<std::size_t>(threads));
+      auto run = [own_stream, out, shape] {
+        kernels::launch_record_schedule(static_cast<unsigned>(shape.x), static_cast<unsigned>(shape.y),
+                                        static_cast<unsigned>(shape.z), out->data(), own_stream->get());
+      };
+      run();
+      own_stream->synchronize();
+      return std::function<void()>(run);
+    });
+    state.counters["threads"] = static_cast<double>(check.threads);
+    state.counters["warps_observed"] = static_cast<double>(check.warps_observed);
+    state.counters["tail_mask_observed"] = static_cast<double>(check.tail_mask_observed);
+    state.counters["threads_mapped_as_model"] = static_cast<double>(check.threads_mapped_as_model);
+    state.counters["warps_with_one_clock"] = static_cast<double>(check.warps_with_one_clock);
+    state.counters["warps_with_one_sm"] = static_cast<double>(check.warps_with_one_sm);
+    state.counters["distinct_sms"] = static_cast<double>(check.distinct_sms);
+  });
+}
+
+// The counter phase's launch of an FMA kernel: its own output and probe buffers.
+LaunchFactory fma_counter_launch(std::function<void(float*, kernels::ClockSample*, cudaStream_t)> launch,
+                                 unsigned long long outputs) {
+  return [launch, outputs] {
+    auto own_stream = std::make_shared<Stream>();
+    auto out = std::make_shared<DeviceBuffer<float>>(static_cast<std::size_t>(outputs));
+    auto clocks = std::make_shared<DeviceBuffer<kernels::ClockSample>>(2);
+    auto run = [launch, own_stream, out, clocks] { launch(out->data(), clocks->data(), own_stream->get()); };
+    run();
+    own_stream->synchronize();
+    return std::function<void()>(run);
+  };
+}
+
+void staircase(benchmark::State& state) {
+  run_guarded(state, [&] {
+    const auto threads_per_block = static_cast<unsigned int>(state.range(0));
+    const DeviceInfo& device = bench_device();
+    const std::string problem = block_shape_problem(device, threads_per_block, 1, 1);
+    if (!problem.empty()) throw std::invalid_argument(problem);
+    const int blocks_per_sm = kernels::fma_blocks_per_sm(threads_per_block);
+    if (blocks_per_sm < 1) {
+      throw std::runtime_error("no block of " + std::to_string(threads_per_block) +
+                               " threads fits on an SM");
+    }
+    const auto blocks = static_cast<unsigned int>(kStaircaseWaves * device.sm_count * blocks_per_sm);
+    const unsigned long long threads = static_cast<unsigned long long>(blocks) * threads_per_block;
+    DeviceBuffer<float> out(threads);
+    DeviceBuffer<kernels::ClockSample> clocks(2);
+    Stream stream;
+    EventPair events;
+    auto launch = [&] {
+      kernels::launch_fma_blocks(blocks, threads_per_block, kStaircaseIterations, out.data(),
+                                 clocks.data(), stream.get());
+    };
+    WARPCOST_CUDA(cudaMemsetAsync(out.data(), 0xFF, out.bytes(), stream.get()));  // NaN poison
+    launch();
+    check_fma_outputs(out, threads, kStaircaseIterations, stream);
+
+    // Issue-bound and writing 4 bytes per thread once: no L2 flush, the cache plays no part.
+    for (int i = 0; i < kWarmupLaunches; ++i) launch();
+    double clock_hz = 0.0;
+    const std::string key = benchmark_key(state, "partial_warp/staircase", 1);
+    for (auto _ : state) report_point(state, key, sample_with_clock(stream, events, clocks, launch, clock_hz));
+    defer_counters(counters::Family::kPartialWarp, key,
+                   fma_counter_launch(
+                       [blocks, threads_per_block](float* o, kernels::ClockSample* c, cudaStream_t s) {
+                         kernels::launch_fma_blocks(blocks, threads_per_block, kStaircaseIterations, o, c, s);
+                       },
+                       threads));
+    state.counters["sm_clock_hz"] = clock_hz;
+    state.counters["blocks"] = blocks;
+    state.counters["blocks_per_sm"] = blocks_per_sm;
+    state.counters["waves"] = kStaircaseWaves;
+    state.counters["useful_threads"] = static_cast<double>(threads);
+    state.counters["fma_per_thread"] = kStaircaseIterations * kernels::kFmaChains;
+  });
+}
+
+void grid_tail(benchmark::State& state) {
+  run_guarded(state, [&] {
+    const auto block = static_cast<unsigned int>(state.range(0));
+    const auto total = static_cast<unsigned long long>(state.range(1));
+    const DeviceInfo& device = bench_device();
+    const std::string problem = block_shape_problem(device, block, 1, 1);
+    if (!problem.empty()) throw std::invalid_argument(problem);
+    const unsigned long long blocks = (total + block - 1) / block;
+    if (blocks > static_cast<unsigned long long>(device.sm_count)) {
+      throw std::invalid_argument("grid tail: " + std::to_string(blocks) +
+                                  " blocks; allowed: at most one block per SM (" +
+                                  std::to_string(device.sm_count) + ")");
+    }
+    const unsigned long long launched = blocks * block;
+    Stream stream;
+    EventPair events;
+
+    // The tail block's masks after the guard: a written mask is never 0 (its own lane is in it).
+    DeviceBuffer<unsigned int> masks(launched);
+    WARPCOST_CUDA(cudaMemsetAsync(masks.data(), 0, masks.bytes(), stream.get()));
+    kernels::launch_record_tail_masks(total, block, masks.data(), stream.get());
+    std::vector<unsigned int> tail(block);
+    WARPCOST_CUDA(cudaMemcpyAsync(tail.data(), masks.data() + (blocks - 1) * block,
+                                  block * sizeof(unsigned int), cudaMemcpyDeviceToHost, stream.get()));
+    stream.synchronize();
+    long long active = 0;
+    long long full_warps = 0;
+    unsigned int last_mask = 0;
+    for (unsigned int t = 0; t < block; ++t) {
+      if (tail[t] == 0) continue;
+      ++active;
+      last_mask = tail[t];
+      if (t % 32 == 0 && tail[t] == 0xffffffffu) ++full_warps;
+    }
+
+    DeviceBuffer<float> out(launched);
+    DeviceBuffer<kernels::ClockSample> clocks(2);
+    auto launch = [&] {
+      kernels::launch_fma_grid(total, block, kTailIterations, out.data(), clocks.data(), stream.get());
+    };
+    WARPCOST_CUDA(cudaMemsetAsync(out.data(), 0xFF, out.bytes(), stream.get()));
+    launch();
+    check_fma_outputs(out, total, kTailIterations, stream);
+    if (launched > total) {
+      std::uint32_t past = 0;
+      WARPCOST_CUDA(cudaMemcpyAsync(&past, out.data() + total, sizeof past, cudaMemcpyDeviceToHost,
+                                    stream.get()));
+      stream.synchronize();
+      if (past != 0xFFFFFFFFu) throw std::runtime_error("a thread past the grid's total wrote its slot");
+    }
+    for (int i = 0; i < kWarmupLaunches; ++i) launch();
+    double clock_hz = 0.0;
+    const std::string key = benchmark_key(state, "partial_warp/grid_tail", 2);
+    for (auto _ : state) report_point(state, key, sample_with_clock(stream, events, clocks, launch, clock_hz));
+    defer_counters(counters::Family::kPartialWarp, key,
+                   fma_counter_launch(
+                       [total, block](float* o, kernels::ClockSample* c, cudaStream_t s) {
+                         kernels::launch_fma_grid(total, block, kTailIterations, o, c, s);
+                       },
+                       launched));
+    state.counters["sm_clock_hz"] = clock_hz;
+    state.counters["blocks"] = static_cast<double>(blocks);
+    state.counters["tail_active_threads_observed"] = static_cast<double>(active);
+    state.counters["tail_full_warps_observed"] = static_cast<double>(full_warps);
+    state.counters["tail_last_mask_observed"] = static_cast<double>(last_mask);
+    state.counters["fma_per_thread"] = kTailIterations * kernels::kFmaChains;
+  });
+}
+
+// Every P up to 128, then the two sides of each multiple of 32 up to 1024, so every step of the
+// staircase has three points and every P has its next multiple of 32 in the sweep.
+void staircase_sizes(benchmark::internal::Benchmark* b) {
+  for (int p = 1; p <= 128; ++p) b->Arg(p);
+  for (int k = 5; k <= 32; ++k) {
+    for (const int p : {32 * k - 1, 32 * k, 32 * k + 1}) {
+      if (p > 128 && p <= 1024) b->Arg(p);
+    }
+  }
+}
+
+}  // namespace
+
+// The lesson's 1D shapes, the issue's, and every block of the worked examples (Ex 1, 2, 3, 3b, 4,
+// 9 and the self-test's 72).
+BENCHMARK(schedule)
+    ->Name("partial_warp/schedule")
+    ->ArgNames({"x", "y", "z"})
+    ->Args({32, 1, 1})->Args({33, 1, 1})->Args({48, 1, 1})->Args({64, 1, 1})->Args({100, 1, 1})
+    ->Args({256, 1, 1})->Args({1023, 1, 1})->Args({1024, 1, 1})->Args({16, 1, 1})->Args({72, 1, 1})
+    ->Args({48, 4, 1})->Args({8, 4, 3})->Args({30, 30, 1})->Args({32, 8, 1})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(staircase)
+    ->Name("partial_warp/staircase")
+    ->ArgName("threads")
+    ->Apply(staircase_sizes)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// One to four blocks of 256, each on its own SM: the note's 1000 = 3 × 256 + 232, and single blocks
+// whose warp count crosses 1, 2, 4 and 8 warps; every N whose last warp is partial has its
+// whole-warp neighbour 32·ceil(N/32) in the sweep.
+BENCHMARK(grid_tail)
+    ->Name("partial_warp/grid_tail")
+    ->ArgNames({"block", "threads"})
+    ->ArgsProduct({{256}, {1, 31, 32, 33, 64, 65, 96, 128, 129, 160, 232, 256, 769, 800, 1000, 1024}})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace warpcost

@@ -1,0 +1,295 @@
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/common/block_clock_probe.cuh"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_util.cuh"
+#include "kernels/common/pattern.hpp"
+#include "kernels/divergence/divergence.hpp"
+
+namespace warpcost::kernels {
+namespace {
+
+constexpr unsigned int kFullMask = 0xffffffffu;
+
+__host__ __device__ inline float chain_start(unsigned long long global_id) {
+  return static_cast<float>(global_id % 1024u) * (1.0f / 1024.0f);
+}
+
+// One path's body: a dependent chain (each FMA waits for the last), its constants compile-time
+// literals of this path alone, its length a runtime value the compiler cannot fold or unroll away.
+template <int Path>
+__device__ __forceinline__ float chain(float a, int trips) {
+#pragma unroll 1
+  for (int i = 0; i < trips; ++i) {
+#pragma unroll
+    for (int j = 0; j < kFmasPerTrip; ++j) a = fmaf(a, path_multiplier(Path), path_addend(Path));
+  }
+  return a;
+}
+
+__device__ __forceinline__ unsigned int lane() { return threadIdx.x & 31u; }
+
+// The region every kernel times: converge, read the clock, branch, reconverge, read it again.
+// Lane 0 files the warp's record; the probe threads file the launch's clock.
+struct WarpRegion {
+  unsigned long long start_ns;
+  long long start;
+  __device__ void begin() {
+    __syncwarp();
+    start_ns = device::globaltimer_ns();
+    start = clock64();
+  }
+  __device__ void end(WarpRecord* records, unsigned int vote) {
+    __syncwarp();
+    const long long stop = clock64();
+    const unsigned long long stop_ns = device::globaltimer_ns();
+    if (lane() == 0) {
+      const unsigned long long warp =
+          (blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x) / 32u;
+      records[warp] = WarpRecord{stop - start, start_ns, stop_ns, device::smid(), vote};
+    }
+  }
+};
+
+__global__ void if_else_kernel(const __grid_constant__ SplitMasks masks, int if_trips, int else_trips, float* out,
+                               WarpRecord* records, ClockSample* clocks) {
+  BlockClockProbe probe;
+  const unsigned long long gid = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
+  const bool take_if = (masks.lanes[(gid / 32u) % kMaskTableSize] >> lane()) & 1u;
+  const unsigned int vote = __ballot_sync(kFullMask, take_if);
+  float a = chain_start(gid);
+  WarpRegion region;
+  region.begin();
+#if defined(WARPCOST_SASS_ONE_PATH)
+  // Only in tests/sass_one_path.cu, the negative control of scripts/check-sass.sh: the same lanes
+  // and trip counts through one path, which the SASS check must reject.
+  a = chain<0>(a, take_if ? if_trips : else_trips);
+#else
+  if (take_if) {
+    a = chain<0>(a, if_trips);
+  } else {
+    a = chain<1>(a, else_trips);
+  }
+#endif
+  region.end(records, vote);
+  out[gid] = a;
+  probe.finish(clocks);
+}
+
+__global__ void switch_kernel(int paths, int first_path, int trips, float* out,
+                              WarpRecord* records, ClockSample* clocks) {
+  BlockClockProbe probe;
+  const unsigned long long gid = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
+  const int path = (first_path + static_cast<int>(lane()) % paths) % kMaxPaths;
+  const unsigned int vote = __ballot_sync(kFullMask, path == first_path);
+  float a = chain_start(gid);
+  WarpRegion region;
+  region.begin();
+  // 32 cases, each its own chain with its own constants: lanes on different cases are at
+  // different PCs, which is what divergence is (one function called with per-lane data is not).
+  switch (path) {
+#define WARPCOST_PATH_CASE(P) \
+  case P:                     \
+    a = chain<P>(a, trips);   \
+    break;
+    WARPCOST_PATH_CASE(0) WARPCOST_PATH_CASE(1) WARPCOST_PATH_CASE(2) WARPCOST_PATH_CASE(3)
+    WARPCOST_PATH_CASE(4) WARPCOST_PATH_CASE(5) WARPCOST_PATH_CASE(6) WARPCOST_PATH_CASE(7)
+    WARPCOST_PATH_CASE(8) WARPCOST_PATH_CASE(9) WARPCOST_PATH_CASE(10) WARPCOST_PATH_CASE(11)
+    WARPCOST_PATH_CASE(12) WARPCOST_PATH_CASE(13) WARPCOST_PATH_CASE(14) WARPCOST_PATH_CASE(15)
+    WARPCOST_PATH_CASE(16) WARPCOST_PATH_CASE(17) WARPCOST_PATH_CASE(18) WARPCOST_PATH_CASE(19)
+    WARPCOST_PATH_CASE(20) WARPCOST_PATH_CASE(21) WARPCOST_PATH_CASE(22) WARPCOST_PATH_CASE(23)
+    WARPCOST_PATH_CASE(24) WARPCOST_PATH_CASE(25) WARPCOST_PATH_CASE(26) WARPCOST_PATH_CASE(27)
+    WARPCOST_PATH_CASE(28) WARPCOST_PATH_CASE(29) WARPCOST_PATH_CASE(30) WARPCOST_PATH_CASE(31)
+#undef WARPCOST_PATH_CASE
+    default:
+      break;
+  }
+  region.end(records, vote);
+  out[gid] = a;
+  probe.finish(clocks);
+}
+
+__global__ void nested_kernel(unsigned int outer_mask, unsigned int inner_mask, int trips,
+                              float* out, WarpRecord* records, ClockSample* clocks) {
+  BlockClockProbe probe;
+  const unsigned long long gid = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
+  const bool outer = (outer_mask >> lane()) & 1u;
+  const bool inner = (inner_mask >> lane()) & 1u;
+  const unsigned int vote = __ballot_sync(kFullMask, outer);
+  float a = chain_start(gid);
+  WarpRegion region;
+  region.begin();
+  if (outer) {
+    if (inner) {
+      a = chain<0>(a, trips);
+    } else {
+      a = chain<1>(a, trips);
+    }
+  } else {
+    if (inner) {
+      a = chain<2>(a, trips);
+    } else {
+      a = chain<3>(a, trips);
+    }
+  }
+  region.end(records, vote);
+  out[gid] = a;
+  probe.finish(clocks);
+}
+
+void require_trips(const char* name, int trips) {
+  if (trips < 0) {
+    throw std::invalid_argument(std::string("trip count ") + name + " = " + std::to_string(trips) +
+                                "; allowed: 0 or more");
+  }
+}
+
+void require_blocks(unsigned int blocks) {
+  if (blocks == 0) throw std::invalid_argument("blocks = 0; allowed: 1 or more");
+}
+
+}  // namespace
+
+const char* pattern_name(SplitPattern pattern) {
+  switch (pattern) {
+    case SplitPattern::kLowLanes: return "low";
+    case SplitPattern::kInterleaved: return "interleaved";
+    case SplitPattern::kRandom: return "random";
+    case SplitPattern::kWarpUniform: return "warp_uniform";
+  }
+  return "unknown";
+}
+
+SplitPattern parse_pattern(const std::string& name) {
+  for (const auto p : {SplitPattern::kLowLanes, SplitPattern::kInterleaved, SplitPattern::kRandom,
+                       SplitPattern::kWarpUniform}) {
+    if (name == pattern_name(p)) return p;
+  }
+  throw std::invalid_argument("split pattern '" + name +
+                              "'; allowed: low, interleaved, random, warp_uniform");
+}
+
+SplitMasks split_masks(SplitPattern pattern, int k, std::uint32_t seed) {
+  if (pattern != SplitPattern::kWarpUniform && (k < 0 || k > 32)) {
+    throw std::invalid_argument("lane split k = " + std::to_string(k) +
+                                "; allowed: 0..32 lanes of a 32-lane warp on the if side");
+  }
+  SplitMasks m{};
+  for (int w = 0; w < kMaskTableSize; ++w) {
+    std::uint32_t mask = 0;
+    switch (pattern) {
+      case SplitPattern::kLowLanes:
+        mask = k == 32 ? kFullMask : (1u << k) - 1u;
+        break;
+      case SplitPattern::kInterleaved:
+        for (int l = 0; l < 32; ++l) {
+          if ((l + 1) * k / 32 > l * k / 32) mask |= 1u << l;
+        }
+        break;
+      case SplitPattern::kRandom: {
+        // Fisher-Yates over the 32 lanes, driven by the pattern hash: the same table on every
+        // platform for a given seed, a different draw for every entry.
+        int lanes[32];
+        for (int l = 0; l < 32; ++l) lanes[l] = l;
+        for (int i = 31; i > 0; --i) {
+          const auto j = static_cast<int>(
+              pattern_word(static_cast<std::uint64_t>(w) * 32u + static_cast<std::uint64_t>(i), seed) %
+              static_cast<std::uint32_t>(i + 1));
+          const int t = lanes[i];
+          lanes[i] = lanes[j];
+          lanes[j] = t;
+        }
+        for (int i = 0; i < k; ++i) mask |= 1u << lanes[i];
+        break;
+      }
+      case SplitPattern::kWarpUniform:
+        mask = w % 2 == 0 ? kFullMask : 0u;
+        break;
+    }
+    m.lanes[w] = mask;
+  }
+  return m;
+}
+
+float path_reference(unsigned long long global_id, int path, int trips) {
+  float a = chain_start(global_id);
+  for (int i = 0; i < trips * kFmasPerTrip; ++i) {
+    a = std::fma(a, path_multiplier(path), path_addend(path));
+  }
+  return a;
+}
+
+int nested_leaf(std::uint32_t outer_mask, std::uint32_t inner_mask, int lane_index) {
+  const bool outer = (outer_mask >> lane_index) & 1u;
+  const bool inner = (inner_mask >> lane_index) & 1u;
+  return outer ? (inner ? 0 : 1) : (inner ? 2 : 3);
+}
+
+NestedMasks nested_masks(int leaves) {
+  switch (leaves) {
+    case 1: return {kFullMask, kFullMask};
+    case 2: return {0x0000ffffu, kFullMask};
+    case 3: return {0x0000ffffu, 0xffff00ffu};
+    case 4: return {0x0000ffffu, 0x00ff00ffu};
+    default:
+      throw std::invalid_argument("nested leaves = " + std::to_string(leaves) +
+                                  "; allowed: 1..4 (a two-level if has four leaves)");
+  }
+}
+
+void launch_if_else(const SplitMasks& masks, int if_trips, int else_trips, unsigned int blocks,
+                    float* d_out, WarpRecord* d_records, ClockSample* d_clocks, cudaStream_t stream) {
+  require_trips("if_trips", if_trips);
+  require_trips("else_trips", else_trips);
+  require_blocks(blocks);
+  if_else_kernel<<<blocks, kDivergenceBlockThreads, 0, stream>>>(masks, if_trips, else_trips, d_out,
+                                                                 d_records, d_clocks);
+  WARPCOST_CHECK_LAUNCH("if_else_kernel");
+}
+
+void launch_switch(int paths, int first_path, int trips, unsigned int blocks, float* d_out,
+                   WarpRecord* d_records, ClockSample* d_clocks, cudaStream_t stream) {
+  if (paths < 1 || paths > kMaxPaths) {
+    throw std::invalid_argument("paths = " + std::to_string(paths) +
+                                "; allowed: 1..32 distinct paths per 32-lane warp");
+  }
+  if (first_path < 0 || first_path >= kMaxPaths) {
+    throw std::invalid_argument("first path = " + std::to_string(first_path) + "; allowed: 0..31");
+  }
+  require_trips("trips", trips);
+  require_blocks(blocks);
+  switch_kernel<<<blocks, kDivergenceBlockThreads, 0, stream>>>(paths, first_path, trips, d_out,
+                                                                d_records, d_clocks);
+  WARPCOST_CHECK_LAUNCH("switch_kernel");
+}
+
+void launch_nested(std::uint32_t outer_mask, std::uint32_t inner_mask, int trips,
+                   unsigned int blocks, float* d_out, WarpRecord* d_records, ClockSample* d_clocks,
+                   cudaStream_t stream) {
+  require_trips("trips", trips);
+  require_blocks(blocks);
+  nested_kernel<<<blocks, kDivergenceBlockThreads, 0, stream>>>(outer_mask, inner_mask, trips,
+                                                                d_out, d_records, d_clocks);
+  WARPCOST_CHECK_LAUNCH("nested_kernel");
+}
+
+int divergence_blocks_per_sm(DivergenceKernel kernel) {
+  int blocks = 0;
+  const int threads = static_cast<int>(kDivergenceBlockThreads);
+  switch (kernel) {
+    case DivergenceKernel::kIfElse:
+      WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, if_else_kernel, threads, 0));
+      break;
+    case DivergenceKernel::kSwitch:
+      WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, switch_kernel, threads, 0));
+      break;
+    case DivergenceKernel::kNested:
+      WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, nested_kernel, threads, 0));
+      break;
+  }
+  return blocks;
+}
+
+}  // namespace warpcost::kernels

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Issue 16's layout rules on the source tree (ROOT, the repository): bench/ and kernels/ include no
+# analysis header outside analysis/core/ (warpcost-bench links only warpcost_analysis_core), and
+# every project include is a path from the root that exists ("analysis/core/models.hpp", not
+# "models.hpp"). Prints each offending line; exit 1 when there is one.
+set -euo pipefail
+root=${1:?usage: check-layout.sh ROOT}
+cd "$root"
+status=0
+if grep -rnE '#include "analysis/' bench kernels | grep -vE '#include "analysis/(core|[a-z_]+/schema\.hpp)'; then
+  echo "check-layout: bench/ or kernels/ include an analysis header outside analysis/core/" >&2
+  status=1
+fi
+while IFS=: read -r file line text; do
+  path=$(sed -E 's/.*#include "([^"]+)".*/\1/' <<<"$text")
+  if [ ! -f "$path" ]; then
+    echo "$file:$line: $text (not a path from the repository root)"
+    status=1
+  fi
+done < <(grep -rnE '^#include "' analysis bench kernels tests --include='*.cpp' --include='*.hpp' --include='*.cu' --include='*.cuh')
+[ $status -eq 0 ] && echo "check-layout: includes name their folder; bench includes only analysis/core"
+exit $status

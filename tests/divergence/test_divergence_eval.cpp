@@ -1,0 +1,237 @@
+// The divergence evaluator and its report tables over a slice of a real H200 run
+// (tests/fixtures/divergence.json, from results/nvidia-h200/20261130T024916Z), and over copies of
+// it altered so the model must fail.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "analysis/core/models.hpp"
+#include "analysis/core/run_reader.hpp"
+#include "analysis/evaluation.hpp"
+#include "analysis/report.hpp"
+
+namespace warpcost::analysis {
+namespace {
+
+const std::filesystem::path kFixture = std::filesystem::path(WARPCOST_FIXTURES) / "divergence.json";
+
+analysis::Run fixture() { return read_run(kFixture); }
+
+Row find_row(const std::vector<Row>& rows, const std::string& benchmark, const std::string& params,
+             const std::string& metric) {
+  const auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) {
+    return r.benchmark == benchmark && r.params == params && r.metric == metric;
+  });
+  if (it == rows.end()) {
+    ADD_FAILURE() << "no row " << benchmark << " " << params << " " << metric;
+    return Row{};
+  }
+  return *it;
+}
+
+BenchmarkResult& benchmark_of(analysis::Run& run, const std::string& benchmark, const std::string& params) {
+  for (auto& b : run.benchmarks) {
+    if (b.benchmark == benchmark && b.params_text() == params) return b;
+  }
+  throw std::runtime_error("fixture lacks " + benchmark + " " + params);
+}
+
+const std::string kK20 = "k=20;if_trips=384;else_trips=384;warps_per_sm=4";
+const std::string kK16Full = "k=16;if_trips=384;else_trips=384;warps_per_sm=64";
+
+TEST(DivergenceEvaluation, EqualBodiesCostTwiceAWarpAndTheGridCarriesAFixedPart) {
+  const std::vector<Row> rows = evaluate_run(fixture());
+  const Row w = find_row(rows, "split_low", kK20, "warp_slowdown");
+  EXPECT_EQ(w.verdict, "holds") << w.why;
+  EXPECT_DOUBLE_EQ(*w.predicted, 2.0);
+  EXPECT_NEAR(w.value, 2.0, 0.02);
+  // Per warp the model holds; the grid is lower because launch and prologue are not doubled, and
+  // the grid row is judged on its own: it fails, and says the per-warp model holds.
+  const Row g = find_row(rows, "split_low", kK20, "grid_slowdown");
+  EXPECT_EQ(g.verdict, "fails") << g.why;
+  EXPECT_NE(g.why.find("the per-warp model holds"), std::string::npos) << g.why;
+  EXPECT_LT(g.value, 1.96);
+  EXPECT_NE(g.why.find("outside the branch region"), std::string::npos) << g.why;
+  const Row f = find_row(rows, "split_low", kK20, "grid_slowdown_fixed_cost");
+  EXPECT_EQ(f.verdict, "holds") << f.why;
+  EXPECT_NEAR(*f.predicted, g.value, 0.02 * g.value);
+  // Every lane on the else side: one path, the same cost.
+  EXPECT_EQ(find_row(rows, "split_low", "k=0;if_trips=384;else_trips=384;warps_per_sm=4",
+                     "warp_slowdown").verdict,
+            "holds");
+  EXPECT_EQ(find_row(rows, "split_random", kK20, "warp_slowdown").verdict, "holds");
+  EXPECT_EQ(find_row(rows, "split_low", kK20, "resident_warps_per_sm").verdict, "met");
+}
+
+TEST(DivergenceEvaluation, UnequalBodiesArePredictedFromTheTwoUniformRuns) {
+  const analysis::Run run = fixture();
+  const std::vector<Row> rows = evaluate_run(run);
+  const auto cycles = [&](const std::string& params) {
+    for (const auto& b : run.benchmarks) {
+      if (b.benchmark == "split_low" && b.params_text() == params) return b.counter_median("warp_cycles_median");
+    }
+    return 0.0;
+  };
+  const double t_if = cycles("k=32;if_trips=384;else_trips=96;warps_per_sm=4");
+  const double t_else = cycles("k=0;if_trips=384;else_trips=96;warps_per_sm=4");
+  ASSERT_GT(t_if, 3.5 * t_else);  // the bodies really are unequal
+  const Row r = find_row(rows, "split_low", "k=16;if_trips=384;else_trips=96;warps_per_sm=4",
+                         "warp_slowdown");
+  EXPECT_NEAR(*r.predicted, (t_if + t_else) / t_if, 1e-12);
+  EXPECT_EQ(r.verdict, "holds") << r.why;
+  // The k = 0 run of the unequal sweep is the T_else reference, not a comparison.
+  EXPECT_EQ(find_row(rows, "split_low", "k=0;if_trips=384;else_trips=96;warps_per_sm=4",
+                     "path_cycles_per_trip").verdict,
+            "info");
+}
+
+TEST(DivergenceEvaluation, AtFullResidencyTheGridHoldsAndAWarpsOwnCyclesDoNot) {
+  const std::vector<Row> rows = evaluate_run(fixture());
+  const Row w = find_row(rows, "split_low", kK16Full, "warp_slowdown");
+  EXPECT_EQ(w.verdict, "fails");
+  EXPECT_NE(w.why.find("issue slots it waited for"), std::string::npos) << w.why;
+  EXPECT_EQ(find_row(rows, "split_low", kK16Full, "grid_slowdown").verdict, "holds");
+}
+
+TEST(DivergenceEvaluation, SwitchNestedAndTheControl) {
+  const std::vector<Row> rows = evaluate_run(fixture());
+  const std::string two = "paths=2;first_path=0;trips=384;warps_per_sm=4";
+  const Row s = find_row(rows, "switch", two, "warp_slowdown");
+  EXPECT_DOUBLE_EQ(*s.predicted, 2.0);
+  EXPECT_EQ(s.verdict, "holds") << s.why;
+  const Row m = find_row(rows, "switch", two, "warp_slowdown_measured_paths");
+  EXPECT_EQ(m.verdict, "holds") << m.why;
+  EXPECT_NEAR(*m.predicted, 2.0, 0.02);
+  EXPECT_EQ(find_row(rows, "switch", "paths=1;first_path=1;trips=384;warps_per_sm=4",
+                     "path_cost_vs_first_path").verdict,
+            "holds");
+  const Row n = find_row(rows, "nested", "leaves=3;trips=384;warps_per_sm=4", "warp_slowdown");
+  EXPECT_DOUBLE_EQ(*n.predicted, 3.0);
+  EXPECT_EQ(n.verdict, "holds") << n.why;
+  const std::string control = "if_trips=384;else_trips=384;warps_per_sm=4";
+  EXPECT_EQ(find_row(rows, "warp_uniform", control, "warp_slowdown").verdict, "holds");
+  EXPECT_EQ(find_row(rows, "warp_uniform", control, "if_warp_slowdown").verdict, "holds");
+  EXPECT_EQ(find_row(rows, "warp_uniform", control, "else_warp_slowdown").verdict, "holds");
+}
+
+TEST(DivergenceEvaluation, WorkedExamples7And8AndTheSelfTestAreMeasured) {
+  const std::vector<Row> rows = evaluate_run(fixture());
+  int examples = 0;
+  for (const Row& r : rows) {
+    if (r.benchmark != "worked_example") continue;
+    ++examples;
+    EXPECT_EQ(r.verdict, "holds") << r.params << ": " << r.why;
+    if (r.params.rfind("example=8;", 0) == 0) {
+      EXPECT_DOUBLE_EQ(*r.predicted, 1.0);
+    }
+    if (r.params.rfind("example=7;", 0) == 0) {
+      EXPECT_DOUBLE_EQ(*r.predicted, 2.0);
+    }
+  }
+  EXPECT_EQ(examples, 3);
+}
+
+TEST(DivergenceEvaluation, AWarpThatDidNotPayForBothSidesFailsTheModel) {
+  analysis::Run run = fixture();
+  // As if the compiler had predicated the branch: the split warp costs what the uniform one does.
+  BenchmarkResult& split = benchmark_of(run, "split_low", kK20);
+  const BenchmarkResult& uniform =
+      benchmark_of(run, "split_low", "k=32;if_trips=384;else_trips=384;warps_per_sm=4");
+  split.counters["warp_cycles_median"] = uniform.counters.at("warp_cycles_median");
+  split.seconds = uniform.seconds;
+  const std::vector<Row> rows = evaluate_run(run);
+  const Row w = find_row(rows, "split_low", kK20, "warp_slowdown");
+  EXPECT_EQ(w.verdict, "fails");
+  EXPECT_NEAR(w.value, 1.0, 1e-9);
+  EXPECT_EQ(find_row(rows, "split_low", kK20, "grid_slowdown").verdict, "fails");
+  for (const Row& r : rows) {
+    if (r.benchmark == "worked_example" && r.params.rfind("example=7;", 0) == 0) {
+      EXPECT_EQ(r.verdict, "fails");
+    }
+  }
+}
+
+TEST(DivergenceEvaluation, ResidencyOffTheRequestIsMissed) {
+  analysis::Run run = fixture();
+  BenchmarkResult& b = benchmark_of(run, "split_low", kK20);
+  for (double& v : b.counters["min_warps_on_one_sm"]) v = 0;
+  const Row r = find_row(evaluate_run(run), "split_low", kK20, "resident_warps_per_sm");
+  EXPECT_EQ(r.kind, "target");
+  EXPECT_EQ(r.verdict, "missed");
+  EXPECT_NE(r.why.find("0..4 warps, not 4"), std::string::npos) << r.why;
+}
+
+TEST(DivergenceEvaluation, RunsFromBeforeFirstPathStillEvaluate) {
+  analysis::Run run = fixture();
+  // The first divergence runs registered the switch without first_path.
+  for (auto& b : run.benchmarks) {
+    if (b.benchmark != "switch") continue;
+    b.params.erase(std::remove_if(b.params.begin(), b.params.end(),
+                                  [](const auto& kv) { return kv.first == "first_path"; }),
+                   b.params.end());
+  }
+  std::vector<Row> rows;
+  ASSERT_NO_THROW(rows = evaluate_run(run));
+  EXPECT_EQ(find_row(rows, "switch", "paths=2;trips=384;warps_per_sm=4", "warp_slowdown").verdict,
+            "holds");
+}
+
+TEST(DivergenceReport, SummaryTablesAndTheMeasuredWorkedExamples) {
+  analysis::Run run = fixture();
+  // The 20/12 split's slowdowns from the fixture's own counters: a warp's median cycles over the
+  // all-if warp's, printed to three decimals; the model is the lesson's 2x.
+  const auto slowdown = [&](const std::string& benchmark) {
+    const double k20 = benchmark_of(run, benchmark, kK20).counter_median("warp_cycles_median");
+    const double k32 = benchmark_of(run, benchmark, "k=32;if_trips=384;else_trips=384;warps_per_sm=4")
+                           .counter_median("warp_cycles_median");
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", k20 / k32);
+    return std::string(text);
+  };
+  const std::string low = slowdown("split_low");
+  std::vector<Row> rows = evaluate_run(run);
+  const std::string row20 = "| 20 | " + low + " | — | " + slowdown("split_random") + " | 2.000 |";
+  const EvaluatedRun er{std::move(run), std::move(rows)};
+  const std::string md = divergence_summary_markdown(er);
+  EXPECT_NE(md.find("### Divergence: the split sweep"), std::string::npos);
+  EXPECT_NE(md.find(row20), std::string::npos) << row20 << "\n" << md;
+  EXPECT_NE(md.find("| 32 | 1 (reference)"), std::string::npos);
+  EXPECT_NE(md.find("### Divergence: k-way switch"), std::string::npos);
+  EXPECT_NE(md.find("### Divergence: two-level nested if"), std::string::npos);
+  const std::string examples = worked_examples_markdown({er});
+  EXPECT_NE(examples.find("| 7 | 20/12 split, 30 + 30 cycles | Σ populated paths | 60 cycles, 2.0× | " +
+                          low + "× (holds) on NVIDIA H200, fixture-gpu/20260104T000000Z |"),
+            std::string::npos)
+      << examples;
+  // Two families measure the self-test; each keeps its own latest run.
+  const analysis::Run pw = read_run(kFixture.parent_path() / "partial_warp.json");
+  std::vector<Row> pw_rows = evaluate_run(pw);
+  EvaluatedRun other{pw, pw_rows};
+  // The partial-warp fixture measures Ex 3 only; give it the self-test's 72-thread block too.
+  Row st = pw_rows.front();
+  st.family = "partial_warp";
+  st.benchmark = "worked_example";
+  st.params = "example=self-test;measured_by=schedule/x=72;y=1;z=1";
+  st.metric = "warps_per_block";
+  st.unit = "count";
+  st.value = 3;
+  st.predicted = 3;
+  st.verdict = "holds";
+  other.rows.push_back(st);
+  const std::string both = worked_examples_markdown({other, er});
+  EXPECT_NE(both.find("| " + low + "× (holds) on NVIDIA H200, fixture-gpu/20260104T000000Z; 3 warps (holds) on "),
+            std::string::npos)
+      << both;
+  EXPECT_NE(both.find("192 of 192 threads mapped (holds)"), std::string::npos) << both;
+  // Without runs the table still prints, with nothing measured.
+  EXPECT_NE(worked_examples_markdown().find("| 7 | 20/12 split, 30 + 30 cycles | Σ populated paths | "
+                                            "60 cycles, 2.0× | — |"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace warpcost::analysis
