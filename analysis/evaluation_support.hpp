@@ -31,18 +31,12 @@ double dram_peak(const Run& run);
 const BenchmarkResult* find_benchmark(const Run& run, const std::string& family,
                                       const std::string& benchmark, const std::string& params);
 
-}  // namespace detail
+// A counter-pass metric's row under its own name and unit.
+Row counter_row(const BenchmarkResult& b, const std::string& metric, const std::string& unit);
+// A counter check of one profiled launch: holds within `tolerance` of `predicted`, else fails.
+Row relative_check(Row r, const std::string& model, double predicted, double tolerance,
+                   const std::string& why);
 
-// Family evaluators beyond evaluation.cpp's own.
-void evaluate_divergence(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows);
-// The latency and streaming families: per benchmark, then per run (plateaus, knees, Ex 5, 6, 10).
-void evaluate_latency(const BenchmarkResult& b, std::vector<Row>& rows);
-void evaluate_streaming(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows);
-void evaluate_streaming_curves(const Run& run, std::vector<Row>& rows);
-// The counter pass's metrics of any family: each as a row under its Nsight Compute name, the ones
-// that test a model held against it.
-void evaluate_counters(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows);
-// The worked examples the divergence family measures (Ex 7, Ex 8, the self-test's 16/16).
-void evaluate_divergence_examples(const Run& run, std::vector<Row>& rows);
+}  // namespace detail
 
 }  // namespace warpcost::analysis

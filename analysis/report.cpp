@@ -8,6 +8,7 @@
 #include "analysis/core/models.hpp"
 #include "analysis/core/result_schema.hpp"
 #include "analysis/core/text_format.hpp"
+#include "analysis/family.hpp"
 
 namespace warpcost::analysis {
 namespace {
@@ -164,8 +165,12 @@ std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
   for (const auto& er : runs) {
     std::map<std::string, std::vector<const Row*>> by_family;
     for (const Row& r : er.rows) by_family[r.family].push_back(&r);
-    const std::string divergence = divergence_summary_markdown(er);
-    if (!divergence.empty()) md += "\n## " + cell(er.run.run_id()) + " — divergence summary\n" + divergence;
+    for (const Family* family : families()) {
+      const std::string section = family->report_section(er);
+      if (!section.empty()) {
+        md += "\n## " + cell(er.run.run_id()) + " — " + family->descriptor().name + " summary\n" + section;
+      }
+    }
     for (const auto& [family, rows] : by_family) {
       md += "\n## " + cell(er.run.run_id()) + " — " + family + "\n\n";
       md += "| benchmark | params | metric | measured | model | predicted | error | verdict | "

@@ -18,7 +18,4 @@ std::string markdown_report(const std::vector<EvaluatedRun>& runs);
 // the runs measured one (rows of benchmark "worked_example"), the latest measurement.
 std::string worked_examples_markdown(const std::vector<EvaluatedRun>& runs = {});
 
-// The divergence family's summary tables for one run; empty when it has no divergence sweep.
-std::string divergence_summary_markdown(const EvaluatedRun& run);
-
 }  // namespace warpcost::analysis

@@ -348,7 +348,7 @@ std::string run_counter_phase(counters::CounterPass& pass, RunAnnotation& annota
     }
     std::vector<counters::Values> values;
     try {
-      values = pass.collect_batch(jobs[i].family, batch_keys, launches);
+      values = pass.collect_batch(*jobs[i].family, batch_keys, launches);
     } catch (const std::exception& e) {
       // One point's fault should not cost the batch: each again on its own.
       std::fprintf(stderr, "warpcost-bench: counter batch of %zu failed (%s); profiling each alone\n",
@@ -356,7 +356,7 @@ std::string run_counter_phase(counters::CounterPass& pass, RunAnnotation& annota
       values.assign(launches.size(), {});
       for (std::size_t k = 0; k < launches.size(); ++k) {
         try {
-          values[k] = pass.collect_batch(jobs[i].family, {batch_keys[k]}, {launches[k]}).at(0);
+          values[k] = pass.collect_batch(*jobs[i].family, {batch_keys[k]}, {launches[k]}).at(0);
         } catch (const std::exception& e2) {
           fail(batch_keys[k], e2.what());
         }

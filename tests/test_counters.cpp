@@ -13,6 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/divergence/schema.hpp"
+#include "analysis/partial_warp/schema.hpp"
+#include "analysis/streaming/schema.hpp"
 #include "bench/common/counter_pass.hpp"
 #include "bench/common/cupti_profiler.hpp"
 #include "tests/message_of.hpp"
@@ -50,21 +53,21 @@ TEST(CounterSettings, EmptyNamesAndMetricsWithCountersOffAreRefused) {
 }
 
 TEST(CounterMetrics, EachFamilyCarriesTheMetricsItsModelNeeds) {
-  const auto has = [](Family f, const std::string& m) {
+  const auto has = [](const Family& f, const std::string& m) {
     const auto& list = default_metrics(f);
     return std::find(list.begin(), list.end(), m) != list.end();
   };
   const std::string lanes = "smsp__average_thread_inst_executed_per_inst_executed.ratio";
-  EXPECT_TRUE(has(Family::kPartialWarp, "smsp__warps_launched.sum"));
-  EXPECT_TRUE(has(Family::kPartialWarp, lanes));
-  EXPECT_TRUE(has(Family::kPartialWarp, "sm__warps_active.avg.per_cycle_active"));
-  EXPECT_TRUE(has(Family::kDivergence, lanes));
-  EXPECT_TRUE(has(Family::kDivergence, "smsp__sass_branch_targets_threads_divergent.sum"));
-  EXPECT_TRUE(has(Family::kDivergence, "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio"));
-  EXPECT_TRUE(has(Family::kStreaming, "dram__bytes_read.sum"));
-  EXPECT_TRUE(has(Family::kStreaming, "sm__warps_active.avg.per_cycle_active"));
+  EXPECT_TRUE(has(schema::partial_warp::descriptor(), "smsp__warps_launched.sum"));
+  EXPECT_TRUE(has(schema::partial_warp::descriptor(), lanes));
+  EXPECT_TRUE(has(schema::partial_warp::descriptor(), "sm__warps_active.avg.per_cycle_active"));
+  EXPECT_TRUE(has(schema::divergence::descriptor(), lanes));
+  EXPECT_TRUE(has(schema::divergence::descriptor(), "smsp__sass_branch_targets_threads_divergent.sum"));
+  EXPECT_TRUE(has(schema::divergence::descriptor(), "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio"));
+  EXPECT_TRUE(has(schema::streaming::descriptor(), "dram__bytes_read.sum"));
+  EXPECT_TRUE(has(schema::streaming::descriptor(), "sm__warps_active.avg.per_cycle_active"));
   EXPECT_TRUE(
-      has(Family::kStreaming, "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"));
+      has(schema::streaming::descriptor(), "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"));
   const auto all = all_default_metrics();
   EXPECT_EQ(std::count(all.begin(), all.end(), lanes), 1);
 }
@@ -142,24 +145,24 @@ TEST(CounterPassTest, ProfilesEachBenchmarkOnceAndRepeatsItsValues) {
   ASSERT_TRUE(pass.active());
   int launches = 0;
   const auto launch = [&] { ++launches; };
-  const Values first = pass.collect(Family::kStreaming, "streaming/read/16/0/8", launch);
-  const Values again = pass.collect(Family::kStreaming, "streaming/read/16/0/8", launch);
+  const Values first = pass.collect(schema::streaming::descriptor(), "streaming/read/16/0/8", launch);
+  const Values again = pass.collect(schema::streaming::descriptor(), "streaming/read/16/0/8", launch);
   EXPECT_EQ(first, again);
   EXPECT_EQ(fake->calls, 1);
   EXPECT_EQ(launches, 1);
   EXPECT_EQ(fake->last_range, "warpcost") << "one short range name; the key stays on the host";
-  EXPECT_EQ(fake->last_metrics, default_metrics(Family::kStreaming));
-  EXPECT_EQ(first.size(), default_metrics(Family::kStreaming).size());
-  pass.collect(Family::kDivergence, "divergence/k:16", launch);
+  EXPECT_EQ(fake->last_metrics, default_metrics(schema::streaming::descriptor()));
+  EXPECT_EQ(first.size(), default_metrics(schema::streaming::descriptor()).size());
+  pass.collect(schema::divergence::descriptor(), "divergence/k:16", launch);
   EXPECT_EQ(fake->calls, 2);
-  EXPECT_EQ(fake->last_metrics, default_metrics(Family::kDivergence));
+  EXPECT_EQ(fake->last_metrics, default_metrics(schema::divergence::descriptor()));
 }
 
 TEST(CounterPassTest, ChosenMetricsReplaceEveryFamilysList) {
   auto backend = std::make_unique<FakeBackend>();
   FakeBackend* fake = backend.get();
   CounterPass pass(parse_settings("on", "dram__bytes_read.sum"), std::move(backend));
-  pass.collect(Family::kPartialWarp, "partial_warp/staircase/48", [] {});
+  pass.collect(schema::partial_warp::descriptor(), "partial_warp/staircase/48", [] {});
   EXPECT_EQ(fake->last_metrics, std::vector<std::string>{"dram__bytes_read.sum"});
   EXPECT_NE(pass.status().find("1 metric(s) from --warpcost_metrics"), std::string::npos);
 }
@@ -169,13 +172,13 @@ TEST(CounterPassTest, NoPermissionLeavesTimingOnlyResultsAndSaysWhy) {
   FakeBackend* fake = backend.get();
   CounterPass pass(Settings{}, std::move(backend));
   int launches = 0;
-  EXPECT_TRUE(pass.collect(Family::kDivergence, "divergence/a", [&] { ++launches; }).empty());
+  EXPECT_TRUE(pass.collect(schema::divergence::descriptor(), "divergence/a", [&] { ++launches; }).empty());
   EXPECT_FALSE(pass.active());
   EXPECT_EQ(pass.status().rfind("unavailable: ", 0), 0u) << pass.status();
   EXPECT_NE(pass.status().find("NVreg_RestrictProfilingToAdminUsers"), std::string::npos);
   // The backend is gone: later benchmarks are not profiled (`fake` must not be touched again).
   (void)fake;
-  EXPECT_TRUE(pass.collect(Family::kDivergence, "divergence/b", [&] { ++launches; }).empty());
+  EXPECT_TRUE(pass.collect(schema::divergence::descriptor(), "divergence/b", [&] { ++launches; }).empty());
   EXPECT_EQ(launches, 0);
 }
 
@@ -183,7 +186,7 @@ TEST(CounterPassTest, OffMeansNoLaunchAndNoValues) {
   CounterPass pass(parse_settings("off", ""), "off: --warpcost_counters=off");
   EXPECT_FALSE(pass.active());
   bool launched = false;
-  EXPECT_TRUE(pass.collect(Family::kStreaming, "x", [&] { launched = true; }).empty());
+  EXPECT_TRUE(pass.collect(schema::streaming::descriptor(), "x", [&] { launched = true; }).empty());
   EXPECT_FALSE(launched);
   EXPECT_EQ(pass.status(), "off: --warpcost_counters=off");
 }
@@ -196,7 +199,7 @@ TEST(CounterPassTest, AFaultIsAnErrorNotASilentGap) {
     }
   };
   CounterPass pass(Settings{}, std::make_unique<Broken>());
-  EXPECT_THROW(pass.collect(Family::kStreaming, "x", [] {}), std::runtime_error);
+  EXPECT_THROW(pass.collect(schema::streaming::descriptor(), "x", [] {}), std::runtime_error);
   EXPECT_TRUE(pass.active());
 }
 
@@ -231,18 +234,18 @@ TEST(CounterPassBatch, OneBackendCallAValueSetForEachKeyInOrder) {
   BatchBackend* fake = backend.get();
   CounterPass pass(Settings{}, std::move(backend));
   std::vector<int> launched;
-  const auto values = pass.collect_batch(Family::kDivergence, {"d/a", "d/b", "d/c"},
+  const auto values = pass.collect_batch(schema::divergence::descriptor(), {"d/a", "d/b", "d/c"},
                                          {[&] { launched.push_back(0); }, [&] { launched.push_back(1); },
                                           [&] { launched.push_back(2); }});
   EXPECT_EQ(fake->batches, 1);
   EXPECT_EQ(launched, (std::vector<int>{0, 1, 2}));
-  const std::string m = default_metrics(Family::kDivergence).front();
+  const std::string m = default_metrics(schema::divergence::descriptor()).front();
   ASSERT_EQ(values.size(), 3u);
   EXPECT_EQ(values[0].at(m), 100.0);
   EXPECT_EQ(values[2].at(m), 102.0);
   // "d/b" again with a new one: only the new one is launched, "d/b" keeps its first values.
   launched.clear();
-  const auto again = pass.collect_batch(Family::kDivergence, {"d/b", "d/d"},
+  const auto again = pass.collect_batch(schema::divergence::descriptor(), {"d/b", "d/d"},
                                         {[&] { launched.push_back(1); }, [&] { launched.push_back(3); }});
   EXPECT_EQ(launched, (std::vector<int>{3}));
   EXPECT_EQ(again[0].at(m), 101.0);
@@ -251,13 +254,13 @@ TEST(CounterPassBatch, OneBackendCallAValueSetForEachKeyInOrder) {
 
 TEST(CounterPassBatch, KeysAndLaunchesMustPair) {
   CounterPass pass(Settings{}, std::make_unique<BatchBackend>());
-  EXPECT_THROW(pass.collect_batch(Family::kStreaming, {"a", "b"}, {[] {}}), std::invalid_argument);
+  EXPECT_THROW(pass.collect_batch(schema::streaming::descriptor(), {"a", "b"}, {[] {}}), std::invalid_argument);
 }
 
 TEST(CounterPassBatch, NoPermissionTurnsThePassOffForTheWholeBatch) {
   CounterPass pass(Settings{}, std::make_unique<FakeBackend>(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES));
   int launches = 0;
-  const auto values = pass.collect_batch(Family::kStreaming, {"s/a", "s/b"}, {[&] { ++launches; }, [&] { ++launches; }});
+  const auto values = pass.collect_batch(schema::streaming::descriptor(), {"s/a", "s/b"}, {[&] { ++launches; }, [&] { ++launches; }});
   ASSERT_EQ(values.size(), 2u);
   EXPECT_TRUE(values[0].empty());
   EXPECT_TRUE(values[1].empty());

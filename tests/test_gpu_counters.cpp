@@ -7,6 +7,9 @@
 #include <memory>
 #include <string>
 
+#include "analysis/divergence/schema.hpp"
+#include "analysis/partial_warp/schema.hpp"
+#include "analysis/streaming/schema.hpp"
 #include "bench/common/counter_pass.hpp"
 #include "bench/common/cuda_raii.hpp"
 #include "bench/common/cupti_profiler.hpp"
@@ -40,7 +43,7 @@ TEST(GpuCounters, WarpsLaunchedAndLanesPerInstructionFollowCeilPOver32) {
     DeviceBuffer<float> out(static_cast<std::size_t>(blocks) * p);
     DeviceBuffer<kernels::ClockSample> clocks(2);
     const Values v = profiler->profile(
-        default_metrics(Family::kPartialWarp), "fma/" + std::to_string(p),
+        default_metrics(schema::partial_warp::descriptor()), "fma/" + std::to_string(p),
         [&] { kernels::launch_fma_blocks(blocks, p, 512, out.data(), clocks.data(), stream.get()); });
     const double warps_per_block = (p + 31) / 32;
     EXPECT_EQ(v.at(kWarps), blocks * warps_per_block) << "P = " << p;
@@ -63,11 +66,11 @@ TEST(GpuCounters, ASplitDivergesAndTheWarpUniformControlDoesNot) {
   uniform.pattern = kernels::SplitPattern::kWarpUniform;
 
   DivergenceRunner split_runner(device, split);
-  const Values s = profiler->profile(default_metrics(Family::kDivergence), "split/16",
+  const Values s = profiler->profile(default_metrics(schema::divergence::descriptor()), "split/16",
                                      [&] { split_runner.launch(stream); });
   split_runner.check_outputs(stream);
   DivergenceRunner uniform_runner(device, uniform);
-  const Values u = profiler->profile(default_metrics(Family::kDivergence), "uniform",
+  const Values u = profiler->profile(default_metrics(schema::divergence::descriptor()), "uniform",
                                      [&] { uniform_runner.launch(stream); });
   uniform_runner.check_outputs(stream);
 

@@ -5,21 +5,20 @@
 #include <cmath>
 #include <string>
 
+#include "analysis/core/metrics.hpp"
 #include "analysis/core/models.hpp"
 #include "analysis/core/statistics.hpp"
+#include "analysis/divergence/family.hpp"
+#include "analysis/divergence/schema.hpp"
 #include "analysis/evaluation_support.hpp"
 
-namespace warpcost::analysis {
+namespace warpcost::analysis::divergence {
 namespace {
 
 using namespace detail;
-
-constexpr const char* kFamily = "divergence";
-
-std::string split_params(long long k, long long if_trips, long long else_trips, long long warps) {
-  return "k=" + std::to_string(k) + ";if_trips=" + std::to_string(if_trips) +
-         ";else_trips=" + std::to_string(else_trips) + ";warps_per_sm=" + std::to_string(warps);
-}
+using namespace schema::metric;
+using schema::divergence::kFamily;
+using schema::divergence::split_params;
 
 const BenchmarkResult* find(const Run& run, const std::string& benchmark, const std::string& params) {
   return find_benchmark(run, kFamily, benchmark, params);
@@ -380,7 +379,86 @@ Row example_row(const BenchmarkResult& b, const BenchmarkResult& ref, const std:
   return r;
 }
 
-}  // namespace
+// ---- the counter pass ------------------------------------------------------------------------
+
+struct DivergenceShape {
+  double lanes = 32.0;    // predicted active lanes per instruction of the branch region
+  int populated = 1;      // paths with at least one lane
+  std::string reference;  // the same kernel's one-path benchmark: "benchmark|params"
+  std::string text;
+};
+
+DivergenceShape divergence_shape(const BenchmarkResult& b) {
+  DivergenceShape s;
+  const std::string warps = ";warps_per_sm=" + std::to_string(iparam(b, "warps_per_sm"));
+  if (b.benchmark.rfind("split_", 0) == 0 || b.benchmark == "warp_uniform") {
+    const long long if_trips = iparam(b, "if_trips");
+    const long long else_trips = iparam(b, "else_trips");
+    const long long k = b.benchmark == "warp_uniform" ? 0 : iparam(b, "k");
+    const std::string trips =
+        ";if_trips=" + std::to_string(if_trips) + ";else_trips=" + std::to_string(else_trips);
+    s.reference =
+        (b.benchmark == "warp_uniform" ? std::string("split_low") : b.benchmark) + "|k=0" + trips + warps;
+    if (k > 0 && k < model::kWarpSize) {
+      const std::vector<model::BranchPath> paths = {
+          {static_cast<int>(k), static_cast<double>(if_trips)},
+          {static_cast<int>(model::kWarpSize - k), static_cast<double>(else_trips)}};
+      s.lanes = model::kWarpSize * model::predicted_lane_efficiency(paths);
+      s.populated = 2;
+      s.text = "k = " + std::to_string(k) + " lanes x " + std::to_string(if_trips) + " trips and " +
+               std::to_string(model::kWarpSize - k) + " x " + std::to_string(else_trips);
+    } else {
+      s.text = b.benchmark == "warp_uniform" ? "warp-uniform: each warp on one side" : "one side populated";
+    }
+    return s;
+  }
+  const bool is_switch = b.benchmark == "switch";
+  const long long n = iparam(b, is_switch ? "paths" : "leaves");
+  const std::string trips = ";trips=" + std::to_string(iparam(b, "trips"));
+  s.reference = b.benchmark + (is_switch ? "|paths=1;first_path=0" : "|leaves=1") + trips + warps;
+  // Equal paths: sum over paths of lanes x T over n T is 32/n however the lanes are spread.
+  s.populated = static_cast<int>(std::min<long long>(n, model::kWarpSize));
+  s.lanes = static_cast<double>(model::kWarpSize) / s.populated;
+  s.text = std::to_string(s.populated) + (is_switch ? " equal switch paths" : " equal leaves");
+  return s;
+}
+
+void divergence_checks(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows,
+                       std::set<std::string>& done) {
+  const DivergenceShape s = divergence_shape(b);
+  if (b.has_counter(kLanes)) {
+    Row r = counter_row(b, kLanes, "lanes");
+    r = relative_check(
+        r, "32 x lane efficiency = sum of lanes_p x cost_p / sum of cost_p (populated paths)", s.lanes,
+        kLaneTolerance,
+        s.text + ": " + fixed(r.value, 3) + " lanes on per instruction, the model " + fixed(s.lanes, 3));
+    rows.push_back(r);
+    done.insert(kLanes);
+  }
+  if (!b.has_counter(kDivergent) || !b.has_counter(kWarpsLaunched)) return;
+  const auto bar = s.reference.find('|');
+  const BenchmarkResult* ref =
+      find_benchmark(run, "divergence", s.reference.substr(0, bar), s.reference.substr(bar + 1));
+  // The one-path run itself would be held against itself: no row, it cannot fail.
+  if (ref == nullptr || ref == &b || !ref->has_counter(kDivergent)) return;
+  const double warps = b.counter_median(kWarpsLaunched);
+  Row r = base_row(b);
+  r.metric = "divergent_branch_targets_per_warp";
+  r.value = (b.counter_median(kDivergent) - ref->counter_median(kDivergent)) / warps;
+  r.unit = "per warp";
+  r.model =
+      "populated paths - 1 divergent branch targets a warp beyond the same kernel's one-path "
+      "run: each path after the first is a target the warp's lanes split to (> 0: the branch "
+      "is real)";
+  r = with_prediction(r, static_cast<double>(s.populated - 1));
+  const bool holds = std::fabs(r.value - *r.predicted) < 1e-9;
+  r.kind = kind::kModel;
+  r.verdict = holds ? verdict::kHolds : verdict::kFails;
+  r.why = s.text + ": " + fixed(b.counter_median(kDivergent), 0) + " divergent targets over " +
+          fixed(warps, 0) + " warps, " + fixed(ref->counter_median(kDivergent), 0) +
+          " in the one-path run (each warp's lane-0 record and each block's clock sample)";
+  rows.push_back(r);
+}
 
 void evaluate_divergence(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
   if (b.benchmark.rfind("split_", 0) == 0) evaluate_split(run, b, rows);
@@ -431,4 +509,31 @@ void evaluate_divergence_examples(const Run& run, std::vector<Row>& rows) {
   }
 }
 
-}  // namespace warpcost::analysis
+class Divergence final : public Family {
+ public:
+  const schema::FamilyDescriptor& descriptor() const override {
+    return schema::divergence::descriptor();
+  }
+  void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) const override {
+    evaluate_divergence(run, b, rows);
+  }
+  void evaluate_counters(const Run& run, const BenchmarkResult& b, const CounterUnits&,
+                         std::vector<Row>& rows, std::set<std::string>& judged) const override {
+    divergence_checks(run, b, rows, judged);
+  }
+  void evaluate_run(const Run& run, std::vector<Row>& rows) const override {
+    evaluate_divergence_examples(run, rows);
+  }
+  std::string report_section(const EvaluatedRun& run) const override {
+    return divergence_summary_markdown(run);
+  }
+};
+
+}  // namespace
+
+std::vector<const Family*> families() {
+  static const Divergence family;
+  return {&family};
+}
+
+}  // namespace warpcost::analysis::divergence

@@ -7,9 +7,11 @@
 #include <utility>
 
 #include "analysis/core/text_format.hpp"
+#include "analysis/divergence/family.hpp"
+#include "analysis/divergence/schema.hpp"
 #include "analysis/report.hpp"
 
-namespace warpcost::analysis {
+namespace warpcost::analysis::divergence {
 namespace {
 
 using Params = std::map<std::string, std::string>;
@@ -46,10 +48,12 @@ class RowIndex {
   std::map<std::tuple<std::string, std::string, std::string>, const Row*> index_;
 };
 
+// The reference key the evaluators look splits up by (schema::divergence::split_params), from the
+// trip counts and residency as the rows' parameters spell them.
 std::string split(long long k, const std::string& if_trips, const std::string& else_trips,
                   const std::string& warps) {
-  return "k=" + std::to_string(k) + ";if_trips=" + if_trips + ";else_trips=" + else_trips +
-         ";warps_per_sm=" + warps;
+  return schema::divergence::split_params(k, std::stoll(if_trips), std::stoll(else_trips),
+                                          std::stoll(warps));
 }
 
 }  // namespace
@@ -181,4 +185,4 @@ std::string divergence_summary_markdown(const EvaluatedRun& er) {
   return md;
 }
 
-}  // namespace warpcost::analysis
+}  // namespace warpcost::analysis::divergence

@@ -8,20 +8,25 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "analysis/core/metrics.hpp"
 #include "analysis/core/models.hpp"
 #include "analysis/core/result_schema.hpp"
 #include "analysis/core/statistics.hpp"
 #include "analysis/evaluation_support.hpp"
+#include "analysis/streaming/family.hpp"
+#include "analysis/streaming/schema.hpp"
 
-namespace warpcost::analysis {
+namespace warpcost::analysis::streaming {
 namespace {
 
 using namespace detail;
+using namespace schema::metric;
 
 constexpr double kKneeFraction = 0.90;
 // A knee model holds within two warps per SM or 25% of the measured knee,
@@ -264,7 +269,7 @@ Row knee_row(const std::string& params, const std::string& metric, const model::
   return r;
 }
 
-constexpr const char* kInstExecuted = "smsp__inst_executed.sum";
+constexpr const char* kInstExecuted = schema::metric::kWarpInstructions;
 
 // Warp instructions a warp issues per load, from the counter pass: instructions issued over the
 // launch's warp loads (its thread loads / 32), median over the curve's points. 0 when the run's
@@ -546,19 +551,89 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
   rows.push_back(t);
 }
 
+// ---- the counter pass ------------------------------------------------------------------------
+
+void streaming_checks(const Run& run, const BenchmarkResult& b,
+                      const std::map<std::string, std::string>& units, std::vector<Row>& rows,
+                      std::set<std::string>& done) {
+  if (b.has_counter(kWarpsActive)) {
+    Row r = counter_row(b, kWarpsActive, units.count(kWarpsActive) ? units.at(kWarpsActive) : "warp");
+    if (b.has_param("warps_per_sm")) {
+      const double requested = b.param("warps_per_sm");
+      r = relative_check(r, "the requested residency: a persistent grid holds warps/SM from start to end",
+                         requested, kResidencyTolerance,
+                         fixed(requested, 0) + " warps/SM requested, " + fixed(r.value, 2) +
+                             " active on average (the ramp and drain lower it)");
+    } else if (b.has_counter("resident_warps_per_sm")) {
+      const double theoretical = b.counter_median("resident_warps_per_sm");
+      r.model = "the occupancy API's resident warps/SM for the block size";
+      r = with_prediction(r, theoretical);
+      r.verdict = verdict::kInfo;
+      r.why = fixed(r.value, 1) + " of " + fixed(theoretical, 0) + " warps/SM achieved (" +
+              fixed(100 * r.value / theoretical, 0) +
+              "%): one load a thread, so blocks retire and new ones launch all the time";
+    }
+    rows.push_back(r);
+    done.insert(kWarpsActive);
+  }
+  if (b.has_counter(kDramBytes) && b.has_counter("bytes_read")) {
+    Row r = counter_row(b, kDramBytes, units.count(kDramBytes) ? units.at(kDramBytes) : "byte");
+    const double expected = b.counter_median("bytes_read");
+    r = relative_check(
+        r, "the bytes the kernel reads (the buffer, 8x the L2 or more)", expected, kDramBytesTolerance,
+        fixed(r.value / 1e9, 4) + " GB from DRAM for " + fixed(expected / 1e9, 4) + " GB read");
+    rows.push_back(r);
+    done.insert(kDramBytes);
+
+    Row t = base_row(b);
+    t.metric = "dram_read_pct_of_theoretical_peak";
+    const double peak = detail::dram_peak(run);
+    t.value = 100.0 * r.value / b.median_seconds() / peak;
+    t.unit = "%";
+    t.verdict = verdict::kInfo;
+    t.why = "counted DRAM bytes over the median event-timed launch, against the theoretical peak " +
+            fixed(peak / 1e12, 3) +
+            " TB/s (CUPTI's elapsed-based throughput spans the range's launch "
+            "and sync, so it is not used)";
+    rows.push_back(t);
+  }
+}
+
+class Latency final : public Family {
+ public:
+  const schema::FamilyDescriptor& descriptor() const override { return schema::latency::descriptor(); }
+  void evaluate_benchmark(const Run&, const BenchmarkResult& b, std::vector<Row>& rows) const override {
+    evaluate_chase(b, rows);
+  }
+};
+
+// The curves read both families' points (the plateaus are the latency family's), once a run.
+class Streaming final : public Family {
+ public:
+  const schema::FamilyDescriptor& descriptor() const override {
+    return schema::streaming::descriptor();
+  }
+  void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) const override {
+    evaluate_stream(run, b, rows);
+  }
+  void evaluate_counters(const Run& run, const BenchmarkResult& b, const CounterUnits& units,
+                         std::vector<Row>& rows, std::set<std::string>& judged) const override {
+    streaming_checks(run, b, units, rows, judged);
+  }
+  void evaluate_run(const Run& run, std::vector<Row>& rows) const override {
+    plateau_rows(run, rows);
+    knee_rows(run, rows);
+    worked_example_rows(run, rows);
+    target_rows(run, rows);
+  }
+};
+
 }  // namespace
 
-void evaluate_latency(const BenchmarkResult& b, std::vector<Row>& rows) { evaluate_chase(b, rows); }
-
-void evaluate_streaming(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
-  evaluate_stream(run, b, rows);
+std::vector<const Family*> families() {
+  static const Latency latency;
+  static const Streaming streaming;
+  return {&latency, &streaming};
 }
 
-void evaluate_streaming_curves(const Run& run, std::vector<Row>& rows) {
-  plateau_rows(run, rows);
-  knee_rows(run, rows);
-  worked_example_rows(run, rows);
-  target_rows(run, rows);
-}
-
-}  // namespace warpcost::analysis
+}  // namespace warpcost::analysis::streaming

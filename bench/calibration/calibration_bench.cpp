@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "analysis/calibration/schema.hpp"
 #include "bench/common/bench_support.hpp"
 #include "bench/common/timing.hpp"
 #include "kernels/common/probe_kernels.hpp"

@@ -52,13 +52,13 @@ void report_point(benchmark::State& bm, const std::string& key, const PointTimin
   state().annotation.samples[key].push_back(t.samples.values());
 }
 
-void defer_counters(counters::Family family, const std::string& key, LaunchFactory factory) {
+void defer_counters(const counters::Family& family, const std::string& key, LaunchFactory factory) {
   if (!state().counters_requested) return;
   // A second repetition of the same point shares the first one's counters.
   for (const auto& job : state().jobs) {
     if (job.key == key) return;
   }
-  state().jobs.push_back({family, key, std::move(factory)});
+  state().jobs.push_back({&family, key, std::move(factory)});
 }
 
 std::vector<CounterJob>& counter_jobs() { return state().jobs; }

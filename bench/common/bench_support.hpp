@@ -111,10 +111,10 @@ void report_point(benchmark::State& state, const std::string& key, const PointTi
 // the launch; called in the counter phase, after all timing.
 using LaunchFactory = std::function<std::function<void()>()>;
 // Leaves the point's counter work for the counter phase (nothing when counters are off).
-void defer_counters(counters::Family family, const std::string& key, LaunchFactory factory);
+void defer_counters(const counters::Family& family, const std::string& key, LaunchFactory factory);
 
 struct CounterJob {
-  counters::Family family;
+  const counters::Family* family;
   std::string key;
   LaunchFactory factory;
 };

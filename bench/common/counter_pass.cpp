@@ -1,5 +1,7 @@
 #include "bench/common/counter_pass.hpp"
 
+#include "analysis/core/families.hpp"
+
 #include <cupti_result.h>
 
 #include <algorithm>
@@ -16,59 +18,13 @@ namespace {
 // profiler, where the 30-character streaming keys did not.
 constexpr const char* kRangeName = "warpcost";
 
-// Lanes on per warp instruction, the measure of partial warps and divergence alike.
-constexpr const char* kLanesPerInst = "smsp__average_thread_inst_executed_per_inst_executed.ratio";
-
 }  // namespace
 
-const std::vector<std::string>& default_metrics(Family family) {
-  // Partial warps: warps launched against ceil(P/32) a block, lanes per instruction against
-  // P/ceil(P/32), and achieved warps per SM against the occupancy API's slots.
-  static const std::vector<std::string> partial_warp = {"smsp__warps_launched.sum",
-                                                        "sm__ctas_launched.sum",
-                                                        kLanesPerInst,
-                                                        "sm__warps_active.avg.per_cycle_active",
-                                                        "smsp__inst_executed.sum",
-                                                        "smsp__thread_inst_executed.sum"};
-  // Divergence: lanes per instruction against the predicted lane efficiency, lanes predicated on,
-  // and divergent branch targets (the proof the branch is real).
-  static const std::vector<std::string> divergence = {
-      kLanesPerInst,
-      "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio",
-      "smsp__sass_branch_targets_threads_divergent.sum",
-      "smsp__sass_branch_targets.sum",
-      "smsp__warps_launched.sum",
-      "smsp__inst_executed.sum"};
-  // Streaming: achieved warps per SM against the requested residency, DRAM bytes against the bytes
-  // the kernel reads, the memory stall and issue-slot use. DRAM throughput is those bytes over the
-  // event-timed kernel: CUPTI's dram__throughput.avg.pct_of_peak_sustained_elapsed is over the
-  // user range, which also spans the launch and the sync, and read 9-11 % under Nsight Compute's.
-  // Warp instructions issued give the knee models their instructions per load (issue 13).
-  static const std::vector<std::string> streaming = {
-      "sm__warps_active.avg.per_cycle_active", "dram__bytes_read.sum",
-      "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
-      "smsp__issue_active.avg.pct_of_peak_sustained_active", "smsp__warps_launched.sum",
-      "smsp__inst_executed.sum"};
-  switch (family) {
-    case Family::kPartialWarp:
-      return partial_warp;
-    case Family::kDivergence:
-      return divergence;
-    case Family::kStreaming:
-      break;
-  }
-  return streaming;
+std::vector<std::string> default_metrics(const Family& family) {
+  return {family.metrics.begin(), family.metrics.end()};
 }
 
-std::vector<std::string> all_default_metrics() {
-  std::vector<std::string> all;
-  for (const Family f : {Family::kPartialWarp, Family::kDivergence, Family::kStreaming}) {
-    for (const auto& m : default_metrics(f)) {
-      if (std::find(all.begin(), all.end(), m) == all.end()) all.push_back(m);
-    }
-  }
-  return all;
-}
+std::vector<std::string> all_default_metrics() { return schema::all_default_metrics(); }
 
 UnknownMetric::UnknownMetric(const std::string& metric, const std::string& chip)
     : std::invalid_argument("metric '" + metric + "' is not known on chip " + chip +
@@ -148,11 +104,11 @@ CounterPass::CounterPass(Settings settings, std::unique_ptr<CounterBackend> back
                 : "on: " + std::to_string(settings_.metrics.size()) + " metric(s) from --warpcost_metrics";
 }
 
-std::vector<std::string> CounterPass::metrics_for(Family family) const {
+std::vector<std::string> CounterPass::metrics_for(const Family& family) const {
   return settings_.metrics.empty() ? default_metrics(family) : settings_.metrics;
 }
 
-Values CounterPass::collect(Family family, const std::string& key, const std::function<void()>& launch) {
+Values CounterPass::collect(const Family& family, const std::string& key, const std::function<void()>& launch) {
   if (!active()) return {};
   if (const auto it = done_.find(key); it != done_.end()) return it->second;
   try {
@@ -167,7 +123,7 @@ Values CounterPass::collect(Family family, const std::string& key, const std::fu
   }
 }
 
-std::vector<Values> CounterPass::collect_batch(Family family, const std::vector<std::string>& keys,
+std::vector<Values> CounterPass::collect_batch(const Family& family, const std::vector<std::string>& keys,
                                               const std::vector<std::function<void()>>& launches) {
   if (keys.size() != launches.size()) {
     throw std::invalid_argument("collect_batch: " + std::to_string(keys.size()) + " keys for " +

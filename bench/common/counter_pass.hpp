@@ -12,16 +12,20 @@
 #include <string>
 #include <vector>
 
+#include "analysis/core/family_schema.hpp"
+
 namespace warpcost::counters {
 
-enum class Family { kPartialWarp, kDivergence, kStreaming };
+// A family, as its descriptor (analysis/<family>/schema.hpp) names it and lists its metrics.
+using Family = schema::FamilyDescriptor;
 
 // Nsight Compute metric name -> value for one benchmark.
 using Values = std::map<std::string, double>;
 
-// The metrics that test a family's model (the names resolve on GH100; see README "Counters").
-const std::vector<std::string>& default_metrics(Family family);
-// Every family's metrics, each once, in family order.
+// The metrics that test a family's model, from its descriptor (the names resolve on GH100; see
+// docs/counters.md).
+std::vector<std::string> default_metrics(const Family& family);
+// Every registered family's metrics, each once, in family order.
 std::vector<std::string> all_default_metrics();
 
 // The machine will not give counters: no permission, another profiler attached, a device or
@@ -84,16 +88,16 @@ class CounterPass {
   bool active() const noexcept { return backend_ != nullptr; }
   // "on: ...", "off: ..." or "unavailable: ..."; recorded in the run's context.
   const std::string& status() const noexcept { return status_; }
-  std::vector<std::string> metrics_for(Family family) const;
+  std::vector<std::string> metrics_for(const Family& family) const;
 
   // The counters of the benchmark `key` (a name unique to the benchmark and its arguments). The
   // first call per key profiles one launch; later calls (the benchmark's other repetitions) return
   // the same values without launching. Empty when the pass is not active. When the backend reports
   // the counters unavailable, prints the notice once, turns the pass off and returns empty.
-  Values collect(Family family, const std::string& key, const std::function<void()>& launch);
+  Values collect(const Family& family, const std::string& key, const std::function<void()>& launch);
   // The counters of several benchmarks of one family at once (keys[i] is launched by launches[i]),
   // in one profiling session; the same caching and the same turning off as collect().
-  std::vector<Values> collect_batch(Family family, const std::vector<std::string>& keys,
+  std::vector<Values> collect_batch(const Family& family, const std::vector<std::string>& keys,
                                     const std::vector<std::function<void()>>& launches);
 
  private:

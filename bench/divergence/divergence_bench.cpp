@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "analysis/divergence/schema.hpp"
 #include "bench/common/bench_support.hpp"
 #include "bench/common/timing.hpp"
 #include "bench/divergence/divergence_runner.hpp"
@@ -60,7 +61,7 @@ void run_divergence(benchmark::State& state, const DivergenceConfig& config, con
     }
     // The last timed launch's warps: one record per warp, read after the timed loop.
     const WarpCycleSummary w = runner.read_warps(stream);
-    defer_counters(counters::Family::kDivergence, key, [config] {
+    defer_counters(schema::divergence::descriptor(), key, [config] {
       auto own_stream = std::make_shared<Stream>();
       auto own_runner = std::make_shared<DivergenceRunner>(bench_device(), config);
       own_runner->launch(*own_stream);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/partial_warp/schema.hpp"
 #include "bench/common/bench_support.hpp"
 #include "bench/common/timing.hpp"
 #include "bench/partial_warp/schedule_recorder.hpp"
@@ -93,7 +94,7 @@ void schedule(benchmark::State& state) {
     const std::string key = benchmark_key(state, "partial_warp/schedule", 3);
     for (auto _ : state) report_point(state, key, sample_point(stream, events, launch));
     // Warps launched by the hardware's own count: ceil(P/32) for the block, beside the recorder's.
-    defer_counters(counters::Family::kPartialWarp, key, [shape, threads = check.threads] {
+    defer_counters(schema::partial_warp::descriptor(), key, [shape, threads = check.threads] {
       auto own_stream = std::make_shared<Stream>();
       auto out = std::make_shared<DeviceBuffer<kernels::ScheduleSample>>(static_cast<std::size_t>(threads));
       auto run = [own_stream, out, shape] {
@@ -158,7 +159,7 @@ void staircase(benchmark::State& state) {
     double clock_hz = 0.0;
     const std::string key = benchmark_key(state, "partial_warp/staircase", 1);
     for (auto _ : state) report_point(state, key, sample_with_clock(stream, events, clocks, launch, clock_hz));
-    defer_counters(counters::Family::kPartialWarp, key,
+    defer_counters(schema::partial_warp::descriptor(), key,
                    fma_counter_launch(
                        [blocks, threads_per_block](float* o, kernels::ClockSample* c, cudaStream_t s) {
                          kernels::launch_fma_blocks(blocks, threads_per_block, kStaircaseIterations, o, c, s);
@@ -227,7 +228,7 @@ void grid_tail(benchmark::State& state) {
     double clock_hz = 0.0;
     const std::string key = benchmark_key(state, "partial_warp/grid_tail", 2);
     for (auto _ : state) report_point(state, key, sample_with_clock(stream, events, clocks, launch, clock_hz));
-    defer_counters(counters::Family::kPartialWarp, key,
+    defer_counters(schema::partial_warp::descriptor(), key,
                    fma_counter_launch(
                        [total, block](float* o, kernels::ClockSample* c, cudaStream_t s) {
                          kernels::launch_fma_grid(total, block, kTailIterations, o, c, s);

@@ -19,6 +19,7 @@
 #include <string>
 #include <utility>
 
+#include "analysis/streaming/schema.hpp"
 #include "bench/common/bench_support.hpp"
 #include "bench/common/timing.hpp"
 #include "bench/streaming/streaming_runner.hpp"
@@ -127,7 +128,7 @@ void stream_read(benchmark::State& state, StreamShape shape) {
     state.counters["blocks_per_sm"] = runner.plan().blocks_per_sm;
     state.counters["shared_bytes_per_block"] = static_cast<double>(runner.plan().shared_bytes);
     state.counters["blocks"] = runner.blocks();
-    defer_counters(counters::Family::kStreaming, key, [c] {
+    defer_counters(schema::streaming::descriptor(), key, [c] {
       auto own_stream = std::make_shared<Stream>();
       auto own_runner = std::make_shared<StreamRunner>(bench_device(), c, *own_stream,
                                                    &shared_pattern_buffer(c.bytes, c.seed, *own_stream));
@@ -165,7 +166,7 @@ void stream_one_per_thread(benchmark::State& state) {
       report_point(state, key, t);
     }
     state.counters["gpu_seconds"] = gpu_seconds;
-    defer_counters(counters::Family::kStreaming, key, [c] {
+    defer_counters(schema::streaming::descriptor(), key, [c] {
       auto own_stream = std::make_shared<Stream>();
       auto own_runner = std::make_shared<OnePerThreadRunner>(bench_device(), c, *own_stream,
                                                          &shared_pattern_buffer(c.bytes, c.seed, *own_stream));
@@ -219,7 +220,7 @@ void stream_peak(benchmark::State& state) {
     for (int i = 0; i < kWarmupLaunches; ++i) launch();
     const std::string key = benchmark_key(state, "streaming/read_peak", 2);
     for (auto _ : state) report_point(state, key, sample_point(stream, events, launch));
-    defer_counters(counters::Family::kStreaming, key, [bytes, elements, loads, threads] {
+    defer_counters(schema::streaming::descriptor(), key, [bytes, elements, loads, threads] {
       auto own_stream = std::make_shared<Stream>();
       auto sink = std::make_shared<DeviceBuffer<std::uint32_t>>(1);
       const std::uint32_t* input = shared_pattern_buffer(bytes, kStreamSeed, *own_stream).data();

@@ -11,6 +11,7 @@
 
 #include "analysis/core/models.hpp"
 #include "analysis/core/run_reader.hpp"
+#include "analysis/divergence/family.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/report.hpp"
 
@@ -196,7 +197,7 @@ TEST(DivergenceReport, SummaryTablesAndTheMeasuredWorkedExamples) {
   std::vector<Row> rows = evaluate_run(run);
   const std::string row20 = "| 20 | " + low + " | — | " + slowdown("split_random") + " | 2.000 |";
   const EvaluatedRun er{std::move(run), std::move(rows)};
-  const std::string md = divergence_summary_markdown(er);
+  const std::string md = divergence::divergence_summary_markdown(er);
   EXPECT_NE(md.find("### Divergence: the split sweep"), std::string::npos);
   EXPECT_NE(md.find(row20), std::string::npos) << row20 << "\n" << md;
   EXPECT_NE(md.find("| 32 | 1 (reference)"), std::string::npos);

@@ -1,0 +1,10 @@
+// The calibration family's analysis (analysis/family.hpp).
+#pragma once
+
+#include <vector>
+
+#include "analysis/family.hpp"
+
+namespace warpcost::analysis::calibration {
+std::vector<const Family*> families();
+}  // namespace warpcost::analysis::calibration

@@ -1,0 +1,20 @@
+#include "analysis/calibration/schema.hpp"
+
+namespace warpcost::schema::calibration {
+
+const FamilyDescriptor& descriptor() {
+  static const FamilyDescriptor d{
+      kFamily,
+      {{benchmark::kSmClock, {param::kSpinCycles}},
+       {benchmark::kD2dCopy, {param::kMib}},
+       {benchmark::kLaunchOverhead, {param::kLaunches}}},
+      {{param::kSpinCycles, "cycles", "SM cycles one thread busy-waits"},
+       {param::kMib, "MiB", "bytes copied device to device"},
+       {param::kLaunches, "count", "empty kernels launched back to back"}},
+      {{"sm_clock_hz", "Hz"}, {"sm_clock_max_hz", "Hz"}, {"bytes_read", "bytes"},
+       {"bytes_written", "bytes"}, {"launches", "count"}},
+      {}};
+  return d;
+}
+
+}  // namespace warpcost::schema::calibration

@@ -1,0 +1,43 @@
+#include "analysis/core/metrics.hpp"
+#include "analysis/divergence/schema.hpp"
+
+namespace warpcost::schema::divergence {
+
+const FamilyDescriptor& descriptor() {
+  static const std::vector<const char*> split = {param::kSplitK, param::kIfTrips, param::kElseTrips,
+                                                 param::kWarpsPerSm};
+  static const FamilyDescriptor d{
+      kFamily,
+      {{benchmark::kSplitLow, split},
+       {benchmark::kSplitInterleaved, split},
+       {benchmark::kSplitRandom, split},
+       {benchmark::kWarpUniform, {param::kIfTrips, param::kElseTrips, param::kWarpsPerSm}},
+       {benchmark::kSwitch, {param::kPaths, param::kFirstPath, param::kTrips, param::kWarpsPerSm}},
+       {benchmark::kNested, {param::kLeaves, param::kTrips, param::kWarpsPerSm}}},
+      {{param::kSplitK, "lanes", "split k: lanes on the if side"},
+       {param::kIfTrips, "trips", "FMA loop trips of the if side"},
+       {param::kElseTrips, "trips", "FMA loop trips of the else side"},
+       {param::kWarpsPerSm, "warps", "resident warps per SM"},
+       {param::kPaths, "paths", "switch paths the lanes spread over"},
+       {param::kFirstPath, "path", "the path lane 0 takes"},
+       {param::kTrips, "trips", "FMA loop trips of every path"},
+       {param::kLeaves, "leaves", "leaves of the nested branch"}},
+      {{"sm_clock_hz", "Hz"}, {"warp_cycles_median", "cycles"}, {"warp_cycles_p10", "cycles"},
+       {"warp_cycles_p90", "cycles"}, {"first_path_warp_cycles_median", "cycles"},
+       {"other_path_warp_cycles_median", "cycles"}, {"region_span_s", "s"}, {"warps", "warps"},
+       {"blocks", "blocks"}, {"sms_observed", "SMs"}, {"max_warps_on_one_sm", "warps"},
+       {"min_warps_on_one_sm", "warps"}, {"populated_paths", "paths"}},
+      // Lanes per instruction against the predicted lane efficiency, lanes predicated on, and
+      // divergent branch targets (the proof the branch is real).
+      {metric::kLanes,
+       metric::kLanesPredicatedOn,
+       metric::kDivergent, metric::kBranchTargets,
+       metric::kWarpsLaunched, metric::kWarpInstructions}};
+  return d;
+}
+
+std::string split_params(long long k, long long if_trips, long long else_trips, long long warps_per_sm) {
+  return descriptor().params_text(benchmark::kSplitLow, {k, if_trips, else_trips, warps_per_sm});
+}
+
+}  // namespace warpcost::schema::divergence

@@ -1,0 +1,39 @@
+// The divergence family's contract (analysis/core/family_schema.hpp): if/else splits by pattern,
+// warp-uniform branches, k-way switches and nested branches, each at a residency in warps per SM.
+#pragma once
+
+#include <vector>
+
+#include "analysis/core/family_schema.hpp"
+
+namespace warpcost::schema::divergence {
+
+inline constexpr const char* kFamily = "divergence";
+namespace benchmark {
+inline constexpr const char* kSplitLow = "split_low";
+inline constexpr const char* kSplitInterleaved = "split_interleaved";
+inline constexpr const char* kSplitRandom = "split_random";
+inline constexpr const char* kWarpUniform = "warp_uniform";
+inline constexpr const char* kSwitch = "switch";
+inline constexpr const char* kNested = "nested";
+}  // namespace benchmark
+namespace param {
+inline constexpr const char* kSplitK = "k";
+inline constexpr const char* kIfTrips = "if_trips";
+inline constexpr const char* kElseTrips = "else_trips";
+inline constexpr const char* kWarpsPerSm = "warps_per_sm";
+inline constexpr const char* kPaths = "paths";
+inline constexpr const char* kFirstPath = "first_path";
+inline constexpr const char* kTrips = "trips";
+inline constexpr const char* kLeaves = "leaves";
+}  // namespace param
+
+const FamilyDescriptor& descriptor();
+// What this folder registers (analysis/core/families.hpp).
+inline std::vector<const FamilyDescriptor*> descriptors() { return {&descriptor()}; }
+
+// The same kernel's one-path reference of a split ("k=0;if_trips=..;else_trips=..;warps_per_sm=..").
+// Written here once; the evaluators and the report both look the reference up by it.
+std::string split_params(long long k, long long if_trips, long long else_trips, long long warps_per_sm);
+
+}  // namespace warpcost::schema::divergence
