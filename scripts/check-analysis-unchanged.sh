@@ -41,6 +41,19 @@ if [ $status -ne 0 ]; then
   echo "check-analysis-unchanged: the analyses differ beyond the renames" >&2
   exit 1
 fi
+# With BASE_BENCH and NEW_BENCH (two warpcost-bench builds), the benchmark names and parameters
+# the suite registers must be the same too (--benchmark_list_tests needs no GPU).
+if [ -n "${BASE_BENCH:-}" ] && [ -n "${NEW_BENCH:-}" ]; then
+  "$BASE_BENCH" --benchmark_list_tests >"$work/base.list" 2>&1
+  "$NEW_BENCH" --benchmark_list_tests >"$work/new.list" 2>&1
+  if ! diff <(sed -f "$root/scripts/renames-run-names.sed" "$work/base.list" 2>/dev/null || cat "$work/base.list") \
+            "$work/new.list" >"$work/list.diff"; then
+    head -20 "$work/list.diff"
+    echo "check-analysis-unchanged: the registered benchmarks differ beyond the renames" >&2
+    exit 1
+  fi
+  echo "check-analysis-unchanged: $(wc -l <"$work/new.list") registered benchmarks, the same names"
+fi
 runs=$(find "$work/new" -name bench.json | wc -l)
 rows=$(($(wc -l <"$work/new/runs.csv") - 1))
 echo "check-analysis-unchanged: $runs archived runs, $rows CSV rows, every per-run CSV and report identical apart from the renames"

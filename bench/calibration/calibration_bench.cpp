@@ -14,6 +14,11 @@
 namespace warpcost {
 namespace {
 
+// The family's contract (analysis/calibration/schema.hpp): its registrations take names from it.
+const schema::FamilyDescriptor& family() { return schema::calibration::descriptor(); }
+namespace bench_name = schema::calibration::benchmark;
+
+
 constexpr int kWarmupLaunches = 3;
 
 void sm_clock(benchmark::State& state) {
@@ -31,7 +36,7 @@ void sm_clock(benchmark::State& state) {
     for (auto _ : state) {
       const PointTiming t = sample_point(stream, events, [&] { meter.launch(stream, spin_cycles); }, read_previous);
       read_previous();
-      report_point(state, benchmark_key(state, "calibration/sm_clock", 1), t);
+      report_point(state, benchmark_key(state, family().run_name(bench_name::kSmClock), 1), t);
     }
     state.counters["sm_clock_hz"] = hz_sum / static_cast<double>(launched - 1);
     state.counters["sm_clock_max_hz"] = static_cast<double>(bench_device().sm_clock_max_khz) * 1e3;
@@ -87,7 +92,7 @@ void d2d_copy(benchmark::State& state) {
                                           stream.get()));
           },
           [&] { flusher.flush(stream); });
-      report_point(state, benchmark_key(state, "calibration/d2d_copy", 1), t);
+      report_point(state, benchmark_key(state, family().run_name(bench_name::kD2dCopy), 1), t);
     }
     state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * bytes));
     state.counters["bytes_read"] = static_cast<double>(bytes);
@@ -108,7 +113,7 @@ void launch_overhead(benchmark::State& state) {
       const PointTiming t = sample_point(
           stream, events, [&] { for (long long i = 0; i < launches; ++i) kernels::launch_empty(1, 1, stream.get()); },
           [] {}, false);
-      report_point(state, benchmark_key(state, "calibration/launch_overhead", 1), t);
+      report_point(state, benchmark_key(state, family().run_name(bench_name::kLaunchOverhead), 1), t);
     }
     state.counters["launches"] = static_cast<double>(launches);
   });
@@ -118,8 +123,8 @@ void launch_overhead(benchmark::State& state) {
 
 // ~20 M cycles is ~10 ms at 2 GHz, long against the globaltimer's update interval.
 BENCHMARK(sm_clock)
-    ->Name("calibration/sm_clock")
-    ->ArgName("spin_cycles")
+    ->Name(family().run_name(bench_name::kSmClock))
+    ->ArgNames(family().arg_names(bench_name::kSmClock))
     ->Arg(20'000'000)
     ->Iterations(1)
     ->UseManualTime()
@@ -127,8 +132,8 @@ BENCHMARK(sm_clock)
 
 // 256 MiB already dwarfs a 60 MiB L2; 4 GiB is the size published copy rates use.
 BENCHMARK(d2d_copy)
-    ->Name("calibration/d2d_copy")
-    ->ArgName("mib")
+    ->Name(family().run_name("d2d_copy"))
+    ->ArgNames(family().arg_names("d2d_copy"))
     ->Arg(256)
     ->Arg(1024)
     ->Arg(4096)
@@ -138,8 +143,8 @@ BENCHMARK(d2d_copy)
 
 // One launch alone shows the full launch latency; 64 back to back show the issue rate.
 BENCHMARK(launch_overhead)
-    ->Name("calibration/launch_overhead")
-    ->ArgName("launches")
+    ->Name(family().run_name(bench_name::kLaunchOverhead))
+    ->ArgNames(family().arg_names(bench_name::kLaunchOverhead))
     ->Arg(1)
     ->Arg(64)
     ->Iterations(1)

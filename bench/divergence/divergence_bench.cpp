@@ -19,6 +19,11 @@
 namespace warpcost {
 namespace {
 
+// The family's contract (analysis/divergence/schema.hpp): its registrations take names from it.
+const schema::FamilyDescriptor& family() { return schema::divergence::descriptor(); }
+namespace bench_name = schema::divergence::benchmark;
+
+
 constexpr int kWarmupLaunches = 2;
 // 384 trips of 64 dependent FMAs a path: some 50 us of branch region a path with one warp per
 // scheduler, where every warp issues alone and its own cycles are the path's cost.
@@ -30,7 +35,7 @@ constexpr int kShortTrips = kTrips / 4;
 constexpr int kOnePerScheduler = 4;
 constexpr int kFullResidency = 64;
 
-void run_divergence(benchmark::State& state, const DivergenceConfig& config, const char* name, int ranges) {
+void run_divergence(benchmark::State& state, const DivergenceConfig& config, const std::string& name, int ranges) {
   run_guarded(state, [&] {
     DivergenceRunner runner(bench_device(), config);
     Stream stream;
@@ -84,7 +89,7 @@ void run_divergence(benchmark::State& state, const DivergenceConfig& config, con
   });
 }
 
-void split(benchmark::State& state, kernels::SplitPattern pattern, const char* name) {
+void split(benchmark::State& state, kernels::SplitPattern pattern, const std::string& name) {
   DivergenceConfig c;
   c.kind = BranchKind::kIfElse;
   c.pattern = pattern;
@@ -102,7 +107,7 @@ void warp_uniform(benchmark::State& state) {
   c.if_trips = static_cast<int>(state.range(0));
   c.else_trips = static_cast<int>(state.range(1));
   c.warps_per_sm = static_cast<int>(state.range(2));
-  run_divergence(state, c, "divergence/warp_uniform", 3);
+  run_divergence(state, c, family().run_name(bench_name::kWarpUniform), 3);
 }
 
 void k_way(benchmark::State& state) {
@@ -112,7 +117,7 @@ void k_way(benchmark::State& state) {
   c.first_path = static_cast<int>(state.range(1));
   c.trips = static_cast<int>(state.range(2));
   c.warps_per_sm = static_cast<int>(state.range(3));
-  run_divergence(state, c, "divergence/switch", 4);
+  run_divergence(state, c, family().run_name(bench_name::kSwitch), 4);
 }
 
 void nested(benchmark::State& state) {
@@ -121,7 +126,7 @@ void nested(benchmark::State& state) {
   c.leaves = static_cast<int>(state.range(0));
   c.trips = static_cast<int>(state.range(1));
   c.warps_per_sm = static_cast<int>(state.range(2));
-  run_divergence(state, c, "divergence/nested", 3);
+  run_divergence(state, c, family().run_name(bench_name::kNested), 3);
 }
 
 void every_split(benchmark::internal::Benchmark* b, int else_trips, int warps_per_sm) {
@@ -154,25 +159,25 @@ void switch_configs(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(split, low, kernels::SplitPattern::kLowLanes, "divergence/split_low")
-    ->Name("divergence/split_low")
-    ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
+BENCHMARK_CAPTURE(split, low, kernels::SplitPattern::kLowLanes, family().run_name(bench_name::kSplitLow))
+    ->Name(family().run_name(bench_name::kSplitLow))
+    ->ArgNames(family().arg_names(bench_name::kSplitLow))
     ->Apply(low_lane_configs)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
-BENCHMARK_CAPTURE(split, interleaved, kernels::SplitPattern::kInterleaved, "divergence/split_interleaved")
-    ->Name("divergence/split_interleaved")
-    ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
+BENCHMARK_CAPTURE(split, interleaved, kernels::SplitPattern::kInterleaved, family().run_name(bench_name::kSplitInterleaved))
+    ->Name(family().run_name(bench_name::kSplitInterleaved))
+    ->ArgNames(family().arg_names(bench_name::kSplitInterleaved))
     ->Apply(pattern_configs)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
-BENCHMARK_CAPTURE(split, random, kernels::SplitPattern::kRandom, "divergence/split_random")
-    ->Name("divergence/split_random")
-    ->ArgNames({"k", "if_trips", "else_trips", "warps_per_sm"})
+BENCHMARK_CAPTURE(split, random, kernels::SplitPattern::kRandom, family().run_name(bench_name::kSplitRandom))
+    ->Name(family().run_name(bench_name::kSplitRandom))
+    ->ArgNames(family().arg_names(bench_name::kSplitRandom))
     ->Apply(pattern_configs)
     ->Iterations(1)
     ->UseManualTime()
@@ -180,8 +185,8 @@ BENCHMARK_CAPTURE(split, random, kernels::SplitPattern::kRandom, "divergence/spl
 
 // Even warps all-if, odd warps all-else: half the threads on each side and no warp diverges.
 BENCHMARK(warp_uniform)
-    ->Name("divergence/warp_uniform")
-    ->ArgNames({"if_trips", "else_trips", "warps_per_sm"})
+    ->Name(family().run_name(bench_name::kWarpUniform))
+    ->ArgNames(family().arg_names(bench_name::kWarpUniform))
     ->ArgsProduct({{kTrips}, {kTrips}, {kOnePerScheduler, 8, 16, 32, kFullResidency}})
     ->Args({kTrips, kShortTrips, kOnePerScheduler})
     ->Args({kTrips, kShortTrips, kFullResidency})
@@ -190,16 +195,16 @@ BENCHMARK(warp_uniform)
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(k_way)
-    ->Name("divergence/switch")
-    ->ArgNames({"paths", "first_path", "trips", "warps_per_sm"})
+    ->Name(family().run_name(bench_name::kSwitch))
+    ->ArgNames(family().arg_names(bench_name::kSwitch))
     ->Apply(switch_configs)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(nested)
-    ->Name("divergence/nested")
-    ->ArgNames({"leaves", "trips", "warps_per_sm"})
+    ->Name(family().run_name(bench_name::kNested))
+    ->ArgNames(family().arg_names(bench_name::kNested))
     ->ArgsProduct({{1, 2, 3, 4}, {kTrips}, {kOnePerScheduler, kFullResidency}})
     ->Iterations(1)
     ->UseManualTime()

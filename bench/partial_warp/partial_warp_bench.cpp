@@ -21,6 +21,11 @@
 namespace warpcost {
 namespace {
 
+// The family's contract (analysis/partial_warp/schema.hpp): its registrations take names from it.
+const schema::FamilyDescriptor& family() { return schema::partial_warp::descriptor(); }
+namespace bench_name = schema::partial_warp::benchmark;
+
+
 constexpr int kWarmupLaunches = 2;
 // 512 rounds of 8 FMAs: 4096 FMAs a thread, ~33 us a wave at 64 warps/SM and 2 GHz.
 constexpr int kStaircaseIterations = 512;
@@ -91,7 +96,7 @@ void schedule(benchmark::State& state) {
                                       static_cast<unsigned>(shape.z), slots.data(), stream.get());
     };
     // The recorder is one tiny block: its time is launch cost, kept only for completeness.
-    const std::string key = benchmark_key(state, "partial_warp/schedule", 3);
+    const std::string key = benchmark_key(state, family().run_name(bench_name::kSchedule), 3);
     for (auto _ : state) report_point(state, key, sample_point(stream, events, launch));
     // Warps launched by the hardware's own count: ceil(P/32) for the block, beside the recorder's.
     defer_counters(schema::partial_warp::descriptor(), key, [shape, threads = check.threads] {
@@ -157,7 +162,7 @@ void staircase(benchmark::State& state) {
     // Issue-bound and writing 4 bytes per thread once: no L2 flush, the cache plays no part.
     for (int i = 0; i < kWarmupLaunches; ++i) launch();
     double clock_hz = 0.0;
-    const std::string key = benchmark_key(state, "partial_warp/staircase", 1);
+    const std::string key = benchmark_key(state, family().run_name(bench_name::kStaircase), 1);
     for (auto _ : state) report_point(state, key, sample_with_clock(stream, events, clocks, launch, clock_hz));
     defer_counters(schema::partial_warp::descriptor(), key,
                    fma_counter_launch(
@@ -226,7 +231,7 @@ void grid_tail(benchmark::State& state) {
     }
     for (int i = 0; i < kWarmupLaunches; ++i) launch();
     double clock_hz = 0.0;
-    const std::string key = benchmark_key(state, "partial_warp/grid_tail", 2);
+    const std::string key = benchmark_key(state, family().run_name(bench_name::kGridTail), 2);
     for (auto _ : state) report_point(state, key, sample_with_clock(stream, events, clocks, launch, clock_hz));
     defer_counters(schema::partial_warp::descriptor(), key,
                    fma_counter_launch(
@@ -259,8 +264,8 @@ void staircase_sizes(benchmark::internal::Benchmark* b) {
 // The lesson's 1D shapes, the issue's, and every block of the worked examples (Ex 1, 2, 3, 3b, 4,
 // 9 and the self-test's 72).
 BENCHMARK(schedule)
-    ->Name("partial_warp/schedule")
-    ->ArgNames({"x", "y", "z"})
+    ->Name(family().run_name(bench_name::kSchedule))
+    ->ArgNames(family().arg_names(bench_name::kSchedule))
     ->Args({32, 1, 1})->Args({33, 1, 1})->Args({48, 1, 1})->Args({64, 1, 1})->Args({100, 1, 1})
     ->Args({256, 1, 1})->Args({1023, 1, 1})->Args({1024, 1, 1})->Args({16, 1, 1})->Args({72, 1, 1})
     ->Args({48, 4, 1})->Args({8, 4, 3})->Args({30, 30, 1})->Args({32, 8, 1})
@@ -269,8 +274,8 @@ BENCHMARK(schedule)
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(staircase)
-    ->Name("partial_warp/staircase")
-    ->ArgName("threads")
+    ->Name(family().run_name(bench_name::kStaircase))
+    ->ArgNames(family().arg_names(bench_name::kStaircase))
     ->Apply(staircase_sizes)
     ->Iterations(1)
     ->UseManualTime()
@@ -280,8 +285,8 @@ BENCHMARK(staircase)
 // whose warp count crosses 1, 2, 4 and 8 warps; every N whose last warp is partial has its
 // whole-warp neighbour 32·ceil(N/32) in the sweep.
 BENCHMARK(grid_tail)
-    ->Name("partial_warp/grid_tail")
-    ->ArgNames({"block", "threads"})
+    ->Name(family().run_name(bench_name::kGridTail))
+    ->ArgNames(family().arg_names(bench_name::kGridTail))
     ->ArgsProduct({{256}, {1, 31, 32, 33, 64, 65, 96, 128, 129, 160, 232, 256, 769, 800, 1000, 1024}})
     ->Iterations(1)
     ->UseManualTime()

@@ -27,6 +27,13 @@
 namespace warpcost {
 namespace {
 
+// The families' contracts (analysis/streaming/schema.hpp): the registrations take names from them.
+const schema::FamilyDescriptor& latency_family() { return schema::latency::descriptor(); }
+const schema::FamilyDescriptor& streaming_family() { return schema::streaming::descriptor(); }
+namespace latency_bench = schema::latency::benchmark;
+namespace streaming_bench = schema::streaming::benchmark;
+
+
 constexpr int kWarmupLaunches = 1;
 constexpr std::uint32_t kStreamSeed = 5;
 // A launch reads at least 8x the L2 (60 MiB on the H200), and never less than 2
@@ -43,7 +50,7 @@ std::uint64_t stream_bytes(const DeviceInfo& device) {
 
 // The chase's numbers are its own clock64 and %globaltimer per load, read back after each sample
 // (outside the event pair) and averaged over the samples.
-constexpr const char* kChaseNames[] = {"latency/chase_random", "latency/chase_stride"};
+const char* const kChaseNames[] = {latency_bench::kChaseRandom, latency_bench::kChaseStride};
 
 void chase(benchmark::State& state, kernels::RingOrder order) {
   run_guarded(state, [&] {
@@ -68,7 +75,7 @@ void chase(benchmark::State& state, kernels::RingOrder order) {
     for (auto _ : state) {
       const PointTiming t = sample_point(stream, events, [&] { runner.launch(stream); }, read_result);
       read_result();  // the last sample's
-      report_point(state, benchmark_key(state, kChaseNames[order == kernels::RingOrder::kRandom ? 0 : 1], 1), t);
+      report_point(state, benchmark_key(state, latency_family().run_name(kChaseNames[order == kernels::RingOrder::kRandom ? 0 : 1]), 1), t);
     }
     const double loads = static_cast<double>(c.steps) * static_cast<double>(read_back - 1);
     state.counters["cycles_per_load"] = cycles / loads;
@@ -85,8 +92,8 @@ void chase(benchmark::State& state, kernels::RingOrder order) {
 // flight a thread.
 enum class StreamShape { kIndependent, kDependent, kBatched };
 
-constexpr const char* kStreamNames[] = {"streaming/read_independent", "streaming/read_dependent",
-                                        "streaming/read_batched"};
+const char* const kStreamNames[] = {streaming_bench::kReadIndependent, streaming_bench::kReadDependent,
+                                    streaming_bench::kReadBatched};
 
 void stream_read(benchmark::State& state, StreamShape shape) {
   run_guarded(state, [&] {
@@ -112,7 +119,7 @@ void stream_read(benchmark::State& state, StreamShape shape) {
     for (int i = 0; i < kWarmupLaunches; ++i) {
       gpu_seconds += time_launch(stream, events, [&] { runner.launch(stream); });
     }
-    const std::string key = benchmark_key(state, kStreamNames[static_cast<int>(shape)], 3);
+    const std::string key = benchmark_key(state, streaming_family().run_name(kStreamNames[static_cast<int>(shape)]), 3);
     for (auto _ : state) {
       const PointTiming t = sample_point(stream, events, [&] { runner.launch(stream); });
       for (const double x : t.samples.values()) gpu_seconds += x;
@@ -159,7 +166,7 @@ void stream_one_per_thread(benchmark::State& state) {
     for (int i = 0; i < kWarmupLaunches; ++i) {
       gpu_seconds += time_launch(stream, events, [&] { runner.launch(stream); });
     }
-    const std::string key = benchmark_key(state, "streaming/read_one_per_thread", 1);
+    const std::string key = benchmark_key(state, streaming_family().run_name(streaming_bench::kReadOnePerThread), 1);
     for (auto _ : state) {
       const PointTiming t = sample_point(stream, events, [&] { runner.launch(stream); });
       for (const double x : t.samples.values()) gpu_seconds += x;
@@ -218,7 +225,7 @@ void stream_peak(benchmark::State& state) {
       kernels::launch_stream_peak(data.data(), elements, loads, threads, false, total.data(), stream.get());
     };
     for (int i = 0; i < kWarmupLaunches; ++i) launch();
-    const std::string key = benchmark_key(state, "streaming/read_peak", 2);
+    const std::string key = benchmark_key(state, streaming_family().run_name(streaming_bench::kReadPeak), 2);
     for (auto _ : state) report_point(state, key, sample_point(stream, events, launch));
     defer_counters(schema::streaming::descriptor(), key, [bytes, elements, loads, threads] {
       auto own_stream = std::make_shared<Stream>();
@@ -290,48 +297,48 @@ void block_sizes(benchmark::internal::Benchmark* b) {
 }  // namespace
 
 BENCHMARK_CAPTURE(chase, random, kernels::RingOrder::kRandom)
-    ->Name("latency/chase_random")
-    ->ArgName("footprint_kib")
+    ->Name(latency_family().run_name(latency_bench::kChaseRandom))
+    ->ArgNames(latency_family().arg_names(latency_bench::kChaseRandom))
     ->Apply(footprints)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(chase, stride, kernels::RingOrder::kStride)
-    ->Name("latency/chase_stride")
-    ->ArgName("footprint_kib")
+    ->Name(latency_family().run_name(latency_bench::kChaseStride))
+    ->ArgNames(latency_family().arg_names(latency_bench::kChaseStride))
     ->Apply(footprints)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(stream_read, independent, StreamShape::kIndependent)
-    ->Name("streaming/read_independent")
-    ->ArgNames({"load_bytes", "alu_per_load", "warps_per_sm"})
+    ->Name(streaming_family().run_name(streaming_bench::kReadIndependent))
+    ->ArgNames(streaming_family().arg_names(streaming_bench::kReadIndependent))
     ->Apply(full_sweep)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_CAPTURE(stream_read, dependent, StreamShape::kDependent)
-    ->Name("streaming/read_dependent")
-    ->ArgNames({"load_bytes", "alu_per_load", "warps_per_sm"})
+    ->Name(streaming_family().run_name(streaming_bench::kReadDependent))
+    ->ArgNames(streaming_family().arg_names(streaming_bench::kReadDependent))
     ->Apply(dependent_sweep)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_CAPTURE(stream_read, batched, StreamShape::kBatched)
-    ->Name("streaming/read_batched")
-    ->ArgNames({"load_bytes", "loads_in_flight", "warps_per_sm"})
+    ->Name(streaming_family().run_name(streaming_bench::kReadBatched))
+    ->ArgNames(streaming_family().arg_names(streaming_bench::kReadBatched))
     ->Apply(batched_sweep)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(stream_one_per_thread)
-    ->Name("streaming/read_one_per_thread")
-    ->ArgName("block_threads")
+    ->Name(streaming_family().run_name(streaming_bench::kReadOnePerThread))
+    ->ArgNames(streaming_family().arg_names(streaming_bench::kReadOnePerThread))
     ->Apply(block_sizes)
     ->Iterations(1)
     ->UseManualTime()
@@ -339,8 +346,8 @@ BENCHMARK(stream_one_per_thread)
 
 // Loads per thread 1..8 at four block sizes: the plain read the peak asks for.
 BENCHMARK(stream_peak)
-    ->Name("streaming/read_peak")
-    ->ArgNames({"loads_per_thread", "block_threads"})
+    ->Name(streaming_family().run_name(streaming_bench::kReadPeak))
+    ->ArgNames(streaming_family().arg_names(streaming_bench::kReadPeak))
     ->ArgsProduct({{1, 2, 4, 8}, {128, 256, 512, 1024}})
     ->Iterations(1)
     ->UseManualTime()
