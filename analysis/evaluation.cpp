@@ -80,6 +80,13 @@ double dram_peak(const Run& run) {
       static_cast<int>(run.context.number(schema::key::kMemoryBusWidthBits)));
 }
 
+model::ArchParams arch_of(const Run& run) {
+  const std::string& cc = run.context.text(schema::key::kCc);
+  const auto dot = cc.find('.');
+  return model::arch_params(std::stoi(cc.substr(0, dot)),
+                            dot == std::string::npos ? 0 : std::stoi(cc.substr(dot + 1)));
+}
+
 Row counter_row(const BenchmarkResult& b, const std::string& metric, const std::string& unit) {
   Row r = base_row(b);
   r.metric = metric;

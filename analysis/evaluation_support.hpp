@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/core/text_format.hpp"
+#include "analysis/core/models.hpp"
 #include "analysis/evaluation.hpp"
 
 namespace warpcost::analysis {
@@ -31,6 +32,8 @@ double dram_peak(const Run& run);
 const BenchmarkResult* find_benchmark(const Run& run, const std::string& family,
                                       const std::string& benchmark, const std::string& params);
 
+// The run's architecture (schedulers per SM, issue interval) from its compute capability.
+model::ArchParams arch_of(const Run& run);
 // A counter-pass metric's row under its own name and unit.
 Row counter_row(const BenchmarkResult& b, const std::string& metric, const std::string& unit);
 // A counter check of one profiled launch: holds within `tolerance` of `predicted`, else fails.

@@ -176,8 +176,10 @@ void common_rows(const BenchmarkResult& b, const std::string& tag, std::vector<R
   rows.push_back(r);
 }
 
-std::string residency_tag(long long warps) {
-  return std::to_string(warps) + " warps/SM (" + std::to_string(warps / 4) + " per scheduler)";
+// Warps per scheduler from the run's architecture (4 schedulers an SM from Volta to Blackwell).
+std::string residency_tag(const Run& run, long long warps) {
+  return std::to_string(warps) + " warps/SM (" +
+         std::to_string(warps / arch_of(run).schedulers_per_sm) + " per scheduler)";
 }
 
 void evaluate_split(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
@@ -187,7 +189,7 @@ void evaluate_split(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   const long long warps = iparam(b, "warps_per_sm");
   const std::string pattern = b.benchmark.substr(std::string("split_").size());
   const std::string tag = "k = " + std::to_string(k) + " of 32 (" + pattern + "), " +
-                          residency_tag(warps) + ": ";
+                          residency_tag(run, warps) + ": ";
   common_rows(b, tag, rows);
   const BenchmarkResult* ref_if = find(run, b.benchmark, split_params(32, if_trips, else_trips, warps));
   const BenchmarkResult* ref_else = find(run, b.benchmark, split_params(0, if_trips, else_trips, warps));
@@ -231,7 +233,7 @@ void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector
   const long long else_trips = iparam(b, "else_trips");
   const long long warps = iparam(b, "warps_per_sm");
   const std::string tag = "warp-uniform control (even warps if, odd warps else), " +
-                          residency_tag(warps) + ": ";
+                          residency_tag(run, warps) + ": ";
   common_rows(b, tag, rows);
   const BenchmarkResult* ref_if = find(run, "split_low", split_params(32, if_trips, else_trips, warps));
   const BenchmarkResult* ref_else = find(run, "split_low", split_params(0, if_trips, else_trips, warps));
@@ -295,7 +297,7 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   };
   const std::string tag = std::to_string(n) + (is_switch ? " switch paths" : " nested-if leaves") +
                           (first != 0 ? " from path " + std::to_string(first) : std::string()) +
-                          " of " + std::to_string(trips) + " trips, " + residency_tag(warps) + ": ";
+                          " of " + std::to_string(trips) + " trips, " + residency_tag(run, warps) + ": ";
   common_rows(b, tag, rows);
   const BenchmarkResult* ref = find(run, b.benchmark, params(1, 0));
   if (n == 1) {

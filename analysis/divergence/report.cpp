@@ -9,6 +9,7 @@
 #include "analysis/core/text_format.hpp"
 #include "analysis/divergence/family.hpp"
 #include "analysis/divergence/schema.hpp"
+#include "analysis/evaluation_support.hpp"
 #include "analysis/report.hpp"
 
 namespace warpcost::analysis::divergence {
@@ -163,6 +164,7 @@ std::string divergence_summary_markdown(const EvaluatedRun& er) {
     md += "| warps/SM | per scheduler | per warp | grid | grid model: fixed part + populated "
           "regions | uniform warps p10..p90 (cycles) | warp-uniform control, grid |\n"
           "|---|---|---|---|---|---|---|\n";
+    const long long schedulers = detail::arch_of(er.run).schedulers_per_sm;
     for (const long long w : residencies) {
       const std::string ws = std::to_string(w);
       const std::string half = split(16, equal_trips, equal_trips, ws);
@@ -172,7 +174,7 @@ std::string divergence_summary_markdown(const EvaluatedRun& er) {
       const std::string spread = p10 != nullptr && p90 != nullptr
                                      ? fixed(p10->value, 0) + ".." + fixed(p90->value, 0)
                                      : "—";
-      md += "| " + ws + " | " + std::to_string(w / 4) + " | " +
+      md += "| " + ws + " | " + std::to_string(w / schedulers) + " | " +
             idx.cell("split_low", half, "warp_slowdown") + " | " +
             idx.cell("split_low", half, "grid_slowdown") + " | " +
             idx.predicted("split_low", half, "grid_slowdown_fixed_cost") + " | " + spread + " | " +

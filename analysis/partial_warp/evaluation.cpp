@@ -334,10 +334,7 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
                                                "block=" + std::to_string(block) + ";threads=" +
                                                    std::to_string(block));
   if (full == nullptr) return;
-  const std::string& cc = run.context.text(schema::key::kCc);
-  const auto dot = cc.find('.');
-  const auto arch = model::arch_params(std::stoi(cc.substr(0, dot)),
-                                       dot == std::string::npos ? 0 : std::stoi(cc.substr(dot + 1)));
+  const model::ArchParams arch = detail::arch_of(run);
   auto per_scheduler = [&](long long warps) {
     return static_cast<double>((warps + arch.schedulers_per_sm - 1) / arch.schedulers_per_sm);
   };

@@ -297,10 +297,7 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
   }
   const auto dram = plateaus(run, "chase_random");
   const auto found = dram.find("DRAM");
-  const std::string& cc = run.context.text(schema::key::kCc);
-  const auto dot = cc.find('.');
-  const model::ArchParams arch = model::arch_params(
-      std::stoi(cc.substr(0, dot)), dot == std::string::npos ? 0 : std::stoi(cc.substr(dot + 1)));
+  const model::ArchParams arch = arch_of(run);
   const auto cap = static_cast<long long>(run.context.number(schema::key::kMaxWarpsPerSm));
   const double sms = run.context.number(schema::key::kSmCount);
   for (const auto& [key, members] : curves) {
