@@ -2,8 +2,8 @@
 # Issue 16's proof that the re-layout changes no verdict: analyses every archived run
 # (results/archive/<gpu>/*.tar.xz) and every committed fixture run with two warpcost-analyze builds
 # (BASE: before the change, NEW: after), maps BASE's old field names onto the new ones
-# (scripts/renames.sed; empty when nothing was renamed) and requires the per-run CSVs and reports,
-# and the merged summary, to be byte-identical. Usage:
+# (scripts/renames.py states the map) and requires the per-run CSVs and reports, and the merged
+# CSV and summary, to be byte-identical. Usage:
 #   scripts/check-analysis-unchanged.sh BASE_ANALYZE NEW_ANALYZE
 # Exit 0: identical apart from the renames; 1: differences (printed); 2: usage.
 set -euo pipefail
@@ -29,11 +29,8 @@ analyse() {  # $1 binary, $2 folder of runs
 }
 analyse "$base" "$work/base/runs"
 analyse "$new" "$work/new/runs"
-if [ -s "$root/scripts/renames.sed" ]; then
-  for f in "$work"/base/runs.csv "$work"/base/runs.md "$work"/base/runs/*/warpcost.csv "$work"/base/runs/*/report.md; do
-    sed -i -f "$root/scripts/renames.sed" "$f"
-  done
-fi
+python3 "$root/scripts/renames.py" "$work"/base/runs.csv "$work"/base/runs.md \
+  "$work"/base/runs/*/warpcost.csv "$work"/base/runs/*/report.md
 status=0
 diff -r -q "$work/base" "$work/new" >/dev/null || status=1
 if [ $status -ne 0 ]; then
@@ -46,8 +43,8 @@ fi
 if [ -n "${BASE_BENCH:-}" ] && [ -n "${NEW_BENCH:-}" ]; then
   "$BASE_BENCH" --benchmark_list_tests >"$work/base.list" 2>&1
   "$NEW_BENCH" --benchmark_list_tests >"$work/new.list" 2>&1
-  if ! diff <(sed -f "$root/scripts/renames-run-names.sed" "$work/base.list" 2>/dev/null || cat "$work/base.list") \
-            "$work/new.list" >"$work/list.diff"; then
+  python3 "$root/scripts/renames.py" "$work/base.list"
+  if ! diff "$work/base.list" "$work/new.list" >"$work/list.diff"; then
     head -20 "$work/list.diff"
     echo "check-analysis-unchanged: the registered benchmarks differ beyond the renames" >&2
     exit 1

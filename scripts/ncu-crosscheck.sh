@@ -13,7 +13,7 @@ command -v ncu >/dev/null || { echo "ncu-crosscheck: ncu is not installed"; exit
 
 # name | benchmark filter | kernel name regex (ncu -k)
 cases=(
-  "staircase-48|^partial_warp/staircase/threads:48/|fma_blocks_kernel"
+  "staircase-48|^partial_warp/staircase/block_threads:48/|fma_blocks_kernel"
   "split-low-20|^divergence/split_low/k:20/if_trips:384/else_trips:384/warps_per_sm:4/|if_else_kernel"
   "warp-uniform|^divergence/warp_uniform/if_trips:384/else_trips:384/warps_per_sm:4/|if_else_kernel"
   "read-w0-32|^streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:32/|stream_kernel"

@@ -122,7 +122,7 @@ TEST_F(AnalyzeCli, ABrokenRunAmongManyIsNamedAndSkippedTheOthersAnalysed) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"truncated.json", "truncated or malformed JSON"},
       {"missing_metadata.json", "context.sm_clock_max_khz: missing run metadata"},
-      {"schema_v2.json", "schema version 2"},
+      {"schema_v3.json", "schema version 3"},
       {"aggregates_only.json", "no iteration results"},
   };
   for (const auto& [fixture, expected] : cases) {
@@ -147,7 +147,7 @@ TEST_F(AnalyzeCli, ABrokenRunAmongManyIsNamedAndSkippedTheOthersAnalysed) {
 }
 
 TEST_F(AnalyzeCli, AnOnlyRunThatIsBrokenIsBadInputAndNothingIsWritten) {
-  for (const std::string fixture : {"truncated.json", "schema_v2.json"}) {
+  for (const std::string fixture : {"truncated.json", "schema_v3.json"}) {
     const fs::path bad_dir = dir_ / "bad-gpu/20260105T000000Z";
     fs::create_directories(bad_dir);
     fs::copy_file(kFixtures / fixture, bad_dir / "bench.json", fs::copy_options::overwrite_existing);
@@ -340,7 +340,7 @@ TEST_F(AnalyzeCli, EachParameterHasItsOwnColumn) {
   const std::size_t params = column(rows[0], "params");
   const std::size_t warps = column(rows[0], "warps_per_sm");
   const std::size_t alu = column(rows[0], "alu_per_load");
-  column(rows[0], "threads");
+  column(rows[0], "block_threads");
   column(rows[0], "if_trips");
   // A parameter named like a fixed column gets its own name; no header name appears twice.
   column(rows[0], "param_benchmark");

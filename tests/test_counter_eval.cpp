@@ -56,23 +56,23 @@ TEST_F(CounterEvaluation, WarpsLaunchedAreCeilPOver32ABlock) {
   EXPECT_EQ(s.value, 2);
   EXPECT_EQ(s.verdict, "holds");
   EXPECT_EQ(s.unit, "warp") << "the unit comes from the run's counter_units";
-  const Row st = row(*rows_, "staircase", "threads=48", kWarps);
+  const Row st = row(*rows_, "staircase", "block_threads=48", kWarps);
   EXPECT_EQ(st.value, 16896 * 2);
   EXPECT_EQ(st.verdict, "holds");
 }
 
 TEST_F(CounterEvaluation, LanesPerInstructionFollowPOverCeilPOver32) {
-  const Row r = row(*rows_, "staircase", "threads=48", kLanes);
+  const Row r = row(*rows_, "staircase", "block_threads=48", kLanes);
   EXPECT_DOUBLE_EQ(*r.predicted, 24.0);
   EXPECT_NEAR(r.value, 24.0, 0.05);
   EXPECT_EQ(r.verdict, "holds");
-  const Row tail = row(*rows_, "grid_tail", "block=256;threads=33", kLanes);
+  const Row tail = row(*rows_, "grid_tail", "block_threads=256;total_threads=33", kLanes);
   EXPECT_DOUBLE_EQ(*tail.predicted, 16.5);
   EXPECT_EQ(tail.verdict, "holds");
 }
 
 TEST_F(CounterEvaluation, AOneThreadGridTailFailsAndSaysWhy) {
-  const Row r = row(*rows_, "grid_tail", "block=256;threads=1", kLanes);
+  const Row r = row(*rows_, "grid_tail", "block_threads=256;total_threads=1", kLanes);
   EXPECT_DOUBLE_EQ(*r.predicted, 1.0);
   EXPECT_GT(r.value, 1.1);
   EXPECT_EQ(r.verdict, "fails");
@@ -80,10 +80,10 @@ TEST_F(CounterEvaluation, AOneThreadGridTailFailsAndSaysWhy) {
 }
 
 TEST_F(CounterEvaluation, A48ThreadBlockAchievesTheWarpsOfA64ThreadOne) {
-  const Row r = row(*rows_, "staircase", "threads=48", "achieved_warps_vs_whole_warp_block");
+  const Row r = row(*rows_, "staircase", "block_threads=48", "achieved_warps_vs_whole_warp_block");
   EXPECT_NEAR(r.value, 1.0, 0.02);
   EXPECT_EQ(r.verdict, "holds");
-  const Row a = row(*rows_, "staircase", "threads=48", kActive);
+  const Row a = row(*rows_, "staircase", "block_threads=48", kActive);
   EXPECT_DOUBLE_EQ(*a.predicted, 64.0) << "32 blocks x 2 warp slots";
   EXPECT_LE(a.value, 64.0);
 }
@@ -172,7 +172,7 @@ TEST_F(CounterEvaluation, TheReportOpensWithEachJudgedMetricsVerdictCounts) {
       << line(kDiv);
   // Lanes: the one-thread grid tail fails (its 7 idle warps still issue their guard with all lanes
   // on, so the average is above 1 lane); it is the first partial-warp miss the glance names.
-  const Row tail = row(*rows_, "grid_tail", "block=256;threads=1", kLanes);
+  const Row tail = row(*rows_, "grid_tail", "block_threads=256;total_threads=1", kLanes);
   EXPECT_GT(tail.value, 1.02);
   EXPECT_EQ(tail.verdict, "fails");
   EXPECT_EQ(count("partial_warp", kLanes, "holds") + count("partial_warp", kLanes, "fails"), lane_rows);
@@ -183,7 +183,7 @@ TEST_F(CounterEvaluation, TheReportOpensWithEachJudgedMetricsVerdictCounts) {
                    std::to_string(count("partial_warp", kLanes, "fails")) + " | 0 |"),
             std::string::npos)
       << l;
-  EXPECT_NE(l.find("grid_tail block=256;threads=1: fails"), std::string::npos) << l;
+  EXPECT_NE(l.find("grid_tail block_threads=256;total_threads=1: fails"), std::string::npos) << l;
 }
 
 TEST(CounterEvaluationWithoutCounters, ARunWithoutTheCounterPassHasNoCounterRows) {

@@ -89,8 +89,8 @@ TEST(RunReader, RejectsBadFilesNamingTheFileAndTheField) {
   expect_format_error("truncated.json", "(document)", "truncated or malformed JSON at byte");
   expect_format_error("not_json.json", "(document)", "truncated or malformed JSON at byte");
   expect_format_error("missing_metadata.json", "context.sm_clock_max_khz", "missing run metadata");
-  expect_format_error("schema_v2.json", "context.warpcost_schema_version",
-                      "schema version 2; this analysis reads version 1");
+  expect_format_error("schema_v3.json", "context.warpcost_schema_version",
+                      "schema version 3; this analysis reads versions 1 to 2");
   expect_format_error("plain_google_benchmark.json", "context.warpcost_schema_version",
                       "not a warpcost run");
   expect_format_error("aggregates_only.json", "benchmarks", "no iteration results");
@@ -201,7 +201,7 @@ TEST_F(PartialWarpEvaluation, WorkedExamplesGetRowsOfTheirOwn) {
   EXPECT_DOUBLE_EQ(*ex3.predicted, 192.0);
   EXPECT_EQ(ex3.verdict, verdict::kHolds);
   // The note's 1000 threads in blocks of 256: 232 in the last block.
-  const Row note = at("example=note;measured_by=grid_tail/block=256;threads=1000", "tail_full_warps");
+  const Row note = at("example=note;measured_by=grid_tail/block_threads=256;total_threads=1000", "tail_full_warps");
   EXPECT_DOUBLE_EQ(*note.predicted, 7.0);  // 232 threads: 7 full warps and 8 lanes
   EXPECT_EQ(note.verdict, verdict::kHolds);
   // A shape no example uses gets none.
@@ -212,20 +212,20 @@ TEST_F(PartialWarpEvaluation, WorkedExamplesGetRowsOfTheirOwn) {
 
 TEST_F(PartialWarpEvaluation, StaircaseUsefulFractionIsShownNotJudged) {
   // With equal block counts it is (P/next)·(t_next/t_P): step_time_spread restated, so info.
-  const Row f33 = at("threads=33", "useful_fraction");
+  const Row f33 = at("block_threads=33", "useful_fraction");
   EXPECT_NEAR(f33.value, 33.0 / 64.0, 1e-12);
   EXPECT_NEAR(*f33.predicted, 33.0 / 64.0, 1e-12);
   EXPECT_EQ(f33.verdict, verdict::kInfo);
-  const Row f65 = at("threads=65", "useful_fraction");
+  const Row f65 = at("block_threads=65", "useful_fraction");
   EXPECT_NEAR(f65.value, 65.0 * 1.03 / 96.0, 1e-12);
   EXPECT_EQ(f65.verdict, verdict::kInfo);
   EXPECT_NE(f65.why.find("judged as step_time_spread"), std::string::npos) << f65.why;
-  EXPECT_THROW(at("threads=64", "useful_fraction"), std::runtime_error);  // the reference itself
+  EXPECT_THROW(at("block_threads=64", "useful_fraction"), std::runtime_error);  // the reference itself
 }
 
 TEST_F(PartialWarpEvaluation, ResidencyIsCountedInWholeWarps) {
-  EXPECT_EQ(at("threads=48", "resident_blocks_per_sm").verdict, verdict::kHolds);  // block cap: 32
-  const Row r65 = at("threads=65", "resident_blocks_per_sm");
+  EXPECT_EQ(at("block_threads=48", "resident_blocks_per_sm").verdict, verdict::kHolds);  // block cap: 32
+  const Row r65 = at("block_threads=65", "resident_blocks_per_sm");
   EXPECT_DOUBLE_EQ(*r65.predicted, 21.0);  // floor(64 / 3), not floor(2048 / 65) = 31
   EXPECT_EQ(r65.verdict, verdict::kHolds);
   EXPECT_NE(r65.why.find("the warp cap binds"), std::string::npos);
@@ -233,44 +233,44 @@ TEST_F(PartialWarpEvaluation, ResidencyIsCountedInWholeWarps) {
 
 TEST_F(PartialWarpEvaluation, StepSpreadWithinOnePercent) {
   // Times T, 1.005 T, T: (max - min) / min = 0.5 %.
-  const Row two = at("warps=2;threads=33..64", "step_time_spread");
+  const Row two = at("warps=2;block_threads=33..64", "step_time_spread");
   EXPECT_NEAR(two.value, 0.005, 1e-12);
   EXPECT_EQ(two.verdict, verdict::kHolds);
   // Two points, 150 and 154.5 us: 3 % apart.
-  const Row three = at("warps=3;threads=65..96", "step_time_spread");
+  const Row three = at("warps=3;block_threads=65..96", "step_time_spread");
   EXPECT_NEAR(three.value, 4.5 / 150, 1e-12);
   EXPECT_EQ(three.verdict, verdict::kFails);
   // The fixture's 3 % is all clock: 96 ran 3 % slower clocked, so the cycles agree.
-  const Row cycles = at("warps=3;threads=65..96", "step_cycle_spread");
+  const Row cycles = at("warps=3;block_threads=65..96", "step_cycle_spread");
   EXPECT_NEAR(cycles.value, 0.0, 1e-12);
   EXPECT_EQ(cycles.verdict, verdict::kHolds);
   EXPECT_NE(cycles.why.find("the SM clock moving between benchmarks"), std::string::npos);
-  EXPECT_THROW(at("warps=2;threads=33..64", "step_cycle_spread"), std::runtime_error);  // no clocks
+  EXPECT_THROW(at("warps=2;block_threads=33..64", "step_cycle_spread"), std::runtime_error);  // no clocks
   // A benchmark that measured its clock shows it beside the maximum (a bound: info).
-  EXPECT_EQ(at("threads=96", "sm__cycles_elapsed.avg.per_second").verdict, verdict::kInfo);
+  EXPECT_EQ(at("block_threads=96", "sm__cycles_elapsed.avg.per_second").verdict, verdict::kInfo);
 }
 
 TEST_F(PartialWarpEvaluation, GridTailMasksAndTimePerScheduler) {
   // The bench counts the threads past its own guard: equal to the model by construction, info.
-  EXPECT_EQ(at("block=256;threads=1000", "tail_active_threads").verdict, verdict::kInfo);
-  EXPECT_DOUBLE_EQ(*at("block=256;threads=1000", "tail_active_threads").predicted, 232.0);
-  EXPECT_EQ(at("block=256;threads=1000", "tail_full_warps").verdict, verdict::kHolds);
-  EXPECT_DOUBLE_EQ(*at("block=256;threads=1000", "tail_mask").predicted, 255.0);
-  EXPECT_EQ(at("block=256;threads=1000", "tail_mask").verdict, verdict::kHolds);
-  EXPECT_EQ(at("block=256;threads=1000", "relative_time").verdict, verdict::kHolds);  // 1.005 vs 1
-  const Row one_warp = at("block=256;threads=32", "relative_time");
+  EXPECT_EQ(at("block_threads=256;total_threads=1000", "tail_active_threads").verdict, verdict::kInfo);
+  EXPECT_DOUBLE_EQ(*at("block_threads=256;total_threads=1000", "tail_active_threads").predicted, 232.0);
+  EXPECT_EQ(at("block_threads=256;total_threads=1000", "tail_full_warps").verdict, verdict::kHolds);
+  EXPECT_DOUBLE_EQ(*at("block_threads=256;total_threads=1000", "tail_mask").predicted, 255.0);
+  EXPECT_EQ(at("block_threads=256;total_threads=1000", "tail_mask").verdict, verdict::kHolds);
+  EXPECT_EQ(at("block_threads=256;total_threads=1000", "relative_time").verdict, verdict::kHolds);  // 1.005 vs 1
+  const Row one_warp = at("block_threads=256;total_threads=32", "relative_time");
   EXPECT_DOUBLE_EQ(*one_warp.predicted, 0.5);  // 1 warp per scheduler against 2
   EXPECT_EQ(one_warp.verdict, verdict::kHolds);
-  const Row five_warps = at("block=256;threads=129", "relative_time");
+  const Row five_warps = at("block_threads=256;total_threads=129", "relative_time");
   EXPECT_DOUBLE_EQ(*five_warps.predicted, 1.0);  // 5 warps: 2 on one scheduler
   EXPECT_EQ(five_warps.verdict, verdict::kFails);  // the fixture says 0.7
-  EXPECT_EQ(at("block=256;threads=129", "tail_mask").verdict, verdict::kHolds);  // 0x00000001
+  EXPECT_EQ(at("block_threads=256;total_threads=129", "tail_mask").verdict, verdict::kHolds);  // 0x00000001
   // 33 threads took 3 % longer than 64, but both times spread 2 % over their repetitions.
-  const Row noisy = at("block=256;threads=33", "time_vs_whole_warps");
+  const Row noisy = at("block_threads=256;total_threads=33", "time_vs_whole_warps");
   EXPECT_NEAR(noisy.value, 1.03, 1e-12);
   EXPECT_EQ(noisy.verdict, verdict::kWarn);
   EXPECT_NE(noisy.why.find("too noisy to decide"), std::string::npos);
-  EXPECT_THROW(at("block=256;threads=1000", "time_vs_whole_warps"), std::runtime_error);  // no 1024 here
+  EXPECT_THROW(at("block_threads=256;total_threads=1000", "time_vs_whole_warps"), std::runtime_error);  // no 1024 here
 }
 
 }  // namespace

@@ -3,13 +3,18 @@
 // evaluators build are the keys the reader makes of a run name.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <set>
 #include <string>
 
 #include "analysis/core/families.hpp"
 #include "analysis/core/run_reader.hpp"
 #include "analysis/divergence/schema.hpp"
+#include "analysis/evaluation.hpp"
 #include "analysis/family.hpp"
 
 namespace warpcost::analysis {
@@ -72,6 +77,61 @@ TEST(Registry, TheSplitReferenceKeyIsTheReadersParameterText) {
   EXPECT_NE(schema::divergence::split_params(32, 384, 96, 16), parsed.params_text());
   EXPECT_THROW(schema::divergence::descriptor().params_text("split_low", {1, 2}), std::invalid_argument);
   EXPECT_THROW(schema::divergence::descriptor().arg_names("no_such_benchmark"), std::out_of_range);
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+// Schema 2 renamed the partial-warp parameters (P is block_threads, the grid's N total_threads).
+// The same points written under schema 1's names and under schema 2's read alike, and evaluate to
+// the same rows; a schema-2 run keeps a parameter literally called "threads" as it is.
+TEST(Registry, SchemaOneNamesAreReadAsSchemaTwos) {
+  const fs::path v1 = kFixtures / "partial_warp.json";
+  std::string text = slurp(v1);
+  ASSERT_NE(text.find("\"warpcost_schema_version\": \"1\""), std::string::npos);
+  text = replace_all(text, "\"warpcost_schema_version\": \"1\"", "\"warpcost_schema_version\": \"2\"");
+  text = replace_all(text, "partial_warp/staircase/threads:", "partial_warp/staircase/block_threads:");
+  text = replace_all(text, "partial_warp/grid_tail/block:256/threads:",
+                     "partial_warp/grid_tail/block_threads:256/total_threads:");
+  const fs::path dir = fs::temp_directory_path() / ("warpcost_registry_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path v2 = dir / "bench.json";
+  std::ofstream(v2) << text;
+  const analysis::Run old_run = read_run(v1);
+  const analysis::Run new_run = read_run(v2);
+  ASSERT_EQ(old_run.benchmarks.size(), new_run.benchmarks.size());
+  int renamed = 0;
+  for (std::size_t i = 0; i < old_run.benchmarks.size(); ++i) {
+    EXPECT_EQ(old_run.benchmarks[i].params, new_run.benchmarks[i].params) << new_run.benchmarks[i].run_name;
+    if (new_run.benchmarks[i].has_param("block_threads")) ++renamed;
+    EXPECT_FALSE(old_run.benchmarks[i].has_param("threads")) << old_run.benchmarks[i].run_name;
+  }
+  EXPECT_GT(renamed, 10);
+  const auto old_rows = evaluate_run(old_run);
+  const auto new_rows = evaluate_run(new_run);
+  ASSERT_EQ(old_rows.size(), new_rows.size());
+  for (std::size_t i = 0; i < old_rows.size(); ++i) {
+    EXPECT_EQ(old_rows[i].params, new_rows[i].params);
+    EXPECT_EQ(old_rows[i].verdict, new_rows[i].verdict) << old_rows[i].benchmark << " " << old_rows[i].metric;
+  }
+  // Schema 2 maps nothing: a "threads" parameter in a schema-2 run name stays "threads".
+  std::ofstream(v2) << replace_all(text, "partial_warp/staircase/block_threads:", "partial_warp/staircase/threads:");
+  const analysis::Run literal = read_run(v2);
+  bool kept = false;
+  for (const auto& b : literal.benchmarks) kept = kept || (b.benchmark == "staircase" && b.has_param("threads"));
+  EXPECT_TRUE(kept);
+  fs::remove_all(dir);
 }
 
 }  // namespace

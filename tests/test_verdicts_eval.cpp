@@ -94,16 +94,16 @@ TEST(PlantedFault, Ex3BlockLastWarpWithAHalfMask) {
 
 TEST(PlantedFault, A65ThreadBlockGivenTheResidencyOfItsThreadCount) {
   // floor(2048 / 65) = 31 blocks: what counting threads instead of whole warps would give.
-  expect_holds_then_fails(kPw, "staircase", "threads=65", "resident_blocks_per_sm", [](RunData& run) {
-    set_counter(point(run, "staircase", "threads=65"), "blocks_per_sm", 31);
+  expect_holds_then_fails(kPw, "staircase", "block_threads=65", "resident_blocks_per_sm", [](RunData& run) {
+    set_counter(point(run, "staircase", "block_threads=65"), "blocks_per_sm", 31);
   });
 }
 
 TEST(PlantedFault, A48ThreadBlockTimedLikeA32ThreadOne) {
   for (const char* metric : {"step_time_spread", "step_cycle_spread"}) {
-    expect_holds_then_fails(kPw, "staircase_step", "warps=2;threads=33..64", metric, [](RunData& run) {
-      const BenchmarkResult one_warp = point(run, "staircase", "threads=32");
-      BenchmarkResult& b = point(run, "staircase", "threads=48");
+    expect_holds_then_fails(kPw, "staircase_step", "warps=2;block_threads=33..64", metric, [](RunData& run) {
+      const BenchmarkResult one_warp = point(run, "staircase", "block_threads=32");
+      BenchmarkResult& b = point(run, "staircase", "block_threads=48");
       b.seconds = one_warp.seconds;
       b.counters["sm_clock_hz"] = one_warp.counters.at("sm_clock_hz");
     });
@@ -111,22 +111,22 @@ TEST(PlantedFault, A48ThreadBlockTimedLikeA32ThreadOne) {
 }
 
 TEST(PlantedFault, TheNoteGridTailWithEightFullWarps) {
-  expect_holds_then_fails(kPw, "grid_tail", "block=256;threads=1000", "tail_full_warps", [](RunData& run) {
-    set_counter(point(run, "grid_tail", "block=256;threads=1000"), "tail_full_warps_observed", 8);
+  expect_holds_then_fails(kPw, "grid_tail", "block_threads=256;total_threads=1000", "tail_full_warps", [](RunData& run) {
+    set_counter(point(run, "grid_tail", "block_threads=256;total_threads=1000"), "tail_full_warps_observed", 8);
   });
 }
 
 TEST(PlantedFault, A33ThreadTailWhoseLastWarpRunsTwoLanes) {
-  expect_holds_then_fails(kPw, "grid_tail", "block=256;threads=33", "tail_mask", [](RunData& run) {
-    set_counter(point(run, "grid_tail", "block=256;threads=33"), "tail_last_mask_observed", 0x3);
+  expect_holds_then_fails(kPw, "grid_tail", "block_threads=256;total_threads=33", "tail_mask", [](RunData& run) {
+    set_counter(point(run, "grid_tail", "block_threads=256;total_threads=33"), "tail_last_mask_observed", 0x3);
   });
 }
 
 TEST(PlantedFault, AOneThreadGridTimedLikeA129ThreadOne) {
   for (const char* metric : {"time_vs_whole_warps", "cycles_vs_whole_warps"}) {
-    expect_holds_then_fails(kPw, "grid_tail", "block=256;threads=1", metric, [](RunData& run) {
-      const BenchmarkResult five_warps = point(run, "grid_tail", "block=256;threads=129");
-      BenchmarkResult& b = point(run, "grid_tail", "block=256;threads=1");
+    expect_holds_then_fails(kPw, "grid_tail", "block_threads=256;total_threads=1", metric, [](RunData& run) {
+      const BenchmarkResult five_warps = point(run, "grid_tail", "block_threads=256;total_threads=129");
+      BenchmarkResult& b = point(run, "grid_tail", "block_threads=256;total_threads=1");
       b.seconds = five_warps.seconds;
       b.counters["sm_clock_hz"] = five_warps.counters.at("sm_clock_hz");
     });
@@ -134,9 +134,9 @@ TEST(PlantedFault, AOneThreadGridTimedLikeA129ThreadOne) {
 }
 
 TEST(PlantedFault, A129ThreadGridTimedLikeOneWarp) {
-  expect_holds_then_fails(kPw, "grid_tail", "block=256;threads=129", "relative_time", [](RunData& run) {
-    point(run, "grid_tail", "block=256;threads=129").seconds =
-        point(run, "grid_tail", "block=256;threads=32").seconds;
+  expect_holds_then_fails(kPw, "grid_tail", "block_threads=256;total_threads=129", "relative_time", [](RunData& run) {
+    point(run, "grid_tail", "block_threads=256;total_threads=129").seconds =
+        point(run, "grid_tail", "block_threads=256;total_threads=32").seconds;
   });
 }
 
@@ -146,10 +146,10 @@ TEST(PlantedFault, A129ThreadGridShortOfItsWorkOnceTheLaunchFloorIsOff) {
   // block's work, each repetition floor + 0.943 (t_full - floor). Less the measured launch floor
   // the ratio is 0.943, 5.7 % off: fails. With the floor (7.1 us of a 51 us block) left in both
   // times it would read 0.943 + 0.057 floor / t_full = 0.951, inside the 5 % tolerance: holds.
-  const std::string p129 = "block=256;threads=129";
+  const std::string p129 = "block_threads=256;total_threads=129";
   expect_holds_then_fails(kPw, "grid_tail", p129, "relative_time", [&](RunData& run) {
     const double floor = point(run, "launch_overhead", "launches=1").median_seconds();
-    const BenchmarkResult full = point(run, "grid_tail", "block=256;threads=256");
+    const BenchmarkResult full = point(run, "grid_tail", "block_threads=256;total_threads=256");
     ASSERT_GT(0.943 + 0.057 * floor / full.median_seconds(), 1 - kTailTimeTolerance)
         << "the floor left in would hide the plant";
     BenchmarkResult& b = point(run, "grid_tail", p129);
@@ -163,16 +163,16 @@ TEST(PlantedFault, CounterPassWarpsLanesAndSlots) {
     set_counter(point(run, "schedule", "x=48;y=4;z=1"), "smsp__warps_launched.sum", 7);
   });
   // A 48-thread block whose instructions ran with 32 lanes: no partial warp at all.
-  expect_holds_then_fails(kPw, "staircase", "threads=48",
+  expect_holds_then_fails(kPw, "staircase", "block_threads=48",
                           "smsp__average_thread_inst_executed_per_inst_executed.ratio", [](RunData& run) {
-                            set_counter(point(run, "staircase", "threads=48"),
+                            set_counter(point(run, "staircase", "block_threads=48"),
                                         "smsp__average_thread_inst_executed_per_inst_executed.ratio", 32);
                           });
   // A 48-thread block achieving the warps of a 32-thread one (one slot a block).
-  expect_holds_then_fails(kPw, "staircase", "threads=48", "achieved_warps_vs_whole_warp_block",
+  expect_holds_then_fails(kPw, "staircase", "block_threads=48", "achieved_warps_vs_whole_warp_block",
                           [](RunData& run) {
-                            const BenchmarkResult one = point(run, "staircase", "threads=32");
-                            point(run, "staircase", "threads=48").counters["sm__warps_active.avg.per_cycle_active"] =
+                            const BenchmarkResult one = point(run, "staircase", "block_threads=32");
+                            point(run, "staircase", "block_threads=48").counters["sm__warps_active.avg.per_cycle_active"] =
                                 one.counters.at("sm__warps_active.avg.per_cycle_active");
                           });
 }
@@ -187,11 +187,11 @@ TEST(StepRule, EachPointsOwnNoiseNotTheNoisiestOfTheStep) {
   const RunData run = fixture("verdicts_steps.json");
   const std::vector<Row> rows = evaluate_run(run);
   for (const auto& [params, lo, hi] :
-       {std::tuple<std::string, int, int>{"warps=1;threads=1..32", 1, 32}, {"warps=3;threads=65..96", 65, 96}}) {
+       {std::tuple<std::string, int, int>{"warps=1;block_threads=1..32", 1, 32}, {"warps=3;block_threads=65..96", 65, 96}}) {
     std::vector<double> medians;
     double largest_cv = 0;
     for (const auto& b : run.benchmarks) {
-      const int p = static_cast<int>(b.param("threads"));
+      const int p = static_cast<int>(b.param("block_threads"));
       if (p < lo || p > hi) continue;
       medians.push_back(b.median_seconds());
       largest_cv = std::max(largest_cv, point_noise(b));
@@ -207,9 +207,9 @@ TEST(StepRule, EachPointsOwnNoiseNotTheNoisiestOfTheStep) {
     const Row r = at(rows, "staircase_step", params, "step_time_spread");
     EXPECT_DOUBLE_EQ(r.value, (sorted.back() - sorted.front()) / sorted.front()) << params;
   }
-  EXPECT_EQ(at(rows, "staircase_step", "warps=1;threads=1..32", "step_time_spread").verdict, verdict::kFails);
-  EXPECT_EQ(at(rows, "staircase_step", "warps=3;threads=65..96", "step_time_spread").verdict, verdict::kWarn);
-  EXPECT_EQ(at(rows, "staircase_step", "warps=3;threads=65..96", "step_cycle_spread").verdict, verdict::kFails);
+  EXPECT_EQ(at(rows, "staircase_step", "warps=1;block_threads=1..32", "step_time_spread").verdict, verdict::kFails);
+  EXPECT_EQ(at(rows, "staircase_step", "warps=3;block_threads=65..96", "step_time_spread").verdict, verdict::kWarn);
+  EXPECT_EQ(at(rows, "staircase_step", "warps=3;block_threads=65..96", "step_cycle_spread").verdict, verdict::kFails);
 }
 
 // ---- divergence (20261130T024916Z) ----------------------------------------------------------
@@ -609,11 +609,11 @@ TEST(Noise, AnOutlyingRepetitionDoesNotHideAStepMiss) {
   // 1 % rule. One of its repetitions 1.5 x slower inflates its raw CV so that the old rule (the
   // whole miss inside twice the raw CVs) said warn; the median and its MAD barely move: fails.
   RunData run = fixture("verdicts_steps.json");
-  const std::string step = "warps=13;threads=385..416";
+  const std::string step = "warps=13;block_threads=385..416";
   for (const char* metric : {"step_time_spread", "step_cycle_spread"}) {
     EXPECT_EQ(at(evaluate_run(run), "staircase_step", step, metric).verdict, verdict::kHolds) << metric;
   }
-  BenchmarkResult& b = point(run, "staircase", "threads=415");
+  BenchmarkResult& b = point(run, "staircase", "block_threads=415");
   for (double& s : b.seconds) s *= 0.97;
   b.seconds[0] *= 1.5;
   const std::vector<Row> rows = evaluate_run(run);

@@ -13,6 +13,7 @@ const FamilyDescriptor& descriptor() {
        {param::kLaunches, "count", "empty kernels launched back to back"}},
       {{"sm_clock_hz", "Hz"}, {"sm_clock_max_hz", "Hz"}, {"bytes_read", "bytes"},
        {"bytes_written", "bytes"}, {"launches", "count"}},
+      {},
       {}};
   return d;
 }

@@ -27,6 +27,20 @@ const FamilyDescriptor* family_descriptor(const std::string& name) {
   return nullptr;
 }
 
+void rename_schema_1_parameters(const std::string& family, const std::string& benchmark,
+                                std::vector<std::pair<std::string, std::string>>& params) {
+  const FamilyDescriptor* d = family_descriptor(family);
+  if (d == nullptr) return;
+  for (auto& [name, value] : params) {
+    for (const Rename& r : d->schema_1_names) {
+      if (benchmark == r.benchmark && name == r.schema_1_name) {
+        name = r.name;
+        break;
+      }
+    }
+  }
+}
+
 std::vector<std::string> all_default_metrics() {
   std::vector<std::string> all;
   for (const FamilyDescriptor* d : family_descriptors()) {

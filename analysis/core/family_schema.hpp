@@ -24,6 +24,13 @@ struct Counter {
   const char* unit;
 };
 
+// A parameter a schema-1 run spelled otherwise: the reader renames it on read.
+struct Rename {
+  const char* benchmark;
+  const char* schema_1_name;
+  const char* name;
+};
+
 struct Benchmark {
   const char* name;                     // "split_low": the run name is family/name/params
   std::vector<const char*> parameters;  // names from FamilyDescriptor::parameters, in order
@@ -35,6 +42,7 @@ struct FamilyDescriptor {
   std::vector<Parameter> parameters;
   std::vector<Counter> counters;
   std::vector<const char*> metrics;  // what the counter pass collects by default ({} : none)
+  std::vector<Rename> schema_1_names;  // parameters renamed since schema 1 ({} : none)
 
   // "family/benchmark", the Google Benchmark name to register.
   std::string run_name(const char* benchmark) const { return std::string(name) + "/" + benchmark; }

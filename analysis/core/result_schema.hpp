@@ -4,7 +4,11 @@
 
 namespace warpcost::schema {
 
-inline constexpr int kVersion = 1;
+// 2: one name per idea in run names (partial_warp's block size P is block_threads and the grid
+// tail's total N is total_threads, as in the streaming family). Runs of version 1 are still read:
+// the reader maps their old parameter names onto the new ones (FamilyDescriptor::schema_1_names).
+inline constexpr int kVersion = 2;
+inline constexpr int kOldestReadableVersion = 1;
 inline constexpr const char* kVersionKey = "warpcost_schema_version";
 
 namespace key {

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/core/families.hpp"
 #include "analysis/core/result_schema.hpp"
 #include "analysis/core/statistics.hpp"
 
@@ -196,9 +197,14 @@ Run read_run(const std::filesystem::path& bench_json) {
     throw RunFormatError(file, std::string("context.") + schema::kVersionKey,
                          "missing: not a warpcost run (run it through warpcost-bench)");
   }
-  if (version->second != std::to_string(schema::kVersion)) {
+  int version_number = 0;
+  for (int v = schema::kOldestReadableVersion; v <= schema::kVersion; ++v) {
+    if (version->second == std::to_string(v)) version_number = v;
+  }
+  if (version_number == 0) {
     throw RunFormatError(file, std::string("context.") + schema::kVersionKey,
-                         "schema version " + version->second + "; this analysis reads version " +
+                         "schema version " + version->second + "; this analysis reads versions " +
+                             std::to_string(schema::kOldestReadableVersion) + " to " +
                              std::to_string(schema::kVersion));
   }
   for (const char* key : schema::kRequiredKeys) {
@@ -220,6 +226,7 @@ Run read_run(const std::filesystem::path& bench_json) {
       throw RunFormatError(file, where + ".run_name", "missing or not a string");
     }
     BenchmarkResult parsed = parse_run_name(entry["run_name"].get<std::string>());
+    if (version_number == 1) schema::rename_schema_1_parameters(parsed.family, parsed.benchmark, parsed.params);
     const auto [it, inserted] = index_of.emplace(parsed.run_name, run.benchmarks.size());
     if (inserted) run.benchmarks.push_back(std::move(parsed));
     BenchmarkResult& result = run.benchmarks[it->second];

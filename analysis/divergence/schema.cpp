@@ -32,7 +32,8 @@ const FamilyDescriptor& descriptor() {
       {metric::kLanes,
        metric::kLanesPredicatedOn,
        metric::kDivergent, metric::kBranchTargets,
-       metric::kWarpsLaunched, metric::kWarpInstructions}};
+       metric::kWarpsLaunched, metric::kWarpInstructions},
+      {}};
   return d;
 }
 

@@ -31,6 +31,9 @@ using detail::relative_check;
 using detail::find_benchmark;
 using detail::with_prediction;
 using namespace schema::metric;
+using schema::partial_warp::descriptor;
+namespace bench = schema::partial_warp::benchmark;
+namespace param = schema::partial_warp::param;
 
 
 std::string hex_mask(double v) { return analysis::hex_mask(static_cast<std::uint32_t>(v)); }
@@ -160,7 +163,7 @@ double useful_fma_rate(const BenchmarkResult& b) {
 }
 
 void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
-  const long long p = static_cast<long long>(b.param("threads"));
+  const long long p = static_cast<long long>(b.param(param::kBlockThreads));
   const long long warps = model::warps_per_block(p);
   const long long next = model::kWarpSize * warps;
 
@@ -174,7 +177,7 @@ void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Ro
   rows.push_back(rate);
 
   if (p % model::kWarpSize != 0) {
-    if (const BenchmarkResult* ref = find_benchmark(run, "staircase", "threads=" + std::to_string(next))) {
+    if (const BenchmarkResult* ref = find_benchmark(run, bench::kStaircase, descriptor().params_text(bench::kStaircase, {next}))) {
       Row f = base_row(b);
       f.metric = "useful_fraction";
       f.value = rate.value / useful_fma_rate(*ref);
@@ -227,7 +230,7 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
   for (const auto& b : run.benchmarks) {
     if (b.family == "partial_warp" && b.benchmark == "staircase" && !b.error && !b.seconds.empty() &&
         !is_throttled(run, b)) {
-      steps[model::warps_per_block(static_cast<long long>(b.param("threads")))].push_back(&b);
+      steps[model::warps_per_block(static_cast<long long>(b.param(param::kBlockThreads)))].push_back(&b);
     }
   }
   struct Spread {
@@ -249,15 +252,15 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     long long p_hi = 0;
     bool all_clocked = true;
     for (const auto* m : members) {
-      p_lo = std::min(p_lo, static_cast<long long>(m->param("threads")));
-      p_hi = std::max(p_hi, static_cast<long long>(m->param("threads")));
+      p_lo = std::min(p_lo, static_cast<long long>(m->param(param::kBlockThreads)));
+      p_hi = std::max(p_hi, static_cast<long long>(m->param(param::kBlockThreads)));
       all_clocked = all_clocked && m->has_counter("sm_clock_hz");
     }
     const Spread time = spread_of(members, [](const BenchmarkResult& m) { return m.median_seconds(); });
     Row r;
     r.family = "partial_warp";
     r.benchmark = "staircase_step";
-    r.params = "warps=" + std::to_string(k) + ";threads=" + std::to_string(p_lo) + ".." +
+    r.params = "warps=" + std::to_string(k) + ";" + std::string(param::kBlockThreads) + "=" + std::to_string(p_lo) + ".." +
                std::to_string(p_hi);
     r.metric = "step_time_spread";
     r.value = time.value;
@@ -292,8 +295,8 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
 }
 
 void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
-  const long long block = static_cast<long long>(b.param("block"));
-  const long long total = static_cast<long long>(b.param("threads"));
+  const long long block = static_cast<long long>(b.param(param::kBlockThreads));
+  const long long total = static_cast<long long>(b.param(param::kTotalThreads));
   const model::GridTail g = model::grid_tail(total, block);
   const std::string tag = "N = " + std::to_string(total) + ", B = " + std::to_string(block) + ": ";
   // The bench counts the threads that passed the kernel's own guard i < N: equal to the model by
@@ -330,9 +333,8 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
 
   // Time: the blocks run on separate SMs at once, and a block's warps spread over the SM's
   // schedulers, so the grid takes as long as its block with the most warps per scheduler.
-  const BenchmarkResult* full = find_benchmark(run, "grid_tail",
-                                               "block=" + std::to_string(block) + ";threads=" +
-                                                   std::to_string(block));
+  const BenchmarkResult* full = find_benchmark(run, bench::kGridTail,
+                                               descriptor().params_text(bench::kGridTail, {block, block}));
   if (full == nullptr) return;
   const model::ArchParams arch = detail::arch_of(run);
   auto per_scheduler = [&](long long warps) {
@@ -351,9 +353,8 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
   // The partial warp's claim itself: N threads cost what 32·ceil(N/32) cost.
   const long long whole = model::kWarpSize * model::warps_per_block(total);
   if (whole != total) {
-    if (const BenchmarkResult* w = find_benchmark(run, "grid_tail",
-                                                  "block=" + std::to_string(block) + ";threads=" +
-                                                      std::to_string(whole))) {
+    if (const BenchmarkResult* w = find_benchmark(run, bench::kGridTail,
+                                                  descriptor().params_text(bench::kGridTail, {block, whole}))) {
       Row ww = base_row(b);
       ww.metric = "time_vs_whole_warps";
       ww.value = work(b) / work(*w);
@@ -424,13 +425,13 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
     p = model::threads_per_block({iparam(b, "x"), iparam(b, "y"), iparam(b, "z")});
     useful = static_cast<double>(p);
   } else if (b.benchmark == "staircase") {
-    p = iparam(b, "threads");
+    p = iparam(b, param::kBlockThreads);
     blocks = b.counter_median("blocks");
     useful = static_cast<double>(p);
   } else if (b.benchmark == "grid_tail") {
-    p = iparam(b, "block");
+    p = iparam(b, param::kBlockThreads);
     blocks = b.counter_median("blocks");
-    useful = static_cast<double>(iparam(b, "threads"));
+    useful = static_cast<double>(iparam(b, param::kTotalThreads));
   } else {
     return;
   }
@@ -491,7 +492,8 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
     if (p % model::kWarpSize != 0) {
       const long long next = model::kWarpSize * warps;
       const BenchmarkResult* whole =
-          find_benchmark(run, "partial_warp", "staircase", "threads=" + std::to_string(next));
+          find_benchmark(run, schema::partial_warp::kFamily, bench::kStaircase,
+                         descriptor().params_text(bench::kStaircase, {next}));
       if (whole != nullptr && whole->has_counter(kWarpsActive)) {
         Row s = base_row(b);
         s.metric = "achieved_warps_vs_whole_warp_block";

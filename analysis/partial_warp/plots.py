@@ -6,10 +6,10 @@ def staircase_data(rows):
     run = newest_run(rows, "partial_warp", "staircase")
     if run is None:
         return None
-    rate = sorted((int(r["p"]["threads"]), r["v"])
+    rate = sorted((int(r["p"]["block_threads"]), r["v"])
                   for r in select(rows, run, "staircase",
                                   "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_second"))
-    fraction = sorted((int(r["p"]["threads"]), r["v"], r["pred"])
+    fraction = sorted((int(r["p"]["block_threads"]), r["v"], r["pred"])
                       for r in select(rows, run, "staircase", "useful_fraction"))
     return {"run": run, "rate": rate, "fraction": fraction}
 

@@ -7,14 +7,13 @@ const FamilyDescriptor& descriptor() {
   static const FamilyDescriptor d{
       kFamily,
       {{benchmark::kSchedule, {param::kX, param::kY, param::kZ}},
-       {benchmark::kStaircase, {param::kStaircaseBlockThreads}},
-       {benchmark::kGridTail, {param::kTailBlockThreads, param::kTailTotalThreads}}},
+       {benchmark::kStaircase, {param::kBlockThreads}},
+       {benchmark::kGridTail, {param::kBlockThreads, param::kTotalThreads}}},
       {{param::kX, "threads", "block x dimension"},
        {param::kY, "threads", "block y dimension"},
        {param::kZ, "threads", "block z dimension"},
-       // One name, two meanings, kept for schema 1: P in the staircase, N in the grid tail.
-       {param::kStaircaseBlockThreads, "threads", "block size P (staircase); total threads N (grid_tail)"},
-       {param::kTailBlockThreads, "threads", "block size P of the grid tail"}},
+       {param::kBlockThreads, "threads", "block size P"},
+       {param::kTotalThreads, "threads", "total threads N of the grid"}},
       {{"threads", "threads"}, {"warps_observed", "warps"}, {"tail_mask_observed", "mask"},
        {"threads_mapped_as_model", "threads"}, {"warps_with_one_clock", "warps"},
        {"warps_with_one_sm", "warps"}, {"distinct_sms", "SMs"}, {"sm_clock_hz", "Hz"},
@@ -27,7 +26,10 @@ const FamilyDescriptor& descriptor() {
       {metric::kWarpsLaunched, metric::kBlocksLaunched,
        metric::kLanes,
        metric::kWarpsActive, metric::kWarpInstructions,
-       metric::kThreadInstructions}};
+       metric::kThreadInstructions},
+      {{benchmark::kStaircase, "threads", param::kBlockThreads},
+       {benchmark::kGridTail, "block", param::kBlockThreads},
+       {benchmark::kGridTail, "threads", param::kTotalThreads}}};
   return d;
 }
 

@@ -18,11 +18,10 @@ namespace param {
 inline constexpr const char* kX = "x";
 inline constexpr const char* kY = "y";
 inline constexpr const char* kZ = "z";
-// The staircase's block size P (run names of schema 1 call it "threads" as well).
-inline constexpr const char* kStaircaseBlockThreads = "threads";
-// The grid tail's block size P and total threads N.
-inline constexpr const char* kTailBlockThreads = "block";
-inline constexpr const char* kTailTotalThreads = "threads";
+// Block size P (schema 1: "threads" in the staircase, "block" in the grid tail).
+inline constexpr const char* kBlockThreads = "block_threads";
+// The grid's total threads N (schema 1: "threads" in the grid tail).
+inline constexpr const char* kTotalThreads = "total_threads";
 }  // namespace param
 
 const FamilyDescriptor& descriptor();

@@ -11,6 +11,7 @@ const FamilyDescriptor& latency::descriptor() {
       {{param::kFootprintKib, "KiB", "bytes the pointer ring spans"}},
       {{"cycles_per_load", "cycles"}, {"ns_per_load", "ns"}, {"sm_clock_hz", "Hz"},
        {"nodes", "count"}, {"warm_steps", "count"}, {"steps", "count"}, {"footprint_bytes", "bytes"}},
+      {},
       {}};
   return d;
 }
@@ -42,7 +43,8 @@ const FamilyDescriptor& streaming::descriptor() {
       {metric::kWarpsActive, metric::kDramBytes,
        metric::kLongScoreboardStalls,
        metric::kIssueActive, metric::kWarpsLaunched,
-       metric::kWarpInstructions}};
+       metric::kWarpInstructions},
+      {}};
   return d;
 }
 
