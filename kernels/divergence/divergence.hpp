@@ -51,6 +51,14 @@ inline constexpr int kMaxPaths = 32;
 // cost 39 or 41 cycles a trip by where the compiler placed them (run 20261130T023823Z): the
 // instruction fetch of a loop head off a 128-byte line costs ~2 cycles a trip, here under 1%.
 inline constexpr int kFmasPerTrip = 64;
+inline constexpr std::uint32_t kFullWarpMask = 0xffffffffu;
+// Every thread's chain starts from its global index (so no two neighbours share a value).
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline float chain_start(unsigned long long global_id) {
+  return static_cast<float>(global_id % 1024u) * (1.0f / 1024.0f);
+}
 #if defined(__CUDACC__)
 __host__ __device__
 #endif

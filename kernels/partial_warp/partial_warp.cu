@@ -34,12 +34,6 @@ __global__ void record_schedule_kernel(ScheduleSample* slots) {
   slots[linear] = s;
 }
 
-// Starting values are multiples of 1/1024 below 1: exact in float, different per thread and chain.
-__host__ __device__ inline float fma_seed(unsigned long long global_id, int chain) {
-  return static_cast<float>((global_id * kFmaChains + static_cast<unsigned long long>(chain)) % 1024u) *
-         (1.0f / 1024.0f);
-}
-
 __device__ __forceinline__ float fma_chains(unsigned long long global_id, int iterations) {
   float a[kFmaChains];
 #pragma unroll
@@ -117,17 +111,6 @@ int fma_blocks_per_sm(unsigned int threads_per_block) {
   WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &blocks, fma_blocks_kernel, static_cast<int>(threads_per_block), 0));
   return blocks;
-}
-
-float fma_reference(unsigned long long global_id, int iterations) {
-  float a[kFmaChains];
-  for (int c = 0; c < kFmaChains; ++c) a[c] = fma_seed(global_id, c);
-  for (int i = 0; i < iterations; ++i) {
-    for (int c = 0; c < kFmaChains; ++c) a[c] = std::fma(a[c], kFmaMultiplier, kFmaAddend);
-  }
-  float sum = 0.0f;
-  for (int c = 0; c < kFmaChains; ++c) sum += a[c];
-  return sum;
 }
 
 }  // namespace warpcost::kernels

@@ -35,6 +35,15 @@ void launch_record_schedule(unsigned int x, unsigned int y, unsigned int z, Sche
 inline constexpr int kFmaChains = 8;
 inline constexpr float kFmaMultiplier = 0.999f;
 inline constexpr float kFmaAddend = 0.001f;
+// Chain c of thread global_id starts here, on the device and in the host replay alike: multiples of
+// 1/1024 below 1, exact in float, different per thread and chain.
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline float fma_seed(unsigned long long global_id, int chain) {
+  return static_cast<float>((global_id * kFmaChains + static_cast<unsigned long long>(chain)) % 1024u) *
+         (1.0f / 1024.0f);
+}
 
 // Every thread of `blocks` 1D blocks of `threads_per_block` runs `iterations` rounds of kFmaChains
 // FMAs and writes its sum to d_out[global id]. No guard: every launched thread is useful. Thread 0

@@ -46,10 +46,6 @@ bool power_of_two(std::uint64_t n) { return n >= 2 && (n & (n - 1)) == 0; }
 
 }  // namespace
 
-const char* ring_order_name(RingOrder order) {
-  return order == RingOrder::kRandom ? "random" : "stride";
-}
-
 void launch_build_ring(unsigned char* d_buffer, std::uint64_t nodes, RingOrder order,
                        std::uint32_t seed, cudaStream_t stream) {
   if (!power_of_two(nodes)) {

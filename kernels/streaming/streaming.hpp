@@ -13,6 +13,14 @@
 
 namespace warpcost::kernels {
 
+// The streaming kernels' ALU work, shared with the host replay: a dependent chain v <- v x scale +
+// step on a float in [1, 2) made of a loaded word's mantissa, and kSideChains independent ones.
+inline constexpr float kChainScale = 0.75f;
+inline constexpr float kChainStep = 0.25f;
+inline constexpr std::uint32_t kMantissaMask = 0x007fffffu;
+inline constexpr std::uint32_t kOneBits = 0x3f800000u;  // 1.0f
+inline constexpr int kSideChains = 4;
+
 enum class AluUse { kIndependent, kDependent };
 const char* alu_use_name(AluUse use);
 
