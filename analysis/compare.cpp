@@ -10,6 +10,7 @@
 #include "analysis/core/statistics.hpp"
 #include "analysis/core/text_format.hpp"
 #include "analysis/tidy_csv.hpp"
+#include "analysis/core/counters.hpp"
 
 namespace warpcost::analysis {
 namespace {
@@ -38,10 +39,10 @@ std::string mhz(double hz) { return format_number("%.0f", hz / 1e6) + " MHz"; }
 Measurements measurements(const BenchmarkResult& b, std::vector<double> values) {
   Measurements m;
   m.values = std::move(values);
-  if (b.has_counter("warpcost_noise") && b.has_counter("warpcost_samples")) {
+  if (b.has_counter(schema::counter::kWarpcostNoise) && b.has_counter(schema::counter::kWarpcostSamples)) {
     m.has_sample_noise = true;
-    m.sample_noise = b.counter_median("warpcost_noise");
-    m.samples = b.counter_median("warpcost_samples");
+    m.sample_noise = b.counter_median(schema::counter::kWarpcostNoise);
+    m.samples = b.counter_median(schema::counter::kWarpcostSamples);
   }
   return m;
 }

@@ -14,6 +14,7 @@
 #include "analysis/core/models.hpp"
 #include "analysis/core/result_schema.hpp"
 #include "analysis/core/statistics.hpp"
+#include "analysis/core/counters.hpp"
 
 namespace warpcost::analysis {
 namespace detail {
@@ -110,15 +111,15 @@ Row relative_check(Row r, const std::string& model, double predicted, double tol
 }  // namespace detail
 
 double point_noise(const BenchmarkResult& b) {
-  if (b.has_counter("warpcost_noise")) return b.counter_median("warpcost_noise");
+  if (b.has_counter(schema::counter::kWarpcostNoise)) return b.counter_median(schema::counter::kWarpcostNoise);
   return coefficient_of_variation(b.seconds);
 }
 
 double point_uncertainty(const BenchmarkResult& b) {
   // The bench's own samples: their relative standard deviation over the square root of their count.
-  if (b.has_counter("warpcost_noise") && b.has_counter("warpcost_samples") &&
-      b.counter_median("warpcost_samples") >= 1.0) {
-    return b.counter_median("warpcost_noise") / std::sqrt(b.counter_median("warpcost_samples"));
+  if (b.has_counter(schema::counter::kWarpcostNoise) && b.has_counter(schema::counter::kWarpcostSamples) &&
+      b.counter_median(schema::counter::kWarpcostSamples) >= 1.0) {
+    return b.counter_median(schema::counter::kWarpcostNoise) / std::sqrt(b.counter_median(schema::counter::kWarpcostSamples));
   }
   return relative_median_standard_error(b.seconds);
 }
@@ -129,7 +130,7 @@ double counter_uncertainty(const BenchmarkResult& b, const std::string& counter)
 }
 
 bool is_throttled(const Run& run, const BenchmarkResult& b) {
-  const auto lowest = b.counters.find("warpcost_sm_clock_mhz");
+  const auto lowest = b.counters.find(schema::counter::kWarpcostSmClockMhz);
   if (lowest == b.counters.end() || lowest->second.empty()) return false;
   double max_mhz = 0.0;
   if (run.context.values.count("sm_clock_max_mhz") != 0) {
@@ -184,7 +185,7 @@ void add_time_rows(const BenchmarkResult& b, std::vector<Row>& rows) {
 void evaluate_sm_clock(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
   Row r = base_row(b);
   r.metric = "sm__cycles_elapsed.avg.per_second";
-  r.value = b.counter_median("sm_clock_hz");
+  r.value = b.counter_median(schema::counter::kSmClockHz);
   r.unit = "Hz";
   r.model = "max SM clock (cudaDevAttrClockRate)";
   const double max_hz = run.context.number(schema::key::kSmClockMaxKhz) * 1e3;
@@ -245,7 +246,7 @@ void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Ro
   }
   add_time_rows(b, rows);
   // Any benchmark that measured its SM clock is held against the maximum like the calibration one.
-  if (b.has_counter("sm_clock_hz")) evaluate_sm_clock(run, b, rows);
+  if (b.has_counter(schema::counter::kSmClockHz)) evaluate_sm_clock(run, b, rows);
   const Family* family = family_named(b.family);
   if (family != nullptr) family->evaluate_benchmark(run, b, rows);
   evaluate_counters(run, family, b, rows);
@@ -261,7 +262,7 @@ std::vector<Row> evaluate_run(const Run& run) {
       evaluate_benchmark(run, b, rows);
       if (!b.error && is_throttled(run, b)) {
         // nvbench discards such samples; here the point stays visible but judges no model.
-        const auto low = b.counters.at("warpcost_sm_clock_mhz");
+        const auto low = b.counters.at(schema::counter::kWarpcostSmClockMhz);
         const std::string note = "throttled: SM clock fell to " +
                                  fixed(*std::min_element(low.begin(), low.end()), 0) +
                                  " MHz, under 95% of the maximum";

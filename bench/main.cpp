@@ -31,6 +31,8 @@
 #include "bench/common/sampling.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/probe_kernels.hpp"
+#include "analysis/calibration/schema.hpp"
+#include "analysis/core/counters.hpp"
 
 #ifndef WARPCOST_GIT_REVISION
 #define WARPCOST_GIT_REVISION "unknown"
@@ -391,16 +393,16 @@ void print_rates(const fs::path& json) {
   double copy = 0;
   for (const auto& b : analysis::read_run(json).benchmarks) {
     if (b.error || b.seconds.empty()) continue;
-    if (b.family == "streaming" && b.has_counter("bytes_read")) {
-      const double rate = b.counter_median("bytes_read") / b.median_seconds();
+    if (b.family == "streaming" && b.has_counter(schema::counter::kBytesRead)) {
+      const double rate = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
       if (rate > best_read) {
         best_read = rate;
         best_name = b.run_name;
       }
     }
-    if (b.family == "calibration" && b.benchmark == "d2d_copy" && b.has_counter("bytes_read") &&
-        b.has_counter("bytes_written")) {
-      copy = std::max(copy, (b.counter_median("bytes_read") + b.counter_median("bytes_written")) /
+    if (b.family == "calibration" && b.benchmark == "d2d_copy" && b.has_counter(schema::counter::kBytesRead) &&
+        b.has_counter(schema::calibration::counter::kBytesWritten)) {
+      copy = std::max(copy, (b.counter_median(schema::counter::kBytesRead) + b.counter_median(schema::calibration::counter::kBytesWritten)) /
                                 b.median_seconds());
     }
   }

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "analysis/core/counters.hpp"
 #include "analysis/core/families.hpp"
 #include "analysis/core/run_reader.hpp"
 #include "analysis/divergence/schema.hpp"
@@ -68,6 +69,33 @@ TEST(Registry, DescriptorsSpellTheCommittedRunsParameters) {
   for (const char* family : {"calibration", "partial_warp", "divergence", "latency", "streaming"}) {
     EXPECT_EQ(seen.count(family), 1u) << family << " has no point in the fixtures";
   }
+}
+
+// The JSON the bench wrote names no counter its family's descriptor (or the shared core list)
+// leaves out, so the descriptor is the whole contract, units included.
+TEST(Registry, EveryCounterOfTheCommittedRunsIsDeclared) {
+  const std::set<std::string> shared = {
+      schema::counter::kBlocks,         schema::counter::kBlocksPerSm,
+      schema::counter::kBytesRead,      schema::counter::kLaunchOverheadSeconds,
+      schema::counter::kSmClockHz,      schema::counter::kWarpcostNoise,
+      schema::counter::kWarpcostSamples, schema::counter::kWarpcostSmClockMhz};
+  int checked = 0;
+  for (const char* fixture : {"partial_warp.json", "divergence.json", "streaming.json", "counters.json"}) {
+    const analysis::Run run = read_run(kFixtures / fixture);
+    for (const auto& b : run.benchmarks) {
+      const schema::FamilyDescriptor* d = schema::family_descriptor(b.family);
+      ASSERT_NE(d, nullptr) << b.run_name;
+      for (const auto& [name, values] : b.counters) {
+        if (name.find("__") != std::string::npos) continue;  // a counter-pass metric
+        bool declared = shared.count(name) != 0;
+        for (const auto& c : d->counters) declared = declared || name == c.name;
+        EXPECT_TRUE(declared) << fixture << ": " << b.run_name << " wrote " << name
+                              << ", which analysis/" << d->name << "'s descriptor does not declare";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
 }
 
 TEST(Registry, TheSplitReferenceKeyIsTheReadersParameterText) {

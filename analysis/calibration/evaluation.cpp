@@ -9,6 +9,7 @@
 #include "analysis/core/models.hpp"
 #include "analysis/core/result_schema.hpp"
 #include "analysis/evaluation_support.hpp"
+#include "analysis/core/counters.hpp"
 
 namespace warpcost::analysis::calibration {
 namespace {
@@ -18,7 +19,7 @@ using detail::with_prediction;
 namespace names = schema::calibration;
 
 void evaluate_d2d_copy(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
-  const double bytes = b.counter_median("bytes_read") + b.counter_median("bytes_written");
+  const double bytes = b.counter_median(schema::counter::kBytesRead) + b.counter_median(schema::calibration::counter::kBytesWritten);
   const double peak = model::theoretical_dram_peak_bytes_per_s(
       static_cast<long long>(run.context.number(schema::key::kMemoryClockKhz)),
       static_cast<int>(run.context.number(schema::key::kMemoryBusWidthBits)));
@@ -50,7 +51,7 @@ void evaluate_d2d_copy(const Run& run, const BenchmarkResult& b, std::vector<Row
 }
 
 void evaluate_launch_overhead(const BenchmarkResult& b, std::vector<Row>& rows) {
-  const double launches = b.counter_median("launches");
+  const double launches = b.counter_median(schema::calibration::counter::kLaunches);
   Row r = base_row(b);
   r.metric = "gpu__time_duration.per_launch";
   r.value = b.median_seconds() / launches;

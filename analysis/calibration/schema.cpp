@@ -11,8 +11,8 @@ const FamilyDescriptor& descriptor() {
       {{param::kSpinCycles, "cycles", "SM cycles one thread busy-waits"},
        {param::kMib, "MiB", "bytes copied device to device"},
        {param::kLaunches, "count", "empty kernels launched back to back"}},
-      {{"sm_clock_hz", "Hz"}, {"sm_clock_max_hz", "Hz"}, {"bytes_read", "bytes"},
-       {"bytes_written", "bytes"}, {"launches", "count"}},
+      {{schema::counter::kSmClockHz, "Hz"}, {schema::calibration::counter::kSmClockMaxHz, "Hz"}, {schema::counter::kBytesRead, "bytes"},
+       {schema::calibration::counter::kBytesWritten, "bytes"}, {schema::calibration::counter::kLaunches, "count"}},
       {},
       {}};
   return d;

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "analysis/core/counters.hpp"
 #include "analysis/core/family_schema.hpp"
 
 namespace warpcost::schema::calibration {
@@ -19,6 +20,12 @@ inline constexpr const char* kSpinCycles = "spin_cycles";
 inline constexpr const char* kMib = "mib";
 inline constexpr const char* kLaunches = "launches";
 }  // namespace param
+
+namespace counter {
+inline constexpr const char* kBytesWritten = "bytes_written";
+inline constexpr const char* kLaunches = "launches";
+inline constexpr const char* kSmClockMaxHz = "sm_clock_max_hz";
+}  // namespace counter
 
 const FamilyDescriptor& descriptor();
 // What this folder registers (analysis/core/families.hpp).

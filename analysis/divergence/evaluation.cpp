@@ -27,12 +27,12 @@ const BenchmarkResult* find(const Run& run, const std::string& benchmark, const 
 // The uncertainty of a counter's median over the repetitions (robust: one outlier does not set it).
 double counter_cv(const BenchmarkResult& b, const std::string& name) { return counter_uncertainty(b, name); }
 
-double cycles(const BenchmarkResult& b) { return b.counter_median("warp_cycles_median"); }
+double cycles(const BenchmarkResult& b) { return b.counter_median(schema::divergence::counter::kWarpCyclesMedian); }
 double span(const BenchmarkResult& b) {
-  return b.has_counter("region_span_s") ? b.counter_median("region_span_s") : 0.0;
+  return b.has_counter(schema::divergence::counter::kRegionSpanS) ? b.counter_median(schema::divergence::counter::kRegionSpanS) : 0.0;
 }
 double spread(const BenchmarkResult& b) {
-  return b.counter_median("warp_cycles_p90") / b.counter_median("warp_cycles_p10");
+  return b.counter_median(schema::divergence::counter::kWarpCyclesP90) / b.counter_median(schema::divergence::counter::kWarpCyclesP10);
 }
 std::string us(double seconds) { return fixed(seconds * 1e6, 1) + " us"; }
 
@@ -60,8 +60,8 @@ void compare(const Comparison& c, std::vector<Row>& rows) {
   w.unit = "ratio";
   w.model = c.model_text + " (each warp's own cycles in the branch region, median over warps)";
   w = with_prediction(w, c.model);
-  const double warp_noise = std::hypot(counter_cv(b, "warp_cycles_median"),
-                                       counter_cv(ref, "warp_cycles_median"));
+  const double warp_noise = std::hypot(counter_cv(b, schema::divergence::counter::kWarpCyclesMedian),
+                                       counter_cv(ref, schema::divergence::counter::kWarpCyclesMedian));
   const bool warp_holds = within(w, c.tolerance);
   judge(w, std::fabs(*w.rel_error), c.tolerance, warp_noise);
   w.why = c.tag + "a warp took " + fixed(cycles(b), 0) + " cycles, the uniform warp " +
@@ -69,8 +69,8 @@ void compare(const Comparison& c, std::vector<Row>& rows) {
   if (!warp_holds) {
     w.why += noise_note(std::fabs(*w.rel_error), c.tolerance, warp_noise);
     if (spread(ref) > kContentionSpread) {
-      w.why += "; the uniform warps alone spread " + fixed(b.counter_median("warp_cycles_p10"), 0) +
-               ".." + fixed(b.counter_median("warp_cycles_p90"), 0) +
+      w.why += "; the uniform warps alone spread " + fixed(b.counter_median(schema::divergence::counter::kWarpCyclesP10), 0) +
+               ".." + fixed(b.counter_median(schema::divergence::counter::kWarpCyclesP90), 0) +
                " cycles (p10..p90 here): with several warps per scheduler a warp's cycles include "
                "the issue slots it waited for while the others ran, so they stop measuring its "
                "own paths; the grid time is the measure at this residency";
@@ -140,10 +140,10 @@ void common_rows(const BenchmarkResult& b, const std::string& tag, std::vector<R
   c.value = cycles(b);
   c.unit = "cycles";
   c.verdict = verdict::kInfo;
-  c.why = tag + "median over " + fixed(b.counter_median("warps"), 0) + " warps; p10..p90 " +
-          fixed(b.counter_median("warp_cycles_p10"), 0) + ".." +
-          fixed(b.counter_median("warp_cycles_p90"), 0) +
-          (b.has_counter("region_span_s") ? "; the region spanned " + us(span(b)) + " of the grid"
+  c.why = tag + "median over " + fixed(b.counter_median(schema::divergence::counter::kWarps), 0) + " warps; p10..p90 " +
+          fixed(b.counter_median(schema::divergence::counter::kWarpCyclesP10), 0) + ".." +
+          fixed(b.counter_median(schema::divergence::counter::kWarpCyclesP90), 0) +
+          (b.has_counter(schema::divergence::counter::kRegionSpanS) ? "; the region spanned " + us(span(b)) + " of the grid"
                                           : std::string());
   rows.push_back(c);
   // The spread over warps as rows of its own: where it is wide, warps shared their scheduler.
@@ -160,16 +160,16 @@ void common_rows(const BenchmarkResult& b, const std::string& tag, std::vector<R
   const long long requested = iparam(b, "warps_per_sm");
   Row r = base_row(b);
   r.metric = "resident_warps_per_sm";
-  r.value = b.counter_median("max_warps_on_one_sm");
+  r.value = b.counter_median(schema::divergence::counter::kMaxWarpsOnOneSm);
   r.unit = "count";
   r.model = "the requested residency: SMs x warps/SM warps in one wave, spread evenly";
   r = with_prediction(r, static_cast<double>(requested));
-  const double lowest = b.counter_median("min_warps_on_one_sm");
+  const double lowest = b.counter_median(schema::divergence::counter::kMinWarpsOnOneSm);
   const bool exact = r.value == static_cast<double>(requested) && lowest == r.value;
   // The set-up the bench aims at, not a model of the hardware: a target.
   r.kind = kind::kTarget;
   r.verdict = exact ? verdict::kMet : verdict::kMissed;
-  r.why = tag + "every one of " + fixed(b.counter_median("sms_observed"), 0) + " SMs ran " +
+  r.why = tag + "every one of " + fixed(b.counter_median(schema::divergence::counter::kSmsObserved), 0) + " SMs ran " +
           (exact ? fixed(r.value, 0) + " warps"
                  : fixed(lowest, 0) + ".." + fixed(r.value, 0) + " warps, not " +
                        std::to_string(requested));
@@ -247,7 +247,7 @@ void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector
     r.model = "no divergence: a whole-warp " + what + " costs what a uniform " + what + " warp costs";
     r = with_prediction(r, 1.0);
     const bool holds = within(r, kSplitTolerance);
-    const double noise = std::hypot(counter_cv(b, counter), counter_cv(*ref, "warp_cycles_median"));
+    const double noise = std::hypot(counter_cv(b, counter), counter_cv(*ref, schema::divergence::counter::kWarpCyclesMedian));
     judge(r, std::fabs(*r.rel_error), kSplitTolerance, noise);
     r.why = tag + "the " + what + " warps took " + fixed(b.counter_median(counter), 0) +
             " cycles, the all-" + what + " grid's warps " + fixed(cycles(*ref), 0) +
@@ -312,7 +312,7 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
     r.model = "equal bodies cost the same: case p alone = case 0 alone";
     r = with_prediction(r, 1.0);
     const bool holds = within(r, kSplitTolerance);
-    const double noise = std::hypot(counter_cv(b, "warp_cycles_median"), counter_cv(*ref, "warp_cycles_median"));
+    const double noise = std::hypot(counter_cv(b, schema::divergence::counter::kWarpCyclesMedian), counter_cv(*ref, schema::divergence::counter::kWarpCyclesMedian));
     judge(r, std::fabs(*r.rel_error), kSplitTolerance, noise);
     r.why = tag + "case " + std::to_string(first) + " alone took " + fixed(cycles(b), 0) +
             " cycles a warp, case 0 alone " + fixed(cycles(*ref), 0) +
@@ -355,7 +355,7 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   m.model = "T = sum of each populated case's own cost (each run alone), over case 0's";
   m = with_prediction(m, model::divergent_time(measured) / cycles(*ref));
   const bool holds = within(m, c.tolerance);
-  const double noise = std::hypot(counter_cv(b, "warp_cycles_median"), counter_cv(*ref, "warp_cycles_median"));
+  const double noise = std::hypot(counter_cv(b, schema::divergence::counter::kWarpCyclesMedian), counter_cv(*ref, schema::divergence::counter::kWarpCyclesMedian));
   judge(m, std::fabs(*m.rel_error), c.tolerance, noise);
   m.why = tag + "the cases alone sum to " + fixed(model::divergent_time(measured), 0) +
           " cycles; the divergent warp took " + fixed(cycles(b), 0) +
@@ -375,7 +375,7 @@ Row example_row(const BenchmarkResult& b, const BenchmarkResult& ref, const std:
   r.model = "T = sum of the populated paths; slowdown = T / T_uniform";
   r = with_prediction(r, predicted);
   const bool holds = within(r, kSplitTolerance);
-  const double noise = std::hypot(counter_cv(b, "warp_cycles_median"), counter_cv(ref, "warp_cycles_median"));
+  const double noise = std::hypot(counter_cv(b, schema::divergence::counter::kWarpCyclesMedian), counter_cv(ref, schema::divergence::counter::kWarpCyclesMedian));
   judge(r, std::fabs(*r.rel_error), kSplitTolerance, noise);
   r.why = why + (holds ? "" : noise_note(std::fabs(*r.rel_error), kSplitTolerance, noise));
   return r;

@@ -22,11 +22,11 @@ const FamilyDescriptor& descriptor() {
        {param::kFirstPath, "path", "the path lane 0 takes"},
        {param::kTrips, "trips", "FMA loop trips of every path"},
        {param::kLeaves, "leaves", "leaves of the nested branch"}},
-      {{"sm_clock_hz", "Hz"}, {"warp_cycles_median", "cycles"}, {"warp_cycles_p10", "cycles"},
-       {"warp_cycles_p90", "cycles"}, {"first_path_warp_cycles_median", "cycles"},
-       {"other_path_warp_cycles_median", "cycles"}, {"region_span_s", "s"}, {"warps", "warps"},
-       {"blocks", "blocks"}, {"sms_observed", "SMs"}, {"max_warps_on_one_sm", "warps"},
-       {"min_warps_on_one_sm", "warps"}, {"populated_paths", "paths"}},
+      {{schema::counter::kSmClockHz, "Hz"}, {schema::divergence::counter::kWarpCyclesMedian, "cycles"}, {schema::divergence::counter::kWarpCyclesP10, "cycles"},
+       {schema::divergence::counter::kWarpCyclesP90, "cycles"}, {schema::divergence::counter::kFirstPathWarpCyclesMedian, "cycles"},
+       {schema::divergence::counter::kOtherPathWarpCyclesMedian, "cycles"}, {schema::divergence::counter::kRegionSpanS, "s"}, {schema::divergence::counter::kWarps, "warps"},
+       {schema::counter::kBlocks, "blocks"}, {schema::divergence::counter::kSmsObserved, "SMs"}, {schema::divergence::counter::kMaxWarpsOnOneSm, "warps"},
+       {schema::divergence::counter::kMinWarpsOnOneSm, "warps"}, {schema::divergence::counter::kPopulatedPaths, "paths"}},
       // Lanes per instruction against the predicted lane efficiency, lanes predicated on, and
       // divergent branch targets (the proof the branch is real).
       {metric::kLanes,

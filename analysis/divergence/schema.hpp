@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "analysis/core/counters.hpp"
 #include "analysis/core/family_schema.hpp"
 
 namespace warpcost::schema::divergence {
@@ -27,6 +28,20 @@ inline constexpr const char* kFirstPath = "first_path";
 inline constexpr const char* kTrips = "trips";
 inline constexpr const char* kLeaves = "leaves";
 }  // namespace param
+
+namespace counter {
+inline constexpr const char* kFirstPathWarpCyclesMedian = "first_path_warp_cycles_median";
+inline constexpr const char* kMaxWarpsOnOneSm = "max_warps_on_one_sm";
+inline constexpr const char* kMinWarpsOnOneSm = "min_warps_on_one_sm";
+inline constexpr const char* kOtherPathWarpCyclesMedian = "other_path_warp_cycles_median";
+inline constexpr const char* kPopulatedPaths = "populated_paths";
+inline constexpr const char* kRegionSpanS = "region_span_s";
+inline constexpr const char* kSmsObserved = "sms_observed";
+inline constexpr const char* kWarpCyclesMedian = "warp_cycles_median";
+inline constexpr const char* kWarpCyclesP10 = "warp_cycles_p10";
+inline constexpr const char* kWarpCyclesP90 = "warp_cycles_p90";
+inline constexpr const char* kWarps = "warps";
+}  // namespace counter
 
 const FamilyDescriptor& descriptor();
 // What this folder registers (analysis/core/families.hpp).

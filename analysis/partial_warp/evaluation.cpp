@@ -17,6 +17,7 @@
 #include "analysis/evaluation_support.hpp"
 #include "analysis/partial_warp/family.hpp"
 #include "analysis/partial_warp/schema.hpp"
+#include "analysis/core/counters.hpp"
 
 namespace warpcost::analysis::partial_warp {
 namespace {
@@ -86,14 +87,14 @@ void evaluate_schedule(const BenchmarkResult& b, std::vector<Row>& rows) {
   const long long z = static_cast<long long>(b.param("z"));
   const long long p = model::threads_per_block({x, y, z});
   const std::string tag = example_of(x, y, z) + ", P = " + std::to_string(p) + ": ";
-  const double warps = b.counter_median("warps_observed");
+  const double warps = b.counter_median(schema::partial_warp::counter::kWarpsObserved);
   const long long model_warps = model::warps_per_block(p);
   rows.push_back(exact_row(b, "warps_per_block", warps, "ceil(P/32)", static_cast<double>(model_warps),
                            tag + fixed(warps, 0) + " threads read %laneid 0: one per warp, as ceil(" +
                                std::to_string(p) + "/32) = " + std::to_string(model_warps),
                            tag + fixed(warps, 0) + " warps observed, model " +
                                std::to_string(model_warps)));
-  const double mask = b.counter_median("tail_mask_observed");
+  const double mask = b.counter_median(schema::partial_warp::counter::kTailMaskObserved);
   Row m = exact_row(b, "tail_mask", mask, "(1 << (P mod 32)) - 1, all 32 bits when P mod 32 = 0",
                     static_cast<double>(model::tail_mask(p)),
                     tag + "the last warp's mask is " + hex_mask(mask) + ", " +
@@ -102,13 +103,13 @@ void evaluate_schedule(const BenchmarkResult& b, std::vector<Row>& rows) {
                         hex_mask(model::tail_mask(p)));
   m.unit = "mask";
   rows.push_back(m);
-  const double mapped = b.counter_median("threads_mapped_as_model");
+  const double mapped = b.counter_median(schema::partial_warp::counter::kThreadsMappedAsModel);
   rows.push_back(exact_row(
       b, "threads_mapped_as_model", mapped,
       "lane = linear mod 32, (x,y,z) = inverse of linear (x fastest), mask of its warp",
       static_cast<double>(p), tag + "every thread's %laneid, coordinates and mask match the model",
       tag + fixed(static_cast<double>(p) - mapped, 0) + " threads off the model"));
-  const double one_clock = b.counter_median("warps_with_one_clock");
+  const double one_clock = b.counter_median(schema::partial_warp::counter::kWarpsWithOneClock);
   // Independent thread scheduling may split a warp's lanes (allowed since cc 7.0), so one clock
   // value per warp is no model the hardware owes: info.
   Row one = exact_row(b, "warps_with_one_clock", one_clock,
@@ -120,7 +121,7 @@ void evaluate_schedule(const BenchmarkResult& b, std::vector<Row>& rows) {
                           "split them");
   rows.push_back(construction_row(one, "allowed since cc 7.0, not a model check"));
   rows.push_back(construction_row(
-      exact_row(b, "distinct_sms", b.counter_median("distinct_sms"), "one block runs on one SM", 1.0,
+      exact_row(b, "distinct_sms", b.counter_median(schema::partial_warp::counter::kDistinctSms), "one block runs on one SM", 1.0,
                 tag + "all threads on one SM", tag + "threads of one block reported several SMs"),
       "true by the programming model, not a test of warps"));
 
@@ -159,7 +160,7 @@ const BenchmarkResult* find_benchmark(const Run& run, const std::string& benchma
 }
 
 double useful_fma_rate(const BenchmarkResult& b) {
-  return b.counter_median("useful_threads") * b.counter_median("fma_per_thread") / b.median_seconds();
+  return b.counter_median(schema::partial_warp::counter::kUsefulThreads) * b.counter_median(schema::partial_warp::counter::kFmaPerThread) / b.median_seconds();
 }
 
 void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
@@ -172,8 +173,8 @@ void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Ro
   rate.value = useful_fma_rate(b);
   rate.unit = "inst/s";
   rate.verdict = verdict::kInfo;
-  rate.why = "useful thread-FMAs per second: " + fixed(b.counter_median("useful_threads"), 0) +
-             " threads x " + fixed(b.counter_median("fma_per_thread"), 0) + " FMAs";
+  rate.why = "useful thread-FMAs per second: " + fixed(b.counter_median(schema::partial_warp::counter::kUsefulThreads), 0) +
+             " threads x " + fixed(b.counter_median(schema::partial_warp::counter::kFmaPerThread), 0) + " FMAs";
   rows.push_back(rate);
 
   if (p % model::kWarpSize != 0) {
@@ -201,7 +202,7 @@ void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Ro
   const double predicted = std::min(max_blocks, by_warps);
   Row occ = base_row(b);
   occ.metric = "resident_blocks_per_sm";
-  occ.value = b.counter_median("blocks_per_sm");
+  occ.value = b.counter_median(schema::counter::kBlocksPerSm);
   occ.unit = "count";
   occ.model = "min(max blocks/SM, floor(max warps/SM / ceil(P/32)))";
   occ = with_prediction(occ, predicted);
@@ -254,7 +255,7 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     for (const auto* m : members) {
       p_lo = std::min(p_lo, static_cast<long long>(m->param(param::kBlockThreads)));
       p_hi = std::max(p_hi, static_cast<long long>(m->param(param::kBlockThreads)));
-      all_clocked = all_clocked && m->has_counter("sm_clock_hz");
+      all_clocked = all_clocked && m->has_counter(schema::counter::kSmClockHz);
     }
     const Spread time = spread_of(members, [](const BenchmarkResult& m) { return m.median_seconds(); });
     Row r;
@@ -278,7 +279,7 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     // The same in SM cycles (time x the clock each launch measured): what is left once the
     // clock's drift between benchmarks is taken out.
     const Spread cyc = spread_of(members, [](const BenchmarkResult& m) {
-      return m.median_seconds() * m.counter_median("sm_clock_hz");
+      return m.median_seconds() * m.counter_median(schema::counter::kSmClockHz);
     });
     Row c = r;
     c.metric = "step_cycle_spread";
@@ -302,18 +303,18 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
   // The bench counts the threads that passed the kernel's own guard i < N: equal to the model by
   // construction, so shown, not judged.
   rows.push_back(construction_row(
-      exact_row(b, "tail_active_threads", b.counter_median("tail_active_threads_observed"),
+      exact_row(b, "tail_active_threads", b.counter_median(schema::partial_warp::counter::kTailActiveThreadsObserved),
                 "N - B(ceil(N/B) - 1)", static_cast<double>(g.last_block_threads),
                 tag + "the last block runs " + std::to_string(g.last_block_threads) + " threads",
                 tag + "the last block ran a different number of threads"),
       "the guard i < N sets it"));
-  rows.push_back(exact_row(b, "tail_full_warps", b.counter_median("tail_full_warps_observed"),
+  rows.push_back(exact_row(b, "tail_full_warps", b.counter_median(schema::partial_warp::counter::kTailFullWarpsObserved),
                            "floor(last / 32)", static_cast<double>(g.last_block_full_warps),
                            tag + std::to_string(g.last_block_full_warps) + " full warps + " +
                                std::to_string(g.last_block_partial_lanes) + " lanes",
                            tag + "full warps in the last block differ from the model"));
   if (total == 1000 && block == 256) {
-    Row e = exact_row(b, "tail_full_warps", b.counter_median("tail_full_warps_observed"),
+    Row e = exact_row(b, "tail_full_warps", b.counter_median(schema::partial_warp::counter::kTailFullWarpsObserved),
                       "floor(last / 32), last = N - B(ceil(N/B) - 1)",
                       static_cast<double>(g.last_block_full_warps),
                       tag + "the last block ran " + std::to_string(g.last_block_threads) +
@@ -324,7 +325,7 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
     rows.push_back(e);
   }
   const std::uint32_t tail_mask = model::tail_mask(g.last_block_threads);
-  Row m = exact_row(b, "tail_mask", b.counter_median("tail_last_mask_observed"),
+  Row m = exact_row(b, "tail_mask", b.counter_median(schema::partial_warp::counter::kTailLastMaskObserved),
                     "(1 << (last mod 32)) - 1", static_cast<double>(tail_mask),
                     tag + "the last warp runs with mask " + hex_mask(tail_mask),
                     tag + "the last warp's mask differs from " + hex_mask(tail_mask));
@@ -368,11 +369,11 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
                "'s time" + floor_note +
                (same ? "" : ": more than 2% apart" + noise_note(std::fabs(*ww.rel_error), kFractionTolerance, noise));
       rows.push_back(ww);
-      if (b.has_counter("sm_clock_hz") && w->has_counter("sm_clock_hz")) {
+      if (b.has_counter(schema::counter::kSmClockHz) && w->has_counter(schema::counter::kSmClockHz)) {
         // The same in SM cycles, taking out the clock's drift between the two benchmarks.
         Row wc = ww;
         wc.metric = "cycles_vs_whole_warps";
-        wc.value = ww.value * b.counter_median("sm_clock_hz") / w->counter_median("sm_clock_hz");
+        wc.value = ww.value * b.counter_median(schema::counter::kSmClockHz) / w->counter_median(schema::counter::kSmClockHz);
         wc = with_prediction(wc, 1.0);
         const bool same_cycles = std::fabs(*wc.rel_error) <= kFractionTolerance;
         judge(wc, std::fabs(*wc.rel_error), kFractionTolerance, noise);
@@ -396,10 +397,10 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
   // waited on their own FMA latency instead of filling every issue slot.
   // Each launch's own clock where its probe measured one, the run's start-up clock otherwise.
   auto clock_of = [&run](const BenchmarkResult& x) {
-    return x.has_counter("sm_clock_hz") ? x.counter_median("sm_clock_hz")
+    return x.has_counter(schema::counter::kSmClockHz) ? x.counter_median(schema::counter::kSmClockHz)
                                         : run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
   };
-  const double fma = b.counter_median("fma_per_thread");
+  const double fma = b.counter_median(schema::partial_warp::counter::kFmaPerThread);
   const double issue_here = per_scheduler(busiest) * fma / (work(b) * clock_of(b));
   const double issue_full =
       per_scheduler(model::warps_per_block(block)) * fma / (work(*full) * clock_of(*full));
@@ -426,11 +427,11 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
     useful = static_cast<double>(p);
   } else if (b.benchmark == "staircase") {
     p = iparam(b, param::kBlockThreads);
-    blocks = b.counter_median("blocks");
+    blocks = b.counter_median(schema::counter::kBlocks);
     useful = static_cast<double>(p);
   } else if (b.benchmark == "grid_tail") {
     p = iparam(b, param::kBlockThreads);
-    blocks = b.counter_median("blocks");
+    blocks = b.counter_median(schema::counter::kBlocks);
     useful = static_cast<double>(iparam(b, param::kTotalThreads));
   } else {
     return;
@@ -474,7 +475,7 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
     done.insert(kLanes);
   }
   if (b.benchmark == "staircase" && b.has_counter(kWarpsActive)) {
-    const double slots = b.counter_median("blocks_per_sm") * static_cast<double>(warps);
+    const double slots = b.counter_median(schema::counter::kBlocksPerSm) * static_cast<double>(warps);
     Row r = counter_row(b, kWarpsActive, units.count(kWarpsActive) ? units.at(kWarpsActive) : "warp");
     r.model = "at most the warp slots the occupancy API reserves: blocks/SM x ceil(P/32)";
     r = with_prediction(r, slots);

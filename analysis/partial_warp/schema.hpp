@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "analysis/core/counters.hpp"
 #include "analysis/core/family_schema.hpp"
 
 namespace warpcost::schema::partial_warp {
@@ -23,6 +24,22 @@ inline constexpr const char* kBlockThreads = "block_threads";
 // The grid's total threads N (schema 1: "threads" in the grid tail).
 inline constexpr const char* kTotalThreads = "total_threads";
 }  // namespace param
+
+namespace counter {
+inline constexpr const char* kDistinctSms = "distinct_sms";
+inline constexpr const char* kFmaPerThread = "fma_per_thread";
+inline constexpr const char* kTailActiveThreadsObserved = "tail_active_threads_observed";
+inline constexpr const char* kTailFullWarpsObserved = "tail_full_warps_observed";
+inline constexpr const char* kTailLastMaskObserved = "tail_last_mask_observed";
+inline constexpr const char* kTailMaskObserved = "tail_mask_observed";
+inline constexpr const char* kThreads = "threads";
+inline constexpr const char* kThreadsMappedAsModel = "threads_mapped_as_model";
+inline constexpr const char* kUsefulThreads = "useful_threads";
+inline constexpr const char* kWarpsObserved = "warps_observed";
+inline constexpr const char* kWarpsWithOneClock = "warps_with_one_clock";
+inline constexpr const char* kWarpsWithOneSm = "warps_with_one_sm";
+inline constexpr const char* kWaves = "waves";
+}  // namespace counter
 
 const FamilyDescriptor& descriptor();
 // What this folder registers (analysis/core/families.hpp).

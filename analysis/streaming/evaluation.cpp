@@ -21,6 +21,8 @@
 #include "analysis/evaluation_support.hpp"
 #include "analysis/streaming/family.hpp"
 #include "analysis/streaming/schema.hpp"
+#include "analysis/calibration/schema.hpp"
+#include "analysis/core/counters.hpp"
 
 namespace warpcost::analysis::streaming {
 namespace {
@@ -73,8 +75,8 @@ std::map<std::string, Plateau> plateaus(const Run& run, const std::string& bench
     std::vector<double> ns;
     Plateau p;
     for (const auto* b : bs) {
-      cycles.push_back(b->counter_median("cycles_per_load"));
-      ns.push_back(b->counter_median("ns_per_load"));
+      cycles.push_back(b->counter_median(schema::latency::counter::kCyclesPerLoad));
+      ns.push_back(b->counter_median(schema::latency::counter::kNsPerLoad));
       p.footprints_kib.push_back(static_cast<long long>(b->param("footprint_kib")));
     }
     p.cycles = median(cycles);
@@ -89,15 +91,15 @@ void evaluate_chase(const BenchmarkResult& b, std::vector<Row>& rows) {
                           std::to_string(static_cast<long long>(b.param("footprint_kib"))) + " KiB: ";
   Row c = base_row(b);
   c.metric = "latency_cycles";
-  c.value = b.counter_median("cycles_per_load");
+  c.value = b.counter_median(schema::latency::counter::kCyclesPerLoad);
   c.unit = "cycles";
   c.verdict = verdict::kInfo;
-  c.why = tag + "one thread, " + fixed(b.counter_median("steps"), 0) + " dependent loads after " +
-          fixed(b.counter_median("warm_steps"), 0) + " untimed";
+  c.why = tag + "one thread, " + fixed(b.counter_median(schema::latency::counter::kSteps), 0) + " dependent loads after " +
+          fixed(b.counter_median(schema::latency::counter::kWarmSteps), 0) + " untimed";
   rows.push_back(c);
   Row n = base_row(b);
   n.metric = "latency_ns";
-  n.value = b.counter_median("ns_per_load") * 1e-9;
+  n.value = b.counter_median(schema::latency::counter::kNsPerLoad) * 1e-9;
   n.unit = "s";
   n.verdict = verdict::kInfo;
   n.why = tag + "%globaltimer over the same loads";
@@ -129,7 +131,7 @@ void plateau_rows(const Run& run, std::vector<Row>& rows) {
 Row bandwidth_row(const BenchmarkResult& b, double peak, const std::string& tag) {
   Row bw = base_row(b);
   bw.metric = "dram__bytes_read.sum.per_second";
-  bw.value = b.counter_median("bytes_read") / b.median_seconds();
+  bw.value = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
   bw.unit = "B/s";
   bw.model = "bound: the theoretical peak, memory clock x bus width/8 x 2";
   bw = with_prediction(bw, peak);
@@ -149,8 +151,8 @@ Row bandwidth_row(const BenchmarkResult& b, double peak, const std::string& tag)
 // that size allows.
 void evaluate_one_per_thread(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
   const auto threads = static_cast<long long>(b.param("block_threads"));
-  const auto blocks = static_cast<long long>(b.counter_median("resident_blocks_per_sm"));
-  const auto warps = static_cast<long long>(b.counter_median("resident_warps_per_sm"));
+  const auto blocks = static_cast<long long>(b.counter_median(schema::streaming::counter::kResidentBlocksPerSm));
+  const auto warps = static_cast<long long>(b.counter_median(schema::streaming::counter::kResidentWarpsPerSm));
   const std::string tag = std::to_string(threads) + " threads a block, " + std::to_string(blocks) +
                           " blocks = " + std::to_string(warps) + " warps/SM resident: ";
   rows.push_back(bandwidth_row(b, dram_peak(run), tag));
@@ -194,18 +196,18 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
 
   Row ins = base_row(b);
   ins.metric = "useful_instructions_per_second";
-  ins.value = (b.has_counter("useful_instructions") ? b.counter_median("useful_instructions")
-                                                    : b.counter_median("loads")) /
+  ins.value = (b.has_counter(schema::streaming::counter::kUsefulInstructions) ? b.counter_median(schema::streaming::counter::kUsefulInstructions)
+                                                    : b.counter_median(schema::streaming::counter::kLoads)) /
               b.median_seconds();
   ins.unit = "inst/s";
   ins.verdict = verdict::kInfo;
   ins.why = tag + "(W + 1) thread instructions per load over the launch";
-  if (!b.has_counter("useful_instructions")) ins.why = tag + "loads only";
+  if (!b.has_counter(schema::streaming::counter::kUsefulInstructions)) ins.why = tag + "loads only";
   rows.push_back(ins);
 
   Row lat = base_row(b);
   lat.metric = "loaded_latency_cycles";
-  lat.value = b.counter_median("loaded_latency_cycles");
+  lat.value = b.counter_median(schema::streaming::counter::kLoadedLatencyCycles);
   lat.unit = "cycles";
   lat.verdict = verdict::kInfo;
   lat.why = tag +
@@ -277,8 +279,8 @@ constexpr const char* kInstExecuted = schema::metric::kWarpInstructions;
 double instructions_per_load(const std::vector<const BenchmarkResult*>& members) {
   std::vector<double> per_load;
   for (const auto* b : members) {
-    if (!b->has_counter(kInstExecuted) || !b->has_counter("loads")) continue;
-    const double warp_loads = b->counter_median("loads") / model::kWarpSize;
+    if (!b->has_counter(kInstExecuted) || !b->has_counter(schema::streaming::counter::kLoads)) continue;
+    const double warp_loads = b->counter_median(schema::streaming::counter::kLoads) / model::kWarpSize;
     if (warp_loads > 0) per_load.push_back(b->counter_median(kInstExecuted) / warp_loads);
   }
   return per_load.empty() ? 0.0 : median(per_load);
@@ -307,7 +309,7 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     double swept_min = 1e300;
     double swept_max = 0;
     for (const auto* b : members) {
-      points.emplace_back(b->param("warps_per_sm"), b->counter_median("bytes_read") / b->median_seconds());
+      points.emplace_back(b->param("warps_per_sm"), b->counter_median(schema::counter::kBytesRead) / b->median_seconds());
       swept_min = std::min(swept_min, points.back().first);
       swept_max = std::max(swept_max, points.back().first);
     }
@@ -338,7 +340,7 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     rows.push_back(m);
     if (found == dram.end()) continue;  // no chase in this run: no unloaded latency to hold against
     const double latency = found->second.cycles;
-    const double loaded = at_knee ? at_knee->counter_median("loaded_latency_cycles") : latency;
+    const double loaded = at_knee ? at_knee->counter_median(schema::streaming::counter::kLoadedLatencyCycles) : latency;
     // ceil(L/W) and the scheduler demand count one load per I warp instructions; a batch of U
     // loads is Little's law's case alone. I is counted, not W + 1: the compiled loop adds address
     // arithmetic, the loop test and the probe (36 instructions a load at W = 16 on the H200).
@@ -432,14 +434,14 @@ void worked_example_rows(const Run& run, std::vector<Row>& rows) {
     for (const auto& b : run.benchmarks) {
       if (b.family == "streaming" && b.benchmark == "read_independent" && !b.error && !b.seconds.empty() &&
           !is_throttled(run, b) && b.param("load_bytes") == 16 && b.param("alu_per_load") == 0 &&
-          b.counter_median("bytes_read") / b.median_seconds() > plateau) {
-        plateau = b.counter_median("bytes_read") / b.median_seconds();
+          b.counter_median(schema::counter::kBytesRead) / b.median_seconds() > plateau) {
+        plateau = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
         best0 = &b;
       }
     }
     if (best0 == nullptr) return;
     const double copy_rate =
-        (copy->counter_median("bytes_read") + copy->counter_median("bytes_written")) / copy->median_seconds();
+        (copy->counter_median(schema::counter::kBytesRead) + copy->counter_median(schema::calibration::counter::kBytesWritten)) / copy->median_seconds();
     Row e;
     e.family = "streaming";
     e.benchmark = "worked_example";
@@ -487,13 +489,13 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
   int sweep_points = 0;
   for (const auto& b : run.benchmarks) {
     if (b.family != "streaming" || b.error || b.seconds.empty() || is_throttled(run, b)) continue;
-    const double rate = b.counter_median("bytes_read") / b.median_seconds();
+    const double rate = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
     if (rate > best_rate) {
       best_rate = rate;
       best = &b;
     }
-    if (b.benchmark == "read_independent" && b.param("load_bytes") == 16 && b.has_counter("gpu_seconds")) {
-      sweep_seconds += b.counter_median("gpu_seconds");
+    if (b.benchmark == "read_independent" && b.param("load_bytes") == 16 && b.has_counter(schema::streaming::counter::kGpuSeconds)) {
+      sweep_seconds += b.counter_median(schema::streaming::counter::kGpuSeconds);
       ++sweep_points;
     }
   }
@@ -502,7 +504,7 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
   const BenchmarkResult* copy = find_benchmark(run, "calibration", "d2d_copy", "mib=4096");
   const double copy_rate =
       copy == nullptr ? 0.0
-                      : (copy->counter_median("bytes_read") + copy->counter_median("bytes_written")) /
+                      : (copy->counter_median(schema::counter::kBytesRead) + copy->counter_median(schema::calibration::counter::kBytesWritten)) /
                             copy->median_seconds();
   Row r;
   r.family = "streaming";
@@ -561,8 +563,8 @@ void streaming_checks(const Run& run, const BenchmarkResult& b,
                          requested, kResidencyTolerance,
                          fixed(requested, 0) + " warps/SM requested, " + fixed(r.value, 2) +
                              " active on average (the ramp and drain lower it)");
-    } else if (b.has_counter("resident_warps_per_sm")) {
-      const double theoretical = b.counter_median("resident_warps_per_sm");
+    } else if (b.has_counter(schema::streaming::counter::kResidentWarpsPerSm)) {
+      const double theoretical = b.counter_median(schema::streaming::counter::kResidentWarpsPerSm);
       r.model = "the occupancy API's resident warps/SM for the block size";
       r = with_prediction(r, theoretical);
       r.verdict = verdict::kInfo;
@@ -573,9 +575,9 @@ void streaming_checks(const Run& run, const BenchmarkResult& b,
     rows.push_back(r);
     done.insert(kWarpsActive);
   }
-  if (b.has_counter(kDramBytes) && b.has_counter("bytes_read")) {
+  if (b.has_counter(kDramBytes) && b.has_counter(schema::counter::kBytesRead)) {
     Row r = counter_row(b, kDramBytes, units.count(kDramBytes) ? units.at(kDramBytes) : "byte");
-    const double expected = b.counter_median("bytes_read");
+    const double expected = b.counter_median(schema::counter::kBytesRead);
     r = relative_check(
         r, "the bytes the kernel reads (the buffer, 8x the L2 or more)", expected, kDramBytesTolerance,
         fixed(r.value / 1e9, 4) + " GB from DRAM for " + fixed(expected / 1e9, 4) + " GB read");

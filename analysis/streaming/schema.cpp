@@ -9,8 +9,8 @@ const FamilyDescriptor& latency::descriptor() {
       {{benchmark::kChaseRandom, {param::kFootprintKib}},
        {benchmark::kChaseStride, {param::kFootprintKib}}},
       {{param::kFootprintKib, "KiB", "bytes the pointer ring spans"}},
-      {{"cycles_per_load", "cycles"}, {"ns_per_load", "ns"}, {"sm_clock_hz", "Hz"},
-       {"nodes", "count"}, {"warm_steps", "count"}, {"steps", "count"}, {"footprint_bytes", "bytes"}},
+      {{schema::latency::counter::kCyclesPerLoad, "cycles"}, {schema::latency::counter::kNsPerLoad, "ns"}, {schema::counter::kSmClockHz, "Hz"},
+       {schema::latency::counter::kNodes, "count"}, {schema::latency::counter::kWarmSteps, "count"}, {schema::latency::counter::kSteps, "count"}, {schema::latency::counter::kFootprintBytes, "bytes"}},
       {},
       {}};
   return d;
@@ -30,11 +30,11 @@ const FamilyDescriptor& streaming::descriptor() {
        {param::kLoadsInFlight, "loads", "independent loads a lane issues before using one"},
        {param::kBlockThreads, "threads", "block size P"},
        {param::kLoadsPerThread, "loads", "loads of one thread"}},
-      {{"gpu_seconds", "s"}, {"bytes_read", "bytes"}, {"loads", "count"},
-       {"useful_instructions", "count"}, {"loaded_latency_cycles", "cycles"},
-       {"warps_per_block", "warps"}, {"blocks_per_sm", "blocks"}, {"shared_bytes_per_block", "bytes"},
-       {"blocks", "blocks"}, {"resident_blocks_per_sm", "blocks"}, {"resident_warps_per_sm", "warps"},
-       {"loads_per_thread", "loads"}},
+      {{schema::streaming::counter::kGpuSeconds, "s"}, {schema::counter::kBytesRead, "bytes"}, {schema::streaming::counter::kLoads, "count"},
+       {schema::streaming::counter::kUsefulInstructions, "count"}, {schema::streaming::counter::kLoadedLatencyCycles, "cycles"},
+       {schema::streaming::counter::kWarpsPerBlock, "warps"}, {schema::counter::kBlocksPerSm, "blocks"}, {schema::streaming::counter::kSharedBytesPerBlock, "bytes"},
+       {schema::counter::kBlocks, "blocks"}, {schema::streaming::counter::kResidentBlocksPerSm, "blocks"}, {schema::streaming::counter::kResidentWarpsPerSm, "warps"},
+       {schema::streaming::counter::kLoadsPerThread, "loads"}},
       // Achieved warps per SM against the requested residency, DRAM bytes against the bytes the
       // kernel reads, the memory stall and issue-slot use. DRAM throughput is those bytes over the
       // event-timed kernel: CUPTI's dram__throughput.avg.pct_of_peak_sustained_elapsed is over the

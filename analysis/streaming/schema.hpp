@@ -4,11 +4,20 @@
 
 #include <vector>
 
+#include "analysis/core/counters.hpp"
 #include "analysis/core/family_schema.hpp"
 
 namespace warpcost::schema {
 
 namespace latency {
+namespace counter {
+inline constexpr const char* kCyclesPerLoad = "cycles_per_load";
+inline constexpr const char* kFootprintBytes = "footprint_bytes";
+inline constexpr const char* kNodes = "nodes";
+inline constexpr const char* kNsPerLoad = "ns_per_load";
+inline constexpr const char* kSteps = "steps";
+inline constexpr const char* kWarmSteps = "warm_steps";
+}  // namespace counter
 inline constexpr const char* kFamily = "latency";
 namespace benchmark {
 inline constexpr const char* kChaseRandom = "chase_random";
@@ -21,6 +30,17 @@ const FamilyDescriptor& descriptor();
 }  // namespace latency
 
 namespace streaming {
+namespace counter {
+inline constexpr const char* kGpuSeconds = "gpu_seconds";
+inline constexpr const char* kLoadedLatencyCycles = "loaded_latency_cycles";
+inline constexpr const char* kLoads = "loads";
+inline constexpr const char* kLoadsPerThread = "loads_per_thread";
+inline constexpr const char* kResidentBlocksPerSm = "resident_blocks_per_sm";
+inline constexpr const char* kResidentWarpsPerSm = "resident_warps_per_sm";
+inline constexpr const char* kSharedBytesPerBlock = "shared_bytes_per_block";
+inline constexpr const char* kUsefulInstructions = "useful_instructions";
+inline constexpr const char* kWarpsPerBlock = "warps_per_block";
+}  // namespace counter
 inline constexpr const char* kFamily = "streaming";
 namespace benchmark {
 inline constexpr const char* kReadIndependent = "read_independent";

@@ -10,6 +10,7 @@
 #include "bench/common/bench_support.hpp"
 #include "bench/common/timing.hpp"
 #include "kernels/common/probe_kernels.hpp"
+#include "analysis/core/counters.hpp"
 
 namespace warpcost {
 namespace {
@@ -38,8 +39,8 @@ void sm_clock(benchmark::State& state) {
       read_previous();
       report_point(state, benchmark_key(state, family().run_name(bench_name::kSmClock), 1), t);
     }
-    state.counters["sm_clock_hz"] = hz_sum / static_cast<double>(launched - 1);
-    state.counters["sm_clock_max_hz"] = static_cast<double>(bench_device().sm_clock_max_khz) * 1e3;
+    state.counters[schema::counter::kSmClockHz] = hz_sum / static_cast<double>(launched - 1);
+    state.counters[schema::calibration::counter::kSmClockMaxHz] = static_cast<double>(bench_device().sm_clock_max_khz) * 1e3;
   });
 }
 
@@ -95,8 +96,8 @@ void d2d_copy(benchmark::State& state) {
       report_point(state, benchmark_key(state, family().run_name(bench_name::kD2dCopy), 1), t);
     }
     state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * bytes));
-    state.counters["bytes_read"] = static_cast<double>(bytes);
-    state.counters["bytes_written"] = static_cast<double>(bytes);
+    state.counters[schema::counter::kBytesRead] = static_cast<double>(bytes);
+    state.counters[schema::calibration::counter::kBytesWritten] = static_cast<double>(bytes);
   });
 }
 
@@ -115,7 +116,7 @@ void launch_overhead(benchmark::State& state) {
           [] {}, false);
       report_point(state, benchmark_key(state, family().run_name(bench_name::kLaunchOverhead), 1), t);
     }
-    state.counters["launches"] = static_cast<double>(launches);
+    state.counters[schema::calibration::counter::kLaunches] = static_cast<double>(launches);
   });
 }
 

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "kernels/common/probe_kernels.hpp"
+#include "analysis/core/counters.hpp"
 
 namespace warpcost {
 namespace {
@@ -43,11 +44,11 @@ double launch_overhead_seconds() { return state().launch_overhead_s; }
 void report_point(benchmark::State& bm, const std::string& key, const PointTiming& t) {
   const double median = t.samples.median();
   bm.SetIterationTime(median);
-  bm.counters["warpcost_samples"] = static_cast<double>(t.samples.size());
-  bm.counters["warpcost_noise"] = t.samples.noise();
-  if (t.min_sm_clock_mhz > 0) bm.counters["warpcost_sm_clock_mhz"] = t.min_sm_clock_mhz;
+  bm.counters[schema::counter::kWarpcostSamples] = static_cast<double>(t.samples.size());
+  bm.counters[schema::counter::kWarpcostNoise] = t.samples.noise();
+  if (t.min_sm_clock_mhz > 0) bm.counters[schema::counter::kWarpcostSmClockMhz] = t.min_sm_clock_mhz;
   if (median < kShortKernelSeconds && state().launch_overhead_s > 0) {
-    bm.counters["launch_overhead_seconds"] = state().launch_overhead_s;
+    bm.counters[schema::counter::kLaunchOverheadSeconds] = state().launch_overhead_s;
   }
   state().annotation.samples[key].push_back(t.samples.values());
 }

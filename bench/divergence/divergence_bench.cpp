@@ -15,6 +15,7 @@
 #include "bench/common/bench_support.hpp"
 #include "bench/common/timing.hpp"
 #include "bench/divergence/divergence_runner.hpp"
+#include "analysis/core/counters.hpp"
 
 namespace warpcost {
 namespace {
@@ -73,19 +74,19 @@ void run_divergence(benchmark::State& state, const DivergenceConfig& config, con
       own_stream->synchronize();
       return std::function<void()>([own_stream, own_runner] { own_runner->launch(*own_stream); });
     });
-    state.counters["sm_clock_hz"] = clock_hz_sum / static_cast<double>(launched - 1);
-    state.counters["warp_cycles_median"] = w.median_cycles;
-    state.counters["warp_cycles_p10"] = w.p10_cycles;
-    state.counters["warp_cycles_p90"] = w.p90_cycles;
-    if (w.all_first_path_median > 0) state.counters["first_path_warp_cycles_median"] = w.all_first_path_median;
-    if (w.no_first_path_median > 0) state.counters["other_path_warp_cycles_median"] = w.no_first_path_median;
-    state.counters["region_span_s"] = w.region_span_s;
-    state.counters["warps"] = static_cast<double>(w.warps);
-    state.counters["blocks"] = runner.blocks();
-    state.counters["sms_observed"] = w.sms;
-    state.counters["max_warps_on_one_sm"] = w.max_warps_on_one_sm;
-    state.counters["min_warps_on_one_sm"] = w.min_warps_on_one_sm;
-    state.counters["populated_paths"] = populated_paths(config, runner.masks(), 0);
+    state.counters[schema::counter::kSmClockHz] = clock_hz_sum / static_cast<double>(launched - 1);
+    state.counters[schema::divergence::counter::kWarpCyclesMedian] = w.median_cycles;
+    state.counters[schema::divergence::counter::kWarpCyclesP10] = w.p10_cycles;
+    state.counters[schema::divergence::counter::kWarpCyclesP90] = w.p90_cycles;
+    if (w.all_first_path_median > 0) state.counters[schema::divergence::counter::kFirstPathWarpCyclesMedian] = w.all_first_path_median;
+    if (w.no_first_path_median > 0) state.counters[schema::divergence::counter::kOtherPathWarpCyclesMedian] = w.no_first_path_median;
+    state.counters[schema::divergence::counter::kRegionSpanS] = w.region_span_s;
+    state.counters[schema::divergence::counter::kWarps] = static_cast<double>(w.warps);
+    state.counters[schema::counter::kBlocks] = runner.blocks();
+    state.counters[schema::divergence::counter::kSmsObserved] = w.sms;
+    state.counters[schema::divergence::counter::kMaxWarpsOnOneSm] = w.max_warps_on_one_sm;
+    state.counters[schema::divergence::counter::kMinWarpsOnOneSm] = w.min_warps_on_one_sm;
+    state.counters[schema::divergence::counter::kPopulatedPaths] = populated_paths(config, runner.masks(), 0);
   });
 }
 

@@ -17,6 +17,7 @@
 #include "bench/common/timing.hpp"
 #include "bench/partial_warp/schedule_recorder.hpp"
 #include "kernels/partial_warp/partial_warp.hpp"
+#include "analysis/core/counters.hpp"
 
 namespace warpcost {
 namespace {
@@ -110,13 +111,13 @@ void schedule(benchmark::State& state) {
       own_stream->synchronize();
       return std::function<void()>(run);
     });
-    state.counters["threads"] = static_cast<double>(check.threads);
-    state.counters["warps_observed"] = static_cast<double>(check.warps_observed);
-    state.counters["tail_mask_observed"] = static_cast<double>(check.tail_mask_observed);
-    state.counters["threads_mapped_as_model"] = static_cast<double>(check.threads_mapped_as_model);
-    state.counters["warps_with_one_clock"] = static_cast<double>(check.warps_with_one_clock);
-    state.counters["warps_with_one_sm"] = static_cast<double>(check.warps_with_one_sm);
-    state.counters["distinct_sms"] = static_cast<double>(check.distinct_sms);
+    state.counters[schema::partial_warp::counter::kThreads] = static_cast<double>(check.threads);
+    state.counters[schema::partial_warp::counter::kWarpsObserved] = static_cast<double>(check.warps_observed);
+    state.counters[schema::partial_warp::counter::kTailMaskObserved] = static_cast<double>(check.tail_mask_observed);
+    state.counters[schema::partial_warp::counter::kThreadsMappedAsModel] = static_cast<double>(check.threads_mapped_as_model);
+    state.counters[schema::partial_warp::counter::kWarpsWithOneClock] = static_cast<double>(check.warps_with_one_clock);
+    state.counters[schema::partial_warp::counter::kWarpsWithOneSm] = static_cast<double>(check.warps_with_one_sm);
+    state.counters[schema::partial_warp::counter::kDistinctSms] = static_cast<double>(check.distinct_sms);
   });
 }
 
@@ -170,12 +171,12 @@ void staircase(benchmark::State& state) {
                          kernels::launch_fma_blocks(blocks, threads_per_block, kStaircaseIterations, o, c, s);
                        },
                        threads));
-    state.counters["sm_clock_hz"] = clock_hz;
-    state.counters["blocks"] = blocks;
-    state.counters["blocks_per_sm"] = blocks_per_sm;
-    state.counters["waves"] = kStaircaseWaves;
-    state.counters["useful_threads"] = static_cast<double>(threads);
-    state.counters["fma_per_thread"] = kStaircaseIterations * kernels::kFmaChains;
+    state.counters[schema::counter::kSmClockHz] = clock_hz;
+    state.counters[schema::counter::kBlocks] = blocks;
+    state.counters[schema::counter::kBlocksPerSm] = blocks_per_sm;
+    state.counters[schema::partial_warp::counter::kWaves] = kStaircaseWaves;
+    state.counters[schema::partial_warp::counter::kUsefulThreads] = static_cast<double>(threads);
+    state.counters[schema::partial_warp::counter::kFmaPerThread] = kStaircaseIterations * kernels::kFmaChains;
   });
 }
 
@@ -239,12 +240,12 @@ void grid_tail(benchmark::State& state) {
                          kernels::launch_fma_grid(total, block, kTailIterations, o, c, s);
                        },
                        launched));
-    state.counters["sm_clock_hz"] = clock_hz;
-    state.counters["blocks"] = static_cast<double>(blocks);
-    state.counters["tail_active_threads_observed"] = static_cast<double>(active);
-    state.counters["tail_full_warps_observed"] = static_cast<double>(full_warps);
-    state.counters["tail_last_mask_observed"] = static_cast<double>(last_mask);
-    state.counters["fma_per_thread"] = kTailIterations * kernels::kFmaChains;
+    state.counters[schema::counter::kSmClockHz] = clock_hz;
+    state.counters[schema::counter::kBlocks] = static_cast<double>(blocks);
+    state.counters[schema::partial_warp::counter::kTailActiveThreadsObserved] = static_cast<double>(active);
+    state.counters[schema::partial_warp::counter::kTailFullWarpsObserved] = static_cast<double>(full_warps);
+    state.counters[schema::partial_warp::counter::kTailLastMaskObserved] = static_cast<double>(last_mask);
+    state.counters[schema::partial_warp::counter::kFmaPerThread] = kTailIterations * kernels::kFmaChains;
   });
 }
 

@@ -23,6 +23,7 @@
 #include "bench/common/bench_support.hpp"
 #include "bench/common/timing.hpp"
 #include "bench/streaming/streaming_runner.hpp"
+#include "analysis/core/counters.hpp"
 
 namespace warpcost {
 namespace {
@@ -78,13 +79,13 @@ void chase(benchmark::State& state, kernels::RingOrder order) {
       report_point(state, benchmark_key(state, latency_family().run_name(kChaseNames[order == kernels::RingOrder::kRandom ? 0 : 1]), 1), t);
     }
     const double loads = static_cast<double>(c.steps) * static_cast<double>(read_back - 1);
-    state.counters["cycles_per_load"] = cycles / loads;
-    state.counters["ns_per_load"] = ns / loads;
-    state.counters["sm_clock_hz"] = cycles / (ns * 1e-9);
-    state.counters["nodes"] = static_cast<double>(runner.nodes());
-    state.counters["warm_steps"] = static_cast<double>(runner.warm_steps());
-    state.counters["steps"] = static_cast<double>(c.steps);
-    state.counters["footprint_bytes"] = static_cast<double>(c.footprint_bytes);
+    state.counters[schema::latency::counter::kCyclesPerLoad] = cycles / loads;
+    state.counters[schema::latency::counter::kNsPerLoad] = ns / loads;
+    state.counters[schema::counter::kSmClockHz] = cycles / (ns * 1e-9);
+    state.counters[schema::latency::counter::kNodes] = static_cast<double>(runner.nodes());
+    state.counters[schema::latency::counter::kWarmSteps] = static_cast<double>(runner.warm_steps());
+    state.counters[schema::latency::counter::kSteps] = static_cast<double>(c.steps);
+    state.counters[schema::latency::counter::kFootprintBytes] = static_cast<double>(c.footprint_bytes);
   });
 }
 
@@ -125,16 +126,16 @@ void stream_read(benchmark::State& state, StreamShape shape) {
       for (const double x : t.samples.values()) gpu_seconds += x;
       report_point(state, key, t);
     }
-    state.counters["gpu_seconds"] = gpu_seconds;
+    state.counters[schema::streaming::counter::kGpuSeconds] = gpu_seconds;
     const double loads = static_cast<double>(runner.elements());
-    state.counters["bytes_read"] = static_cast<double>(runner.bytes_read());
-    state.counters["loads"] = loads;
-    state.counters["useful_instructions"] = loads * (c.kernel.alu_per_load + 1);
-    state.counters["loaded_latency_cycles"] = runner.loaded_latency_cycles(stream);
-    state.counters["warps_per_block"] = runner.plan().warps_per_block;
-    state.counters["blocks_per_sm"] = runner.plan().blocks_per_sm;
-    state.counters["shared_bytes_per_block"] = static_cast<double>(runner.plan().shared_bytes);
-    state.counters["blocks"] = runner.blocks();
+    state.counters[schema::counter::kBytesRead] = static_cast<double>(runner.bytes_read());
+    state.counters[schema::streaming::counter::kLoads] = loads;
+    state.counters[schema::streaming::counter::kUsefulInstructions] = loads * (c.kernel.alu_per_load + 1);
+    state.counters[schema::streaming::counter::kLoadedLatencyCycles] = runner.loaded_latency_cycles(stream);
+    state.counters[schema::streaming::counter::kWarpsPerBlock] = runner.plan().warps_per_block;
+    state.counters[schema::counter::kBlocksPerSm] = runner.plan().blocks_per_sm;
+    state.counters[schema::streaming::counter::kSharedBytesPerBlock] = static_cast<double>(runner.plan().shared_bytes);
+    state.counters[schema::counter::kBlocks] = runner.blocks();
     defer_counters(schema::streaming::descriptor(), key, [c] {
       auto own_stream = std::make_shared<Stream>();
       auto own_runner = std::make_shared<StreamRunner>(bench_device(), c, *own_stream,
@@ -172,7 +173,7 @@ void stream_one_per_thread(benchmark::State& state) {
       for (const double x : t.samples.values()) gpu_seconds += x;
       report_point(state, key, t);
     }
-    state.counters["gpu_seconds"] = gpu_seconds;
+    state.counters[schema::streaming::counter::kGpuSeconds] = gpu_seconds;
     defer_counters(schema::streaming::descriptor(), key, [c] {
       auto own_stream = std::make_shared<Stream>();
       auto own_runner = std::make_shared<OnePerThreadRunner>(bench_device(), c, *own_stream,
@@ -181,11 +182,11 @@ void stream_one_per_thread(benchmark::State& state) {
       own_stream->synchronize();
       return std::function<void()>([own_stream, own_runner] { own_runner->launch(*own_stream); });
     });
-    state.counters["bytes_read"] = static_cast<double>(runner.bytes_read());
-    state.counters["loads"] = static_cast<double>(runner.elements());
-    state.counters["blocks"] = static_cast<double>(runner.blocks());
-    state.counters["resident_blocks_per_sm"] = runner.resident_blocks_per_sm();
-    state.counters["resident_warps_per_sm"] = runner.resident_warps_per_sm();
+    state.counters[schema::counter::kBytesRead] = static_cast<double>(runner.bytes_read());
+    state.counters[schema::streaming::counter::kLoads] = static_cast<double>(runner.elements());
+    state.counters[schema::counter::kBlocks] = static_cast<double>(runner.blocks());
+    state.counters[schema::streaming::counter::kResidentBlocksPerSm] = runner.resident_blocks_per_sm();
+    state.counters[schema::streaming::counter::kResidentWarpsPerSm] = runner.resident_warps_per_sm();
   });
 }
 
@@ -238,9 +239,9 @@ void stream_peak(benchmark::State& state) {
       own_stream->synchronize();
       return std::function<void()>(run);
     });
-    state.counters["bytes_read"] = static_cast<double>(bytes);
-    state.counters["loads"] = static_cast<double>(elements);
-    state.counters["loads_per_thread"] = loads;
+    state.counters[schema::counter::kBytesRead] = static_cast<double>(bytes);
+    state.counters[schema::streaming::counter::kLoads] = static_cast<double>(elements);
+    state.counters[schema::streaming::counter::kLoadsPerThread] = loads;
   });
 }
 
