@@ -12,6 +12,9 @@
 #include "analysis/core/text_format.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/report.hpp"
+#include "analysis/divergence/schema.hpp"
+#include "analysis/partial_warp/schema.hpp"
+#include "analysis/streaming/schema.hpp"
 
 namespace warpcost::analysis {
 namespace {
@@ -61,7 +64,7 @@ HeadlineFigure figure_from(const EvaluatedRun& er, const Row& r, std::string tex
 }
 
 HeadlineFigure dram_latency(const EvaluatedRun& er) {
-  const Row* r = find_row(er, "latency", src::kDramLatencyBenchmark, src::kDramLatencyParams,
+  const Row* r = find_row(er, schema::latency::kFamily, src::kDramLatencyBenchmark, src::kDramLatencyParams,
                           "latency_cycles");
   if (r == nullptr) return {};
   return figure_from(er, *r, fixed(r->value, 0) + " cycles");
@@ -69,7 +72,7 @@ HeadlineFigure dram_latency(const EvaluatedRun& er) {
 
 HeadlineFigure best_read(const EvaluatedRun& er) {
   for (const Row& r : er.rows) {
-    if (r.family != "streaming" || r.benchmark != src::kBestReadBenchmark ||
+    if (r.family != schema::streaming::kFamily || r.benchmark != src::kBestReadBenchmark ||
         r.metric != "dram__bytes_read.sum.per_second") {
       continue;
     }
@@ -87,7 +90,7 @@ HeadlineFigure best_read(const EvaluatedRun& er) {
 
 HeadlineFigure divergence_20_12(const EvaluatedRun& er) {
   for (const Row& r : er.rows) {
-    if (r.family != "divergence" || r.benchmark != "worked_example" ||
+    if (r.family != schema::divergence::kFamily || r.benchmark != "worked_example" ||
         r.params.rfind(src::kDivergenceExample, 0) != 0 || r.metric != "divergence_slowdown") {
       continue;
     }
@@ -105,8 +108,8 @@ HeadlineFigure staircase(const EvaluatedRun& er) {
   double largest_miss = 0;
   std::string worst = verdict::kInfo;
   for (const Row& r : er.rows) {
-    if (r.family != "partial_warp") continue;
-    if (r.benchmark == "staircase" && r.metric == src::kStaircaseFraction) {
+    if (r.family != schema::partial_warp::kFamily) continue;
+    if (r.benchmark == schema::partial_warp::benchmark::kStaircase && r.metric == src::kStaircaseFraction) {
       ++fractions;
       if (r.rel_error) largest_miss = std::max(largest_miss, std::fabs(*r.rel_error));
     } else if (r.benchmark == "staircase_step" && r.metric == src::kStaircaseStep) {
@@ -138,9 +141,9 @@ HeadlineFigure staircase(const EvaluatedRun& er) {
 }
 
 HeadlineFigure knee(const EvaluatedRun& er) {
-  const Row* k = find_row(er, "streaming", "knee", src::kKneeParams, "knee_warps_per_sm");
+  const Row* k = find_row(er, schema::streaming::kFamily, "knee", src::kKneeParams, "knee_warps_per_sm");
   if (k == nullptr) return {};
-  const Row* little = find_row(er, "streaming", "knee", src::kKneeParams, src::kKneeLittlesLaw);
+  const Row* little = find_row(er, schema::streaming::kFamily, "knee", src::kKneeParams, src::kKneeLittlesLaw);
   HeadlineFigure f = figure_from(er, *k, fixed(k->value, 0) + " warps/SM (16-byte loads, W = 0)");
   if (little != nullptr && little->predicted) {
     f.text += "; Little's law " + fixed(*little->predicted, 1);

@@ -33,6 +33,7 @@
 #include "kernels/common/probe_kernels.hpp"
 #include "analysis/calibration/schema.hpp"
 #include "analysis/core/counters.hpp"
+#include "analysis/streaming/schema.hpp"
 
 #ifndef WARPCOST_GIT_REVISION
 #define WARPCOST_GIT_REVISION "unknown"
@@ -393,14 +394,14 @@ void print_rates(const fs::path& json) {
   double copy = 0;
   for (const auto& b : analysis::read_run(json).benchmarks) {
     if (b.error || b.seconds.empty()) continue;
-    if (b.family == "streaming" && b.has_counter(schema::counter::kBytesRead)) {
+    if (b.family == schema::streaming::kFamily && b.has_counter(schema::counter::kBytesRead)) {
       const double rate = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
       if (rate > best_read) {
         best_read = rate;
         best_name = b.run_name;
       }
     }
-    if (b.family == "calibration" && b.benchmark == "d2d_copy" && b.has_counter(schema::counter::kBytesRead) &&
+    if (b.family == schema::calibration::kFamily && b.benchmark == "d2d_copy" && b.has_counter(schema::counter::kBytesRead) &&
         b.has_counter(schema::calibration::counter::kBytesWritten)) {
       copy = std::max(copy, (b.counter_median(schema::counter::kBytesRead) + b.counter_median(schema::calibration::counter::kBytesWritten)) /
                                 b.median_seconds());

@@ -235,8 +235,8 @@ void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector
   const std::string tag = "warp-uniform control (even warps if, odd warps else), " +
                           residency_tag(run, warps) + ": ";
   common_rows(b, tag, rows);
-  const BenchmarkResult* ref_if = find(run, "split_low", split_params(32, if_trips, else_trips, warps));
-  const BenchmarkResult* ref_else = find(run, "split_low", split_params(0, if_trips, else_trips, warps));
+  const BenchmarkResult* ref_if = find(run, schema::divergence::benchmark::kSplitLow, split_params(32, if_trips, else_trips, warps));
+  const BenchmarkResult* ref_else = find(run, schema::divergence::benchmark::kSplitLow, split_params(0, if_trips, else_trips, warps));
   auto side = [&](const char* metric, const char* counter, const BenchmarkResult* ref,
                   const std::string& what) {
     if (ref == nullptr || !b.has_counter(counter)) return;
@@ -282,7 +282,7 @@ void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector
 }
 
 void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
-  const bool is_switch = b.benchmark == "switch";
+  const bool is_switch = b.benchmark == schema::divergence::benchmark::kSwitch;
   const char* key = is_switch ? "paths" : "leaves";
   const long long n = iparam(b, key);
   // Runs before the switch could run one case alone have no first_path parameter.
@@ -393,14 +393,14 @@ struct DivergenceShape {
 DivergenceShape divergence_shape(const BenchmarkResult& b) {
   DivergenceShape s;
   const std::string warps = ";warps_per_sm=" + std::to_string(iparam(b, "warps_per_sm"));
-  if (b.benchmark.rfind("split_", 0) == 0 || b.benchmark == "warp_uniform") {
+  if (b.benchmark.rfind("split_", 0) == 0 || b.benchmark == schema::divergence::benchmark::kWarpUniform) {
     const long long if_trips = iparam(b, "if_trips");
     const long long else_trips = iparam(b, "else_trips");
-    const long long k = b.benchmark == "warp_uniform" ? 0 : iparam(b, "k");
+    const long long k = b.benchmark == schema::divergence::benchmark::kWarpUniform ? 0 : iparam(b, "k");
     const std::string trips =
         ";if_trips=" + std::to_string(if_trips) + ";else_trips=" + std::to_string(else_trips);
     s.reference =
-        (b.benchmark == "warp_uniform" ? std::string("split_low") : b.benchmark) + "|k=0" + trips + warps;
+        (b.benchmark == schema::divergence::benchmark::kWarpUniform ? std::string("split_low") : b.benchmark) + "|k=0" + trips + warps;
     if (k > 0 && k < model::kWarpSize) {
       const std::vector<model::BranchPath> paths = {
           {static_cast<int>(k), static_cast<double>(if_trips)},
@@ -410,11 +410,11 @@ DivergenceShape divergence_shape(const BenchmarkResult& b) {
       s.text = "k = " + std::to_string(k) + " lanes x " + std::to_string(if_trips) + " trips and " +
                std::to_string(model::kWarpSize - k) + " x " + std::to_string(else_trips);
     } else {
-      s.text = b.benchmark == "warp_uniform" ? "warp-uniform: each warp on one side" : "one side populated";
+      s.text = b.benchmark == schema::divergence::benchmark::kWarpUniform ? "warp-uniform: each warp on one side" : "one side populated";
     }
     return s;
   }
-  const bool is_switch = b.benchmark == "switch";
+  const bool is_switch = b.benchmark == schema::divergence::benchmark::kSwitch;
   const long long n = iparam(b, is_switch ? "paths" : "leaves");
   const std::string trips = ";trips=" + std::to_string(iparam(b, "trips"));
   s.reference = b.benchmark + (is_switch ? "|paths=1;first_path=0" : "|leaves=1") + trips + warps;
@@ -440,7 +440,7 @@ void divergence_checks(const Run& run, const BenchmarkResult& b, std::vector<Row
   if (!b.has_counter(kDivergent) || !b.has_counter(kWarpsLaunched)) return;
   const auto bar = s.reference.find('|');
   const BenchmarkResult* ref =
-      find_benchmark(run, "divergence", s.reference.substr(0, bar), s.reference.substr(bar + 1));
+      find_benchmark(run, schema::divergence::kFamily, s.reference.substr(0, bar), s.reference.substr(bar + 1));
   // The one-path run itself would be held against itself: no row, it cannot fail.
   if (ref == nullptr || ref == &b || !ref->has_counter(kDivergent)) return;
   const double warps = b.counter_median(kWarpsLaunched);
@@ -464,8 +464,8 @@ void divergence_checks(const Run& run, const BenchmarkResult& b, std::vector<Row
 
 void evaluate_divergence(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
   if (b.benchmark.rfind("split_", 0) == 0) evaluate_split(run, b, rows);
-  if (b.benchmark == "warp_uniform") evaluate_warp_uniform(run, b, rows);
-  if (b.benchmark == "switch" || b.benchmark == "nested") evaluate_paths(run, b, rows);
+  if (b.benchmark == schema::divergence::benchmark::kWarpUniform) evaluate_warp_uniform(run, b, rows);
+  if (b.benchmark == schema::divergence::benchmark::kSwitch || b.benchmark == schema::divergence::benchmark::kNested) evaluate_paths(run, b, rows);
 }
 
 void evaluate_divergence_examples(const Run& run, std::vector<Row>& rows) {
@@ -473,7 +473,7 @@ void evaluate_divergence_examples(const Run& run, std::vector<Row>& rows) {
   constexpr long long kWarps = 4;
   const BenchmarkResult* uniform = nullptr;
   for (const auto& b : run.benchmarks) {
-    if (b.family == kFamily && b.benchmark == "split_low" && !b.error && !b.seconds.empty() &&
+    if (b.family == kFamily && b.benchmark == schema::divergence::benchmark::kSplitLow && !b.error && !b.seconds.empty() &&
         !is_throttled(run, b) &&
         iparam(b, "k") == 32 && iparam(b, "warps_per_sm") == kWarps &&
         iparam(b, "if_trips") == iparam(b, "else_trips")) {
@@ -484,7 +484,7 @@ void evaluate_divergence_examples(const Run& run, std::vector<Row>& rows) {
   if (uniform == nullptr) return;
   const long long trips = iparam(*uniform, "if_trips");
   auto split_at = [&](long long k, long long else_trips) {
-    return find(run, "split_low", split_params(k, trips, else_trips, kWarps));
+    return find(run, schema::divergence::benchmark::kSplitLow, split_params(k, trips, else_trips, kWarps));
   };
   const std::string bodies = std::to_string(trips) + "-trip bodies";
   if (const BenchmarkResult* ex7 = split_at(20, trips)) {

@@ -22,7 +22,7 @@ class RowIndex {
  public:
   explicit RowIndex(const std::vector<Row>& rows) {
     for (const Row& r : rows) {
-      if (r.family == "divergence") index_[{r.benchmark, r.params, r.metric}] = &r;
+      if (r.family == schema::divergence::kFamily) index_[{r.benchmark, r.params, r.metric}] = &r;
     }
   }
   const Row* find(const std::string& benchmark, const std::string& params,
@@ -68,9 +68,9 @@ std::string divergence_summary_markdown(const EvaluatedRun& er) {
   std::set<long long> path_counts;
   std::set<long long> leaf_counts;
   for (const Row& r : er.rows) {
-    if (r.family != "divergence" || r.metric != "warp_cycles") continue;
+    if (r.family != schema::divergence::kFamily || r.metric != "warp_cycles") continue;
     const Params p = parse_key_values(r.params);
-    if (r.benchmark == "split_low" && p.count("if_trips")) {
+    if (r.benchmark == schema::divergence::benchmark::kSplitLow && p.count("if_trips")) {
       if (p.at("if_trips") == p.at("else_trips")) {
         equal_trips = p.at("if_trips");
         if (p.at("k") == "16") residencies.insert(std::stoll(p.at("warps_per_sm")));
@@ -78,11 +78,11 @@ std::string divergence_summary_markdown(const EvaluatedRun& er) {
         short_trips = p.at("else_trips");
       }
     }
-    if (r.benchmark == "switch" && p.count("first_path") && p.at("first_path") == "0" &&
+    if (r.benchmark == schema::divergence::benchmark::kSwitch && p.count("first_path") && p.at("first_path") == "0" &&
         p.at("warps_per_sm") == "4") {
       path_counts.insert(std::stoll(p.at("paths")));
     }
-    if (r.benchmark == "nested") leaf_counts.insert(std::stoll(p.at("leaves")));
+    if (r.benchmark == schema::divergence::benchmark::kNested) leaf_counts.insert(std::stoll(p.at("leaves")));
   }
   if (equal_trips.empty()) return {};
 

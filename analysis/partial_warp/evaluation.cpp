@@ -18,6 +18,7 @@
 #include "analysis/partial_warp/family.hpp"
 #include "analysis/partial_warp/schema.hpp"
 #include "analysis/core/counters.hpp"
+#include "analysis/calibration/schema.hpp"
 
 namespace warpcost::analysis::partial_warp {
 namespace {
@@ -156,7 +157,7 @@ void evaluate_schedule(const BenchmarkResult& b, std::vector<Row>& rows) {
 
 const BenchmarkResult* find_benchmark(const Run& run, const std::string& benchmark,
                                       const std::string& params) {
-  return detail::find_benchmark(run, "partial_warp", benchmark, params);
+  return detail::find_benchmark(run, schema::partial_warp::kFamily, benchmark, params);
 }
 
 double useful_fma_rate(const BenchmarkResult& b) {
@@ -229,7 +230,7 @@ void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Ro
 void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
   std::map<long long, std::vector<const BenchmarkResult*>> steps;
   for (const auto& b : run.benchmarks) {
-    if (b.family == "partial_warp" && b.benchmark == "staircase" && !b.error && !b.seconds.empty() &&
+    if (b.family == schema::partial_warp::kFamily && b.benchmark == schema::partial_warp::benchmark::kStaircase && !b.error && !b.seconds.empty() &&
         !is_throttled(run, b)) {
       steps[model::warps_per_block(static_cast<long long>(b.param(param::kBlockThreads)))].push_back(&b);
     }
@@ -259,7 +260,7 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     }
     const Spread time = spread_of(members, [](const BenchmarkResult& m) { return m.median_seconds(); });
     Row r;
-    r.family = "partial_warp";
+    r.family = schema::partial_warp::kFamily;
     r.benchmark = "staircase_step";
     r.params = "warps=" + std::to_string(k) + ";" + std::string(param::kBlockThreads) + "=" + std::to_string(p_lo) + ".." +
                std::to_string(p_hi);
@@ -345,7 +346,7 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
                                          : model::warps_per_block(g.last_block_threads);
   // The launch floor (one empty kernel, measured by the calibration family of the same run) is not
   // part of the work the model times: it is taken off every grid-tail time before a ratio or a rate.
-  const BenchmarkResult* floor_b = detail::find_benchmark(run, "calibration", "launch_overhead", "launches=1");
+  const BenchmarkResult* floor_b = detail::find_benchmark(run, schema::calibration::kFamily, schema::calibration::benchmark::kLaunchOverhead, schema::calibration::descriptor().params_text(schema::calibration::benchmark::kLaunchOverhead, {1}));
   const double floor_s = floor_b != nullptr ? floor_b->median_seconds() : 0.0;
   auto work = [floor_s](const BenchmarkResult& x) { return x.median_seconds() - floor_s; };
   const std::string floor_note =
@@ -422,14 +423,14 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
   long long p = 0;      // threads of a block
   double blocks = 1.0;  // blocks launched
   double useful = 0.0;  // threads that do the work
-  if (b.benchmark == "schedule") {
+  if (b.benchmark == schema::partial_warp::benchmark::kSchedule) {
     p = model::threads_per_block({iparam(b, "x"), iparam(b, "y"), iparam(b, "z")});
     useful = static_cast<double>(p);
-  } else if (b.benchmark == "staircase") {
+  } else if (b.benchmark == schema::partial_warp::benchmark::kStaircase) {
     p = iparam(b, param::kBlockThreads);
     blocks = b.counter_median(schema::counter::kBlocks);
     useful = static_cast<double>(p);
-  } else if (b.benchmark == "grid_tail") {
+  } else if (b.benchmark == schema::partial_warp::benchmark::kGridTail) {
     p = iparam(b, param::kBlockThreads);
     blocks = b.counter_median(schema::counter::kBlocks);
     useful = static_cast<double>(iparam(b, param::kTotalThreads));
@@ -456,17 +457,17 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
   if (b.has_counter(kLanes)) {
     // The work's lanes: `useful` threads in ceil(useful/32) warps (a grid tail's warps past the
     // total only run their guard).
-    const long long working = b.benchmark == "grid_tail"
+    const long long working = b.benchmark == schema::partial_warp::benchmark::kGridTail
                                   ? model::warps_per_block(static_cast<long long>(useful))
                                   : static_cast<long long>(blocks) * warps;
     const double model_lanes =
-        useful * (b.benchmark == "grid_tail" ? 1.0 : blocks) / static_cast<double>(working);
+        useful * (b.benchmark == schema::partial_warp::benchmark::kGridTail ? 1.0 : blocks) / static_cast<double>(working);
     Row r = counter_row(b, kLanes, "lanes");
     r = relative_check(r, "active lanes per warp instruction = P / ceil(P/32)", model_lanes, kLaneTolerance,
                        tag + fixed(r.value, 3) + " lanes on per instruction; " + fixed(useful, 0) +
                            " working threads in " + std::to_string(working) + " warps give " +
                            fixed(model_lanes, 3));
-    if (r.verdict == std::string(verdict::kFails) && b.benchmark == "grid_tail") {
+    if (r.verdict == std::string(verdict::kFails) && b.benchmark == schema::partial_warp::benchmark::kGridTail) {
       r.why +=
           ": the warps past the total still issue their guard and exit with all lanes on, "
           "which weighs against so few useful lanes";
@@ -474,7 +475,7 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
     rows.push_back(r);
     done.insert(kLanes);
   }
-  if (b.benchmark == "staircase" && b.has_counter(kWarpsActive)) {
+  if (b.benchmark == schema::partial_warp::benchmark::kStaircase && b.has_counter(kWarpsActive)) {
     const double slots = b.counter_median(schema::counter::kBlocksPerSm) * static_cast<double>(warps);
     Row r = counter_row(b, kWarpsActive, units.count(kWarpsActive) ? units.at(kWarpsActive) : "warp");
     r.model = "at most the warp slots the occupancy API reserves: blocks/SM x ceil(P/32)";

@@ -61,7 +61,7 @@ std::map<std::string, Plateau> plateaus(const Run& run, const std::string& bench
   const double l2 = run.context.number(schema::key::kL2Bytes);
   std::map<std::string, std::vector<const BenchmarkResult*>> members;
   for (const auto& b : run.benchmarks) {
-    if (b.family != "latency" || b.benchmark != benchmark || b.error || b.seconds.empty() ||
+    if (b.family != schema::latency::kFamily || b.benchmark != benchmark || b.error || b.seconds.empty() ||
         is_throttled(run, b))
       continue;
     const double bytes = b.param("footprint_kib") * 1024.0;
@@ -87,7 +87,7 @@ std::map<std::string, Plateau> plateaus(const Run& run, const std::string& bench
 }
 
 void evaluate_chase(const BenchmarkResult& b, std::vector<Row>& rows) {
-  const std::string tag = std::string(b.benchmark == "chase_random" ? "random ring" : "fixed stride") + ", " +
+  const std::string tag = std::string(b.benchmark == schema::latency::benchmark::kChaseRandom ? "random ring" : "fixed stride") + ", " +
                           std::to_string(static_cast<long long>(b.param("footprint_kib"))) + " KiB: ";
   Row c = base_row(b);
   c.metric = "latency_cycles";
@@ -110,7 +110,7 @@ void plateau_rows(const Run& run, std::vector<Row>& rows) {
   for (const char* benchmark : {"chase_random", "chase_stride"}) {
     for (const auto& [level, p] : plateaus(run, benchmark)) {
       Row r;
-      r.family = "latency";
+      r.family = schema::latency::kFamily;
       r.benchmark = "latency_plateau";
       r.params = std::string("order=") + (std::string(benchmark) == "chase_random" ? "random" : "stride") +
                  ";level=" + level;
@@ -172,12 +172,12 @@ void evaluate_one_per_thread(const Run& run, const BenchmarkResult& b, std::vect
 }
 
 void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
-  if (b.benchmark == "read_one_per_thread") {
+  if (b.benchmark == schema::streaming::benchmark::kReadOnePerThread) {
     evaluate_one_per_thread(run, b, rows);
     return;
   }
   const double peak = dram_peak(run);
-  if (b.benchmark == "read_peak") {  // the plain storeless read: its rate only (no residency model)
+  if (b.benchmark == schema::streaming::benchmark::kReadPeak) {  // the plain storeless read: its rate only (no residency model)
     rows.push_back(bandwidth_row(b, peak,
                                  std::to_string(static_cast<long long>(b.param("loads_per_thread"))) +
                                      " 16-byte loads a thread, " +
@@ -188,7 +188,7 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
   const std::string tag =
       std::to_string(static_cast<long long>(b.param("warps_per_sm"))) + " warps/SM, " +
       std::to_string(static_cast<long long>(b.param("load_bytes"))) + "-byte loads, " +
-      (b.benchmark == "read_batched"
+      (b.benchmark == schema::streaming::benchmark::kReadBatched
            ? std::to_string(static_cast<long long>(b.param("loads_in_flight"))) + " loads in flight a thread"
            : "W = " + std::to_string(static_cast<long long>(b.param("alu_per_load")))) +
       ": ";
@@ -242,7 +242,7 @@ Row knee_row(const std::string& params, const std::string& metric, const model::
              const std::string& why) {
   const double measured = knee.warps;
   Row r;
-  r.family = "streaming";
+  r.family = schema::streaming::kFamily;
   r.benchmark = "knee";
   r.params = params;
   r.metric = metric;
@@ -289,7 +289,7 @@ double instructions_per_load(const std::vector<const BenchmarkResult*>& members)
 void knee_rows(const Run& run, std::vector<Row>& rows) {
   std::map<CurveKey, std::vector<const BenchmarkResult*>> curves;
   for (const auto& b : run.benchmarks) {
-    if (b.family != "streaming" || b.benchmark == "read_one_per_thread" || b.benchmark == "read_peak" ||
+    if (b.family != schema::streaming::kFamily || b.benchmark == schema::streaming::benchmark::kReadOnePerThread || b.benchmark == schema::streaming::benchmark::kReadPeak ||
         b.error || b.seconds.empty() || is_throttled(run, b))
       continue;
     curves[{b.benchmark, static_cast<long long>(b.param("load_bytes")),
@@ -314,8 +314,8 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
       swept_max = std::max(swept_max, points.back().first);
     }
     const model::Knee knee = model::measured_knee(points, kKneeFraction);
-    const std::string use = benchmark == "read_dependent" ? "dependent"
-                            : benchmark == "read_batched" ? "batched"
+    const std::string use = benchmark == schema::streaming::benchmark::kReadDependent ? "dependent"
+                            : benchmark == schema::streaming::benchmark::kReadBatched ? "batched"
                                                           : "independent";
     const std::string params = "use=" + use + ";load_bytes=" + std::to_string(width) +
                                ";alu_per_load=" + std::to_string(w) +
@@ -325,7 +325,7 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
       if (b->param("warps_per_sm") == knee.warps) at_knee = b;
     }
     Row m;
-    m.family = "streaming";
+    m.family = schema::streaming::kFamily;
     m.benchmark = "knee";
     m.params = params;
     m.metric = "knee_warps_per_sm";
@@ -427,12 +427,12 @@ void worked_example_rows(const Run& run, std::vector<Row>& rows) {
   // bandwidth-bound: its plateau should be the copy's rate of the same run.
   const std::string w0 = "use=independent;load_bytes=16;alu_per_load=0";
   const Row* knee0 = find_row(w0, "knee_warps_per_sm");
-  const BenchmarkResult* copy = find_benchmark(run, "calibration", "d2d_copy", "mib=4096");
+  const BenchmarkResult* copy = find_benchmark(run, schema::calibration::kFamily, "d2d_copy", schema::calibration::descriptor().params_text(schema::calibration::benchmark::kD2dCopy, {4096}));
   if (knee0 != nullptr && copy != nullptr) {
     double plateau = 0;
     const BenchmarkResult* best0 = nullptr;
     for (const auto& b : run.benchmarks) {
-      if (b.family == "streaming" && b.benchmark == "read_independent" && !b.error && !b.seconds.empty() &&
+      if (b.family == schema::streaming::kFamily && b.benchmark == schema::streaming::benchmark::kReadIndependent && !b.error && !b.seconds.empty() &&
           !is_throttled(run, b) && b.param("load_bytes") == 16 && b.param("alu_per_load") == 0 &&
           b.counter_median(schema::counter::kBytesRead) / b.median_seconds() > plateau) {
         plateau = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
@@ -443,7 +443,7 @@ void worked_example_rows(const Run& run, std::vector<Row>& rows) {
     const double copy_rate =
         (copy->counter_median(schema::counter::kBytesRead) + copy->counter_median(schema::calibration::counter::kBytesWritten)) / copy->median_seconds();
     Row e;
-    e.family = "streaming";
+    e.family = schema::streaming::kFamily;
     e.benchmark = "worked_example";
     e.params = "example=6;measured_by=knee/" + w0;
     e.metric = "bandwidth_vs_copy";
@@ -488,26 +488,26 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
   double sweep_seconds = 0;
   int sweep_points = 0;
   for (const auto& b : run.benchmarks) {
-    if (b.family != "streaming" || b.error || b.seconds.empty() || is_throttled(run, b)) continue;
+    if (b.family != schema::streaming::kFamily || b.error || b.seconds.empty() || is_throttled(run, b)) continue;
     const double rate = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
     if (rate > best_rate) {
       best_rate = rate;
       best = &b;
     }
-    if (b.benchmark == "read_independent" && b.param("load_bytes") == 16 && b.has_counter(schema::streaming::counter::kGpuSeconds)) {
+    if (b.benchmark == schema::streaming::benchmark::kReadIndependent && b.param("load_bytes") == 16 && b.has_counter(schema::streaming::counter::kGpuSeconds)) {
       sweep_seconds += b.counter_median(schema::streaming::counter::kGpuSeconds);
       ++sweep_points;
     }
   }
   if (best == nullptr) return;
   const double peak = dram_peak(run);
-  const BenchmarkResult* copy = find_benchmark(run, "calibration", "d2d_copy", "mib=4096");
+  const BenchmarkResult* copy = find_benchmark(run, schema::calibration::kFamily, "d2d_copy", schema::calibration::descriptor().params_text(schema::calibration::benchmark::kD2dCopy, {4096}));
   const double copy_rate =
       copy == nullptr ? 0.0
                       : (copy->counter_median(schema::counter::kBytesRead) + copy->counter_median(schema::calibration::counter::kBytesWritten)) /
                             copy->median_seconds();
   Row r;
-  r.family = "streaming";
+  r.family = schema::streaming::kFamily;
   r.benchmark = "peak_read";
   r.params = "best=" + best->benchmark + "/" + best->params_text();
   r.metric = "dram__bytes_read.sum.per_second";
@@ -534,7 +534,7 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
   rows.push_back(r);
   if (sweep_points == 0) return;
   Row t;
-  t.family = "streaming";
+  t.family = schema::streaming::kFamily;
   t.benchmark = "sweep_gpu_time";
   t.params = "benchmark=read_independent;load_bytes=16";
   t.metric = "gpu_seconds";
