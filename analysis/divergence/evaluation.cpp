@@ -157,7 +157,7 @@ void common_rows(const BenchmarkResult& b, const std::string& tag, std::vector<R
     rows.push_back(p);
   }
 
-  const long long requested = iparam(b, "warps_per_sm");
+  const long long requested = iparam(b, schema::divergence::param::kWarpsPerSm);
   Row r = base_row(b);
   r.metric = "resident_warps_per_sm";
   r.value = b.counter_median(schema::divergence::counter::kMaxWarpsOnOneSm);
@@ -183,10 +183,10 @@ std::string residency_tag(const Run& run, long long warps) {
 }
 
 void evaluate_split(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
-  const long long k = iparam(b, "k");
-  const long long if_trips = iparam(b, "if_trips");
-  const long long else_trips = iparam(b, "else_trips");
-  const long long warps = iparam(b, "warps_per_sm");
+  const long long k = iparam(b, schema::divergence::param::kSplitK);
+  const long long if_trips = iparam(b, schema::divergence::param::kIfTrips);
+  const long long else_trips = iparam(b, schema::divergence::param::kElseTrips);
+  const long long warps = iparam(b, schema::divergence::param::kWarpsPerSm);
   const std::string pattern = b.benchmark.substr(std::string("split_").size());
   const std::string tag = "k = " + std::to_string(k) + " of 32 (" + pattern + "), " +
                           residency_tag(run, warps) + ": ";
@@ -229,9 +229,9 @@ void evaluate_split(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
 }
 
 void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
-  const long long if_trips = iparam(b, "if_trips");
-  const long long else_trips = iparam(b, "else_trips");
-  const long long warps = iparam(b, "warps_per_sm");
+  const long long if_trips = iparam(b, schema::divergence::param::kIfTrips);
+  const long long else_trips = iparam(b, schema::divergence::param::kElseTrips);
+  const long long warps = iparam(b, schema::divergence::param::kWarpsPerSm);
   const std::string tag = "warp-uniform control (even warps if, odd warps else), " +
                           residency_tag(run, warps) + ": ";
   common_rows(b, tag, rows);
@@ -286,10 +286,10 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   const char* key = is_switch ? "paths" : "leaves";
   const long long n = iparam(b, key);
   // Runs before the switch could run one case alone have no first_path parameter.
-  const bool has_first = b.has_param("first_path");
-  const long long first = has_first ? iparam(b, "first_path") : 0;
-  const long long trips = iparam(b, "trips");
-  const long long warps = iparam(b, "warps_per_sm");
+  const bool has_first = b.has_param(schema::divergence::param::kFirstPath);
+  const long long first = has_first ? iparam(b, schema::divergence::param::kFirstPath) : 0;
+  const long long trips = iparam(b, schema::divergence::param::kTrips);
+  const long long warps = iparam(b, schema::divergence::param::kWarpsPerSm);
   auto params = [&](long long count, long long first_path) {
     return std::string(key) + "=" + std::to_string(count) +
            (has_first ? ";first_path=" + std::to_string(first_path) : std::string()) +
@@ -392,11 +392,11 @@ struct DivergenceShape {
 
 DivergenceShape divergence_shape(const BenchmarkResult& b) {
   DivergenceShape s;
-  const std::string warps = ";warps_per_sm=" + std::to_string(iparam(b, "warps_per_sm"));
+  const std::string warps = ";warps_per_sm=" + std::to_string(iparam(b, schema::divergence::param::kWarpsPerSm));
   if (b.benchmark.rfind("split_", 0) == 0 || b.benchmark == schema::divergence::benchmark::kWarpUniform) {
-    const long long if_trips = iparam(b, "if_trips");
-    const long long else_trips = iparam(b, "else_trips");
-    const long long k = b.benchmark == schema::divergence::benchmark::kWarpUniform ? 0 : iparam(b, "k");
+    const long long if_trips = iparam(b, schema::divergence::param::kIfTrips);
+    const long long else_trips = iparam(b, schema::divergence::param::kElseTrips);
+    const long long k = b.benchmark == schema::divergence::benchmark::kWarpUniform ? 0 : iparam(b, schema::divergence::param::kSplitK);
     const std::string trips =
         ";if_trips=" + std::to_string(if_trips) + ";else_trips=" + std::to_string(else_trips);
     s.reference =
@@ -416,7 +416,7 @@ DivergenceShape divergence_shape(const BenchmarkResult& b) {
   }
   const bool is_switch = b.benchmark == schema::divergence::benchmark::kSwitch;
   const long long n = iparam(b, is_switch ? "paths" : "leaves");
-  const std::string trips = ";trips=" + std::to_string(iparam(b, "trips"));
+  const std::string trips = ";trips=" + std::to_string(iparam(b, schema::divergence::param::kTrips));
   s.reference = b.benchmark + (is_switch ? "|paths=1;first_path=0" : "|leaves=1") + trips + warps;
   // Equal paths: sum over paths of lanes x T over n T is 32/n however the lanes are spread.
   s.populated = static_cast<int>(std::min<long long>(n, model::kWarpSize));
@@ -475,14 +475,14 @@ void evaluate_divergence_examples(const Run& run, std::vector<Row>& rows) {
   for (const auto& b : run.benchmarks) {
     if (b.family == kFamily && b.benchmark == schema::divergence::benchmark::kSplitLow && !b.error && !b.seconds.empty() &&
         !is_throttled(run, b) &&
-        iparam(b, "k") == 32 && iparam(b, "warps_per_sm") == kWarps &&
-        iparam(b, "if_trips") == iparam(b, "else_trips")) {
+        iparam(b, schema::divergence::param::kSplitK) == 32 && iparam(b, schema::divergence::param::kWarpsPerSm) == kWarps &&
+        iparam(b, schema::divergence::param::kIfTrips) == iparam(b, schema::divergence::param::kElseTrips)) {
       uniform = &b;
       break;
     }
   }
   if (uniform == nullptr) return;
-  const long long trips = iparam(*uniform, "if_trips");
+  const long long trips = iparam(*uniform, schema::divergence::param::kIfTrips);
   auto split_at = [&](long long k, long long else_trips) {
     return find(run, schema::divergence::benchmark::kSplitLow, split_params(k, trips, else_trips, kWarps));
   };

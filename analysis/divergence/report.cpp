@@ -70,19 +70,19 @@ std::string divergence_summary_markdown(const EvaluatedRun& er) {
   for (const Row& r : er.rows) {
     if (r.family != schema::divergence::kFamily || r.metric != "warp_cycles") continue;
     const Params p = parse_key_values(r.params);
-    if (r.benchmark == schema::divergence::benchmark::kSplitLow && p.count("if_trips")) {
-      if (p.at("if_trips") == p.at("else_trips")) {
-        equal_trips = p.at("if_trips");
-        if (p.at("k") == "16") residencies.insert(std::stoll(p.at("warps_per_sm")));
-      } else if (p.at("else_trips") != "0") {
-        short_trips = p.at("else_trips");
+    if (r.benchmark == schema::divergence::benchmark::kSplitLow && p.count(schema::divergence::param::kIfTrips)) {
+      if (p.at(schema::divergence::param::kIfTrips) == p.at(schema::divergence::param::kElseTrips)) {
+        equal_trips = p.at(schema::divergence::param::kIfTrips);
+        if (p.at(schema::divergence::param::kSplitK) == "16") residencies.insert(std::stoll(p.at(schema::divergence::param::kWarpsPerSm)));
+      } else if (p.at(schema::divergence::param::kElseTrips) != "0") {
+        short_trips = p.at(schema::divergence::param::kElseTrips);
       }
     }
-    if (r.benchmark == schema::divergence::benchmark::kSwitch && p.count("first_path") && p.at("first_path") == "0" &&
-        p.at("warps_per_sm") == "4") {
-      path_counts.insert(std::stoll(p.at("paths")));
+    if (r.benchmark == schema::divergence::benchmark::kSwitch && p.count(schema::divergence::param::kFirstPath) && p.at(schema::divergence::param::kFirstPath) == "0" &&
+        p.at(schema::divergence::param::kWarpsPerSm) == "4") {
+      path_counts.insert(std::stoll(p.at(schema::divergence::param::kPaths)));
     }
-    if (r.benchmark == schema::divergence::benchmark::kNested) leaf_counts.insert(std::stoll(p.at("leaves")));
+    if (r.benchmark == schema::divergence::benchmark::kNested) leaf_counts.insert(std::stoll(p.at(schema::divergence::param::kLeaves)));
   }
   if (equal_trips.empty()) return {};
 

@@ -83,9 +83,9 @@ Row construction_row(Row r, const std::string& note) {
 }
 
 void evaluate_schedule(const BenchmarkResult& b, std::vector<Row>& rows) {
-  const long long x = static_cast<long long>(b.param("x"));
-  const long long y = static_cast<long long>(b.param("y"));
-  const long long z = static_cast<long long>(b.param("z"));
+  const long long x = static_cast<long long>(b.param(schema::partial_warp::param::kX));
+  const long long y = static_cast<long long>(b.param(schema::partial_warp::param::kY));
+  const long long z = static_cast<long long>(b.param(schema::partial_warp::param::kZ));
   const long long p = model::threads_per_block({x, y, z});
   const std::string tag = example_of(x, y, z) + ", P = " + std::to_string(p) + ": ";
   const double warps = b.counter_median(schema::partial_warp::counter::kWarpsObserved);
@@ -424,7 +424,7 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
   double blocks = 1.0;  // blocks launched
   double useful = 0.0;  // threads that do the work
   if (b.benchmark == schema::partial_warp::benchmark::kSchedule) {
-    p = model::threads_per_block({iparam(b, "x"), iparam(b, "y"), iparam(b, "z")});
+    p = model::threads_per_block({iparam(b, schema::partial_warp::param::kX), iparam(b, schema::partial_warp::param::kY), iparam(b, schema::partial_warp::param::kZ)});
     useful = static_cast<double>(p);
   } else if (b.benchmark == schema::partial_warp::benchmark::kStaircase) {
     p = iparam(b, param::kBlockThreads);

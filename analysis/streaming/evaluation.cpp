@@ -64,7 +64,7 @@ std::map<std::string, Plateau> plateaus(const Run& run, const std::string& bench
     if (b.family != schema::latency::kFamily || b.benchmark != benchmark || b.error || b.seconds.empty() ||
         is_throttled(run, b))
       continue;
-    const double bytes = b.param("footprint_kib") * 1024.0;
+    const double bytes = b.param(schema::latency::param::kFootprintKib) * 1024.0;
     if (bytes <= kL1MaxBytes) members["L1"].push_back(&b);
     if (bytes >= kL2MinBytes && bytes <= kL2MaxShareOfL2 * l2) members["L2"].push_back(&b);
     if (bytes >= kDramMinMultipleOfL2 * l2) members["DRAM"].push_back(&b);
@@ -77,7 +77,7 @@ std::map<std::string, Plateau> plateaus(const Run& run, const std::string& bench
     for (const auto* b : bs) {
       cycles.push_back(b->counter_median(schema::latency::counter::kCyclesPerLoad));
       ns.push_back(b->counter_median(schema::latency::counter::kNsPerLoad));
-      p.footprints_kib.push_back(static_cast<long long>(b->param("footprint_kib")));
+      p.footprints_kib.push_back(static_cast<long long>(b->param(schema::latency::param::kFootprintKib)));
     }
     p.cycles = median(cycles);
     p.ns = median(ns);
@@ -88,7 +88,7 @@ std::map<std::string, Plateau> plateaus(const Run& run, const std::string& bench
 
 void evaluate_chase(const BenchmarkResult& b, std::vector<Row>& rows) {
   const std::string tag = std::string(b.benchmark == schema::latency::benchmark::kChaseRandom ? "random ring" : "fixed stride") + ", " +
-                          std::to_string(static_cast<long long>(b.param("footprint_kib"))) + " KiB: ";
+                          std::to_string(static_cast<long long>(b.param(schema::latency::param::kFootprintKib))) + " KiB: ";
   Row c = base_row(b);
   c.metric = "latency_cycles";
   c.value = b.counter_median(schema::latency::counter::kCyclesPerLoad);
@@ -150,7 +150,7 @@ Row bandwidth_row(const BenchmarkResult& b, double peak, const std::string& tag)
 // The one-load-per-thread stream: bandwidth at a block size, with the residency
 // that size allows.
 void evaluate_one_per_thread(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
-  const auto threads = static_cast<long long>(b.param("block_threads"));
+  const auto threads = static_cast<long long>(b.param(schema::streaming::param::kBlockThreads));
   const auto blocks = static_cast<long long>(b.counter_median(schema::streaming::counter::kResidentBlocksPerSm));
   const auto warps = static_cast<long long>(b.counter_median(schema::streaming::counter::kResidentWarpsPerSm));
   const std::string tag = std::to_string(threads) + " threads a block, " + std::to_string(blocks) +
@@ -179,18 +179,18 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
   const double peak = dram_peak(run);
   if (b.benchmark == schema::streaming::benchmark::kReadPeak) {  // the plain storeless read: its rate only (no residency model)
     rows.push_back(bandwidth_row(b, peak,
-                                 std::to_string(static_cast<long long>(b.param("loads_per_thread"))) +
+                                 std::to_string(static_cast<long long>(b.param(schema::streaming::param::kLoadsPerThread))) +
                                      " 16-byte loads a thread, " +
-                                     std::to_string(static_cast<long long>(b.param("block_threads"))) +
+                                     std::to_string(static_cast<long long>(b.param(schema::streaming::param::kBlockThreads))) +
                                      " threads a block, no store: "));
     return;
   }
   const std::string tag =
-      std::to_string(static_cast<long long>(b.param("warps_per_sm"))) + " warps/SM, " +
-      std::to_string(static_cast<long long>(b.param("load_bytes"))) + "-byte loads, " +
+      std::to_string(static_cast<long long>(b.param(schema::streaming::param::kWarpsPerSm))) + " warps/SM, " +
+      std::to_string(static_cast<long long>(b.param(schema::streaming::param::kLoadBytes))) + "-byte loads, " +
       (b.benchmark == schema::streaming::benchmark::kReadBatched
-           ? std::to_string(static_cast<long long>(b.param("loads_in_flight"))) + " loads in flight a thread"
-           : "W = " + std::to_string(static_cast<long long>(b.param("alu_per_load")))) +
+           ? std::to_string(static_cast<long long>(b.param(schema::streaming::param::kLoadsInFlight))) + " loads in flight a thread"
+           : "W = " + std::to_string(static_cast<long long>(b.param(schema::streaming::param::kAluPerLoad)))) +
       ": ";
   rows.push_back(bandwidth_row(b, peak, tag));
 
@@ -292,9 +292,9 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     if (b.family != schema::streaming::kFamily || b.benchmark == schema::streaming::benchmark::kReadOnePerThread || b.benchmark == schema::streaming::benchmark::kReadPeak ||
         b.error || b.seconds.empty() || is_throttled(run, b))
       continue;
-    curves[{b.benchmark, static_cast<long long>(b.param("load_bytes")),
-            static_cast<long long>(param_or(b, "alu_per_load", 0)),
-            static_cast<long long>(param_or(b, "loads_in_flight", 1))}]
+    curves[{b.benchmark, static_cast<long long>(b.param(schema::streaming::param::kLoadBytes)),
+            static_cast<long long>(param_or(b, schema::streaming::param::kAluPerLoad, 0)),
+            static_cast<long long>(param_or(b, schema::streaming::param::kLoadsInFlight, 1))}]
         .push_back(&b);
   }
   const auto dram = plateaus(run, "chase_random");
@@ -309,7 +309,7 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     double swept_min = 1e300;
     double swept_max = 0;
     for (const auto* b : members) {
-      points.emplace_back(b->param("warps_per_sm"), b->counter_median(schema::counter::kBytesRead) / b->median_seconds());
+      points.emplace_back(b->param(schema::streaming::param::kWarpsPerSm), b->counter_median(schema::counter::kBytesRead) / b->median_seconds());
       swept_min = std::min(swept_min, points.back().first);
       swept_max = std::max(swept_max, points.back().first);
     }
@@ -322,7 +322,7 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
                                (in_flight > 1 ? ";loads_in_flight=" + std::to_string(in_flight) : "");
     const BenchmarkResult* at_knee = nullptr;
     for (const auto* b : members) {
-      if (b->param("warps_per_sm") == knee.warps) at_knee = b;
+      if (b->param(schema::streaming::param::kWarpsPerSm) == knee.warps) at_knee = b;
     }
     Row m;
     m.family = schema::streaming::kFamily;
@@ -433,7 +433,7 @@ void worked_example_rows(const Run& run, std::vector<Row>& rows) {
     const BenchmarkResult* best0 = nullptr;
     for (const auto& b : run.benchmarks) {
       if (b.family == schema::streaming::kFamily && b.benchmark == schema::streaming::benchmark::kReadIndependent && !b.error && !b.seconds.empty() &&
-          !is_throttled(run, b) && b.param("load_bytes") == 16 && b.param("alu_per_load") == 0 &&
+          !is_throttled(run, b) && b.param(schema::streaming::param::kLoadBytes) == 16 && b.param(schema::streaming::param::kAluPerLoad) == 0 &&
           b.counter_median(schema::counter::kBytesRead) / b.median_seconds() > plateau) {
         plateau = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
         best0 = &b;
@@ -494,7 +494,7 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
       best_rate = rate;
       best = &b;
     }
-    if (b.benchmark == schema::streaming::benchmark::kReadIndependent && b.param("load_bytes") == 16 && b.has_counter(schema::streaming::counter::kGpuSeconds)) {
+    if (b.benchmark == schema::streaming::benchmark::kReadIndependent && b.param(schema::streaming::param::kLoadBytes) == 16 && b.has_counter(schema::streaming::counter::kGpuSeconds)) {
       sweep_seconds += b.counter_median(schema::streaming::counter::kGpuSeconds);
       ++sweep_points;
     }
@@ -557,8 +557,8 @@ void streaming_checks(const Run& run, const BenchmarkResult& b,
                       std::set<std::string>& done) {
   if (b.has_counter(kWarpsActive)) {
     Row r = counter_row(b, kWarpsActive, units.count(kWarpsActive) ? units.at(kWarpsActive) : "warp");
-    if (b.has_param("warps_per_sm")) {
-      const double requested = b.param("warps_per_sm");
+    if (b.has_param(schema::streaming::param::kWarpsPerSm)) {
+      const double requested = b.param(schema::streaming::param::kWarpsPerSm);
       r = relative_check(r, "the requested residency: a persistent grid holds warps/SM from start to end",
                          requested, kResidencyTolerance,
                          fixed(requested, 0) + " warps/SM requested, " + fixed(r.value, 2) +
