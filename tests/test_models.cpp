@@ -8,6 +8,7 @@
 #include <string>
 
 #include "analysis/core/models.hpp"
+#include "analysis/core/statistics.hpp"
 
 namespace warpcost::model {
 namespace {
@@ -236,3 +237,22 @@ TEST(ModelErrors, BadArgumentsAreRejectedWithTheValueAndWhatIsAllowed) {
 
 }  // namespace
 }  // namespace warpcost::model
+
+namespace warpcost::analysis {
+namespace {
+
+// The divergence runner's p10/p90 (moved here from a private copy): rank round(q (n - 1)) of the
+// sorted values, no interpolation, whatever order the values come in.
+TEST(Statistics, NearestRankPercentileTakesTheRoundedRank) {
+  const std::vector<double> v = {110, 10, 90, 30, 50, 70, 20, 40, 60, 80, 100};
+  EXPECT_DOUBLE_EQ(nearest_rank_percentile(v, 0.10), 20.0);   // rank 1
+  EXPECT_DOUBLE_EQ(nearest_rank_percentile(v, 0.90), 100.0);  // rank 9
+  EXPECT_DOUBLE_EQ(nearest_rank_percentile(v, 0.0), 10.0);
+  EXPECT_DOUBLE_EQ(nearest_rank_percentile(v, 1.0), 110.0);
+  EXPECT_DOUBLE_EQ(nearest_rank_percentile({1, 2, 3, 4}, 0.5), 3.0);  // rank 1.5 rounds up to 2
+  EXPECT_THROW(nearest_rank_percentile({}, 0.5), std::invalid_argument);
+  EXPECT_THROW(nearest_rank_percentile(v, 1.5), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace warpcost::analysis

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace warpcost::analysis {
 
@@ -37,6 +38,16 @@ double relative_median_standard_error(const std::vector<double>& values) {
   for (const double v : values) deviations.push_back(std::fabs(v - m));
   const double mad = median(deviations);
   return 1.2533 * 1.4826 * mad / std::sqrt(static_cast<double>(values.size())) / std::fabs(m);
+}
+
+double nearest_rank_percentile(std::vector<double> values, double q) {
+  if (values.empty()) throw std::invalid_argument("percentile of no values");
+  if (!(q >= 0.0 && q <= 1.0)) {
+    throw std::invalid_argument("percentile q = " + std::to_string(q) + "; allowed: 0..1");
+  }
+  std::sort(values.begin(), values.end());
+  const auto i = static_cast<std::size_t>(q * static_cast<double>(values.size() - 1) + 0.5);
+  return values[std::min(i, values.size() - 1)];
 }
 
 }  // namespace warpcost::analysis

@@ -15,5 +15,9 @@ double coefficient_of_variation(const std::vector<double>& values);
 // has a standard error 1.2533 (sqrt(pi/2)) times that of their mean. 0 for fewer than 2 values
 // (no estimate: a miss then fails).
 double relative_median_standard_error(const std::vector<double>& values);
+// The value at rank round(q x (n - 1)) of the sorted values (no interpolation), q in [0, 1]: the
+// divergence runner's p10 and p90 of a launch's warp cycles. Throws std::invalid_argument if empty
+// or q is outside [0, 1].
+double nearest_rank_percentile(std::vector<double> values, double q);
 
 }  // namespace warpcost::analysis

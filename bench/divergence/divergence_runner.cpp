@@ -20,17 +20,6 @@ kernels::DivergenceKernel kernel_of(BranchKind kind) {
 
 constexpr int kWarpsPerBlock = static_cast<int>(kernels::kDivergenceBlockThreads / 32);
 
-std::string trips_problem(const char* name, int trips) {
-  return trips < 0 ? std::string("trip count ") + name + " = " + std::to_string(trips) +
-                         "; allowed: 0 or more"
-                   : std::string();
-}
-
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const auto i = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-  return v[std::min(i, v.size() - 1)];
-}
 
 }  // namespace
 
@@ -38,28 +27,20 @@ std::string divergence_config_problem(const DivergenceConfig& c, int max_warps_p
                                       int resident_blocks_per_sm) {
   switch (c.kind) {
     case BranchKind::kIfElse:
-      if (c.pattern != kernels::SplitPattern::kWarpUniform && (c.k < 0 || c.k > 32)) {
-        return "lane split k = " + std::to_string(c.k) +
-               "; allowed: 0..32 lanes of a 32-lane warp on the if side";
+      if (c.pattern != kernels::SplitPattern::kWarpUniform) {
+        if (auto p = kernels::split_k_problem(c.k); !p.empty()) return p;
       }
-      if (auto p = trips_problem("if_trips", c.if_trips); !p.empty()) return p;
-      if (auto p = trips_problem("else_trips", c.else_trips); !p.empty()) return p;
+      if (auto p = kernels::trips_problem("if_trips", c.if_trips); !p.empty()) return p;
+      if (auto p = kernels::trips_problem("else_trips", c.else_trips); !p.empty()) return p;
       break;
     case BranchKind::kSwitch:
-      if (c.paths < 1 || c.paths > kernels::kMaxPaths) {
-        return "paths = " + std::to_string(c.paths) + "; allowed: 1..32 distinct paths per 32-lane warp";
-      }
-      if (c.first_path < 0 || c.first_path >= kernels::kMaxPaths) {
-        return "first path = " + std::to_string(c.first_path) + "; allowed: 0..31";
-      }
-      if (auto p = trips_problem("trips", c.trips); !p.empty()) return p;
+      if (auto p = kernels::paths_problem(c.paths); !p.empty()) return p;
+      if (auto p = kernels::first_path_problem(c.first_path); !p.empty()) return p;
+      if (auto p = kernels::trips_problem("trips", c.trips); !p.empty()) return p;
       break;
     case BranchKind::kNested:
-      if (c.leaves < 1 || c.leaves > 4) {
-        return "nested leaves = " + std::to_string(c.leaves) +
-               "; allowed: 1..4 (a two-level if has four leaves)";
-      }
-      if (auto p = trips_problem("trips", c.trips); !p.empty()) return p;
+      if (auto p = kernels::leaves_problem(c.leaves); !p.empty()) return p;
+      if (auto p = kernels::trips_problem("trips", c.trips); !p.empty()) return p;
       break;
   }
   if (c.warps_per_sm < kWarpsPerBlock || c.warps_per_sm % kWarpsPerBlock != 0) {
@@ -148,8 +129,8 @@ WarpCycleSummary summarize_warps(const DivergenceConfig& c, const kernels::Split
   s.region_span_s = last_stop > first_start ? static_cast<double>(last_stop - first_start) * 1e-9 : 0.0;
   s.warps = static_cast<long long>(records.size());
   s.median_cycles = analysis::median(all);
-  s.p10_cycles = percentile(all, 0.10);
-  s.p90_cycles = percentile(all, 0.90);
+  s.p10_cycles = analysis::nearest_rank_percentile(all, 0.10);
+  s.p90_cycles = analysis::nearest_rank_percentile(all, 0.90);
   if (!all_first.empty()) s.all_first_path_median = analysis::median(all_first);
   if (!no_first.empty()) s.no_first_path_median = analysis::median(no_first);
   s.sms = static_cast<int>(per_sm.size());

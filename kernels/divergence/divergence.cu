@@ -136,10 +136,7 @@ __global__ void nested_kernel(unsigned int outer_mask, unsigned int inner_mask, 
 }
 
 void require_trips(const char* name, int trips) {
-  if (trips < 0) {
-    throw std::invalid_argument(std::string("trip count ") + name + " = " + std::to_string(trips) +
-                                "; allowed: 0 or more");
-  }
+  if (const std::string p = trips_problem(name, trips); !p.empty()) throw std::invalid_argument(p);
 }
 
 void require_blocks(unsigned int blocks) {
@@ -160,13 +157,8 @@ void launch_if_else(const SplitMasks& masks, int if_trips, int else_trips, unsig
 
 void launch_switch(int paths, int first_path, int trips, unsigned int blocks, float* d_out,
                    WarpRecord* d_records, ClockSample* d_clocks, cudaStream_t stream) {
-  if (paths < 1 || paths > kMaxPaths) {
-    throw std::invalid_argument("paths = " + std::to_string(paths) +
-                                "; allowed: 1..32 distinct paths per 32-lane warp");
-  }
-  if (first_path < 0 || first_path >= kMaxPaths) {
-    throw std::invalid_argument("first path = " + std::to_string(first_path) + "; allowed: 0..31");
-  }
+  if (const std::string p = paths_problem(paths); !p.empty()) throw std::invalid_argument(p);
+  if (const std::string p = first_path_problem(first_path); !p.empty()) throw std::invalid_argument(p);
   require_trips("trips", trips);
   require_blocks(blocks);
   switch_kernel<<<blocks, kDivergenceBlockThreads, 0, stream>>>(paths, first_path, trips, d_out,

@@ -124,4 +124,13 @@ NestedMasks nested_masks(int leaves);
 enum class DivergenceKernel { kIfElse, kSwitch, kNested };
 int divergence_blocks_per_sm(DivergenceKernel kernel);
 
+// Each parameter's one validator (divergence_plan.cpp): "" when allowed, else the sentence naming
+// the value and what is allowed. The planners, the launch wrappers and the runner's configuration
+// check all call these.
+std::string split_k_problem(int k);
+std::string trips_problem(const char* name, int trips);
+std::string paths_problem(int paths);
+std::string first_path_problem(int first_path);
+std::string leaves_problem(int leaves);
+
 }  // namespace warpcost::kernels

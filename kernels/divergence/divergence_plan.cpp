@@ -30,10 +30,39 @@ SplitPattern parse_pattern(const std::string& name) {
                               "'; allowed: low, interleaved, random, warp_uniform");
 }
 
+std::string split_k_problem(int k) {
+  return k < 0 || k > 32 ? "lane split k = " + std::to_string(k) +
+                               "; allowed: 0..32 lanes of a 32-lane warp on the if side"
+                         : std::string();
+}
+
+std::string trips_problem(const char* name, int trips) {
+  return trips < 0 ? std::string("trip count ") + name + " = " + std::to_string(trips) +
+                         "; allowed: 0 or more"
+                   : std::string();
+}
+
+std::string paths_problem(int paths) {
+  return paths < 1 || paths > kMaxPaths
+             ? "paths = " + std::to_string(paths) + "; allowed: 1..32 distinct paths per 32-lane warp"
+             : std::string();
+}
+
+std::string first_path_problem(int first_path) {
+  return first_path < 0 || first_path >= kMaxPaths
+             ? "first path = " + std::to_string(first_path) + "; allowed: 0..31"
+             : std::string();
+}
+
+std::string leaves_problem(int leaves) {
+  return leaves < 1 || leaves > 4 ? "nested leaves = " + std::to_string(leaves) +
+                                        "; allowed: 1..4 (a two-level if has four leaves)"
+                                  : std::string();
+}
+
 SplitMasks split_masks(SplitPattern pattern, int k, std::uint32_t seed) {
-  if (pattern != SplitPattern::kWarpUniform && (k < 0 || k > 32)) {
-    throw std::invalid_argument("lane split k = " + std::to_string(k) +
-                                "; allowed: 0..32 lanes of a 32-lane warp on the if side");
+  if (pattern != SplitPattern::kWarpUniform) {
+    if (const std::string p = split_k_problem(k); !p.empty()) throw std::invalid_argument(p);
   }
   SplitMasks m{};
   for (int w = 0; w < kMaskTableSize; ++w) {
@@ -93,8 +122,7 @@ NestedMasks nested_masks(int leaves) {
     case 3: return {0x0000ffffu, 0xffff00ffu};
     case 4: return {0x0000ffffu, 0x00ff00ffu};
     default:
-      throw std::invalid_argument("nested leaves = " + std::to_string(leaves) +
-                                  "; allowed: 1..4 (a two-level if has four leaves)");
+      throw std::invalid_argument(leaves_problem(leaves));
   }
 }
 
