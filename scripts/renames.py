@@ -5,7 +5,7 @@ check-analysis-unchanged.sh can require the rest to be identical. One place stat
     partial_warp/staircase   threads -> block_threads   (block size P)
     partial_warp/grid_tail   block   -> block_threads   (block size P)
                              threads -> total_threads   (the grid's N)
-    partial_warp/staircase_step (analysis rows)  threads -> block_threads
+    partial_warp/staircase_step (analysis rows)  warps -> warps_per_block, threads -> block_threads
 
 Usage: renames.py FILE...  (each a tidy CSV, *.csv, or a markdown report; rewritten in place).
 CSV parameter columns are rebuilt as warpcost-analyze builds them: the sorted union of every row's
@@ -22,7 +22,8 @@ FIXED = ["schema_version", "run_id", "utc", "gpu", "cc", "sm_count", "driver", "
 TEXT = [
     (re.compile(r"(grid_tail[/ |]+)block=(\d+);threads=(\d+)"), r"\1block_threads=\2;total_threads=\3"),
     (re.compile(r"(staircase[/ |]+)threads=(\d+)"), r"\1block_threads=\2"),
-    (re.compile(r"(staircase_step[/ |]+warps=\d+;)threads=(\d+\.\.\d+)"), r"\1block_threads=\2"),
+    (re.compile(r"(staircase_step[/ |]+)warps=(\d+);threads=(\d+\.\.\d+)"),
+     r"\1warps_per_block=\2;block_threads=\3"),
     # Run names (warpcost-bench --benchmark_list_tests): key:value.
     (re.compile(r"(partial_warp/grid_tail/)block:(\d+)/threads:(\d+)"), r"\1block_threads:\2/total_threads:\3"),
     (re.compile(r"(partial_warp/staircase/)threads:(\d+)"), r"\1block_threads:\2"),

@@ -233,19 +233,19 @@ TEST_F(PartialWarpEvaluation, ResidencyIsCountedInWholeWarps) {
 
 TEST_F(PartialWarpEvaluation, StepSpreadWithinOnePercent) {
   // Times T, 1.005 T, T: (max - min) / min = 0.5 %.
-  const Row two = at("warps=2;block_threads=33..64", "step_time_spread");
+  const Row two = at("warps_per_block=2;block_threads=33..64", "step_time_spread");
   EXPECT_NEAR(two.value, 0.005, 1e-12);
   EXPECT_EQ(two.verdict, verdict::kHolds);
   // Two points, 150 and 154.5 us: 3 % apart.
-  const Row three = at("warps=3;block_threads=65..96", "step_time_spread");
+  const Row three = at("warps_per_block=3;block_threads=65..96", "step_time_spread");
   EXPECT_NEAR(three.value, 4.5 / 150, 1e-12);
   EXPECT_EQ(three.verdict, verdict::kFails);
   // The fixture's 3 % is all clock: 96 ran 3 % slower clocked, so the cycles agree.
-  const Row cycles = at("warps=3;block_threads=65..96", "step_cycle_spread");
+  const Row cycles = at("warps_per_block=3;block_threads=65..96", "step_cycle_spread");
   EXPECT_NEAR(cycles.value, 0.0, 1e-12);
   EXPECT_EQ(cycles.verdict, verdict::kHolds);
   EXPECT_NE(cycles.why.find("the SM clock moving between benchmarks"), std::string::npos);
-  EXPECT_THROW(at("warps=2;block_threads=33..64", "step_cycle_spread"), std::runtime_error);  // no clocks
+  EXPECT_THROW(at("warps_per_block=2;block_threads=33..64", "step_cycle_spread"), std::runtime_error);  // no clocks
   // A benchmark that measured its clock shows it beside the maximum (a bound: info).
   EXPECT_EQ(at("block_threads=96", "sm__cycles_elapsed.avg.per_second").verdict, verdict::kInfo);
 }
