@@ -27,7 +27,8 @@ class Family {
   // parameters, counters and metrics.
   virtual const schema::FamilyDescriptor& descriptor() const = 0;
   // Rows of one error-free benchmark of this family, after the time rows every benchmark gets.
-  virtual void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) const;
+  virtual void evaluate_benchmark(const Run& run, const BenchmarkResult& b,
+                                  std::vector<Row>& rows) const;
   // Rows of the counter-pass metrics that test one of this family's models; each metric it
   // judged goes into `judged` (the others become plain rows under their own names).
   virtual void evaluate_counters(const Run& run, const BenchmarkResult& b, const CounterUnits& units,

@@ -11,8 +11,11 @@ const FamilyDescriptor& descriptor() {
       {{param::kSpinCycles, "cycles", "SM cycles one thread busy-waits"},
        {param::kMib, "MiB", "bytes copied device to device"},
        {param::kLaunches, "count", "empty kernels launched back to back"}},
-      {{schema::counter::kSmClockHz, "Hz"}, {schema::calibration::counter::kSmClockMaxHz, "Hz"}, {schema::counter::kBytesRead, "bytes"},
-       {schema::calibration::counter::kBytesWritten, "bytes"}, {schema::calibration::counter::kLaunches, "count"}},
+      {{schema::counter::kSmClockHz, "Hz"},
+       {counter::kSmClockMaxHz, "Hz"},
+       {schema::counter::kBytesRead, "bytes"},
+       {counter::kBytesWritten, "bytes"},
+       {counter::kLaunches, "count"}},
       {},
       {}};
   return d;

@@ -22,11 +22,19 @@ const FamilyDescriptor& descriptor() {
        {param::kFirstPath, "path", "the path lane 0 takes"},
        {param::kTrips, "trips", "FMA loop trips of every path"},
        {param::kLeaves, "leaves", "leaves of the nested branch"}},
-      {{schema::counter::kSmClockHz, "Hz"}, {schema::divergence::counter::kWarpCyclesMedian, "cycles"}, {schema::divergence::counter::kWarpCyclesP10, "cycles"},
-       {schema::divergence::counter::kWarpCyclesP90, "cycles"}, {schema::divergence::counter::kFirstPathWarpCyclesMedian, "cycles"},
-       {schema::divergence::counter::kOtherPathWarpCyclesMedian, "cycles"}, {schema::divergence::counter::kRegionSpanS, "s"}, {schema::divergence::counter::kWarps, "warps"},
-       {schema::counter::kBlocks, "blocks"}, {schema::divergence::counter::kSmsObserved, "SMs"}, {schema::divergence::counter::kMaxWarpsOnOneSm, "warps"},
-       {schema::divergence::counter::kMinWarpsOnOneSm, "warps"}, {schema::divergence::counter::kPopulatedPaths, "paths"}},
+      {{schema::counter::kSmClockHz, "Hz"},
+       {counter::kWarpCyclesMedian, "cycles"},
+       {counter::kWarpCyclesP10, "cycles"},
+       {counter::kWarpCyclesP90, "cycles"},
+       {counter::kFirstPathWarpCyclesMedian, "cycles"},
+       {counter::kOtherPathWarpCyclesMedian, "cycles"},
+       {counter::kRegionSpanS, "s"},
+       {counter::kWarps, "warps"},
+       {schema::counter::kBlocks, "blocks"},
+       {counter::kSmsObserved, "SMs"},
+       {counter::kMaxWarpsOnOneSm, "warps"},
+       {counter::kMinWarpsOnOneSm, "warps"},
+       {counter::kPopulatedPaths, "paths"}},
       // Lanes per instruction against the predicted lane efficiency, lanes predicated on, and
       // divergent branch targets (the proof the branch is real).
       {metric::kLanes,
@@ -37,7 +45,8 @@ const FamilyDescriptor& descriptor() {
   return d;
 }
 
-std::string split_params(long long k, long long if_trips, long long else_trips, long long warps_per_sm) {
+std::string split_params(long long k, long long if_trips, long long else_trips,
+                         long long warps_per_sm) {
   return descriptor().params_text(benchmark::kSplitLow, {k, if_trips, else_trips, warps_per_sm});
 }
 

@@ -47,8 +47,10 @@ const FamilyDescriptor& descriptor();
 // What this folder registers (analysis/core/families.hpp).
 inline std::vector<const FamilyDescriptor*> descriptors() { return {&descriptor()}; }
 
-// The same kernel's one-path reference of a split ("k=0;if_trips=..;else_trips=..;warps_per_sm=..").
+// The parameter text of a split_* point ("k=0;if_trips=..;else_trips=..;warps_per_sm=.."): the key
+// its one-path reference is found by.
 // Written here once; the evaluators and the report both look the reference up by it.
-std::string split_params(long long k, long long if_trips, long long else_trips, long long warps_per_sm);
+std::string split_params(long long k, long long if_trips, long long else_trips,
+                         long long warps_per_sm);
 
 }  // namespace warpcost::schema::divergence
