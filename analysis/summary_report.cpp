@@ -159,9 +159,13 @@ std::string summary_report(const std::vector<EvaluatedRun>& runs, const SummaryO
   std::string md = "# warpcost summary\n\n";
   md += std::to_string(runs.size()) + " run(s) analysed: " + std::to_string(runs.size() - archived) +
         " current, " + std::to_string(archived) + " archived. Below, the newest current run of each GPU, " +
-        "per family the count of each verdict (holds: the model describes the measurement; fails: it " +
-        "does not; warn: suspect or inside the noise; error: the benchmark's own check failed; info: " +
-        "no model) and the first miss. Each run's report.md has every table; the CSV every value.\n";
+        "per family the count of each verdict. Model checks (a prediction from independently measured " +
+        "inputs, a declared tolerance): holds, fails, warn (the miss past the tolerance is inside twice " +
+        "the point's own uncertainty), untestable here (the prediction lies outside the sweep), " +
+        "throttled (SM clock under 95% of its maximum: kept out). Targets (goal figures): met or " +
+        "missed. error: the benchmark's own check failed or a rate is above the physical peak; info: " +
+        "measured, no model. docs/verdicts.md lists every check. Each run's report.md has every table; " +
+        "the CSV every value.\n";
   if (!o.skipped.empty()) {
     md += "\n**Skipped " + std::to_string(o.skipped.size()) + " unreadable run(s):**\n\n";
     for (std::size_t i = 0; i < o.skipped.size() && i < kSummaryMaxOtherRuns; ++i) {

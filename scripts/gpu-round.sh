@@ -7,7 +7,8 @@
 # Usage (from the repository root): scripts/gpu-round.sh [-- BENCH_ARGS...]
 # WARPCOST_ROUND_SUITE_ONLY=1 builds and runs the suite only (a second round of one session, whose
 # first round ran the tests); WARPCOST_ROUND_NCU=1 adds the Nsight Compute cross-check of the counter
-# pass (scripts/ncu-crosscheck.sh), packed as $OUT/ncu.tar.gz.
+# pass (scripts/ncu-crosscheck.sh), packed as $OUT/ncu.tar.gz. WARPCOST_ROUND_DEVICES=all (or a list)
+# runs the suite on those GPUs at once (./warpcost run --devices) and compares them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/warpcost-out}
@@ -62,7 +63,12 @@ fi
 if [ "${WARPCOST_ROUND_NCU:-0}" = 1 ]; then
   step "ncu cross-check of the counter pass" bash -c "scripts/ncu-crosscheck.sh build/h200 \"$OUT/ncu\" && tar czf \"$OUT/ncu.tar.gz\" -C \"$OUT\" ncu && rm -r \"$OUT/ncu\""
 fi
-step "suite and analysis" ./warpcost run --preset h200 "$@"
+if [ -n "${WARPCOST_ROUND_DEVICES:-}" ]; then
+  step "suite on devices ${WARPCOST_ROUND_DEVICES} and analysis" \
+    ./warpcost run --preset h200 --devices "$WARPCOST_ROUND_DEVICES" "$@"
+else
+  step "suite and analysis" ./warpcost run --preset h200 "$@"
+fi
 # Counters do not disturb timing: the same suite again with the counter phase off, compared with the
 # run above (timing-only run as BASE). WARPCOST_ROUND_COMPARE=0 leaves it out.
 if [ "${WARPCOST_ROUND_COMPARE:-1}" = 1 ]; then

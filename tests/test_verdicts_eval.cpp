@@ -544,6 +544,39 @@ TEST(Kinds, TheCsvNamesEachRowsKind) {
   }
 }
 
+// Every row of every committed run (results/<gpu>/<run>/bench.json, archived runs aside) carries a
+// verdict its kind allows: holds and fails only from a model check, met and missed only from a
+// target, info rows say info. Found on run 140428Z: 16 read_peak residency rows had no verdict.
+TEST(Kinds, EveryCommittedRunsRowsHaveAVerdictTheirKindAllows) {
+  const std::filesystem::path results = WARPCOST_RESULTS;
+  std::vector<std::filesystem::path> runs;
+  std::error_code ec;
+  for (const auto& gpu : std::filesystem::directory_iterator(results, ec)) {
+    if (!gpu.is_directory() || gpu.path().filename() == "archive" || gpu.path().filename() == "plots") continue;
+    for (const auto& run : std::filesystem::directory_iterator(gpu.path())) {
+      if (std::filesystem::exists(run.path() / "bench.json")) runs.push_back(run.path() / "bench.json");
+    }
+  }
+  if (runs.empty()) GTEST_SKIP() << "no committed run under " << results;
+  const std::set<std::string> model = {verdict::kHolds, verdict::kFails, verdict::kWarn, verdict::kUntestable,
+                                       verdict::kThrottled, verdict::kError};
+  const std::set<std::string> target = {verdict::kMet, verdict::kMissed, verdict::kError};
+  const std::set<std::string> info = {verdict::kInfo, verdict::kError};
+  for (const auto& path : runs) {
+    const RunData run = read_run(path);
+    std::size_t checked = 0;
+    for (const Row& r : evaluate_run(run)) {
+      const std::set<std::string>& allowed =
+          r.kind == kind::kModel ? model : r.kind == kind::kTarget ? target : info;
+      EXPECT_TRUE(allowed.count(r.verdict)) << path << ": " << r.family << " " << r.benchmark << " " << r.params
+                                            << " " << r.metric << ": kind " << r.kind << ", verdict '"
+                                            << r.verdict << "'";
+      ++checked;
+    }
+    EXPECT_GT(checked, 1000u) << path;
+  }
+}
+
 // ---- throttle ----------------------------------------------------------------------------------
 
 TEST(Throttle, APointUnder95PercentOfTheMaxClockJudgesNoModel) {

@@ -571,6 +571,10 @@ void streaming_checks(const Run& run, const BenchmarkResult& b,
       r.why = fixed(r.value, 1) + " of " + fixed(theoretical, 0) + " warps/SM achieved (" +
               fixed(100 * r.value / theoretical, 0) +
               "%): one load a thread, so blocks retire and new ones launch all the time";
+    } else {
+      // read_peak: a grid that covers the buffer once, no residency requested, so no model.
+      r.verdict = verdict::kInfo;
+      r.why = fixed(r.value, 1) + " warps/SM active on average; no residency was requested";
     }
     rows.push_back(r);
     done.insert(kWarpsActive);

@@ -298,8 +298,10 @@ ChaseRunner::ChaseRunner(const DeviceInfo& device, const ChaseConfig& config, co
 }
 
 void ChaseRunner::launch(const Stream& stream) {
-  kernels::launch_chase(ring_.data(), kernels::ring_node(0, nodes_, config_.order, config_.seed), warm_,
-                        config_.steps, result_.data(), stream.get());
+  last_start_ = next_start_;
+  kernels::launch_chase(ring_.data(), kernels::ring_node(last_start_, nodes_, config_.order, config_.seed),
+                        warm_, config_.steps, result_.data(), stream.get());
+  next_start_ = (last_start_ + warm_ + config_.steps) % nodes_;
 }
 
 kernels::ChaseResult ChaseRunner::result(const Stream& stream) const {
@@ -307,7 +309,7 @@ kernels::ChaseResult ChaseRunner::result(const Stream& stream) const {
   WARPCOST_CUDA(cudaMemcpyAsync(&r, result_.data(), sizeof r, cudaMemcpyDeviceToHost, stream.get()));
   stream.synchronize();
   const std::uint64_t expected =
-      kernels::ring_node((warm_ + config_.steps) % nodes_, nodes_, config_.order, config_.seed);
+      kernels::ring_node((last_start_ + warm_ + config_.steps) % nodes_, nodes_, config_.order, config_.seed);
   if (r.final_node != expected) {
     throw std::runtime_error("chase ended on node " + std::to_string(r.final_node) + ", the ring says " +
                              std::to_string(expected));

@@ -151,6 +151,11 @@ class ChaseRunner {
   ChaseConfig config_;
   std::uint64_t nodes_ = 0;
   std::uint64_t warm_ = 0;
+  // Ring position (step index) the last launch started from and the next one starts from: each
+  // launch walks on where the last one stopped, so a ring larger than its warm-up never reruns the
+  // nodes the previous sample left in the L2.
+  std::uint64_t last_start_ = 0;
+  std::uint64_t next_start_ = 0;
   DeviceBuffer<unsigned char> ring_;
   DeviceBuffer<kernels::ChaseResult> result_;
 };

@@ -50,6 +50,35 @@ TEST(GpuChase, A16KiBRingIsFasterPerLoadThanA1GiBRing) {
   EXPECT_GT(far, 3.0 * near) << "L1-resident " << near << " cycles, DRAM " << far;
 }
 
+// Found on the H200 (run 20261130T140428Z): rings of 256 MiB and more read ~290 cycles a load, an
+// L2 hit, because every sample re-chased the same 128 Ki nodes the sample before had left in the
+// L2 (only rings up to 2^19 nodes are warmed by a whole lap). Each launch now walks on along the
+// ring, so back-to-back launches on a ring far larger than the L2 both read DRAM latency.
+TEST(GpuChase, BackToBackLaunchesOnARingLargerThanTheL2BothMissIt) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  ChaseConfig c;
+  c.footprint_bytes = 1ull << 30;
+  ChaseRunner runner(device, c, stream);
+  auto cycles = [&] {
+    runner.launch(stream);
+    const kernels::ChaseResult r = runner.result(stream);  // checks where the walk ended
+    return static_cast<double>(r.cycles) / static_cast<double>(c.steps);
+  };
+  const double first = cycles();
+  const double second = cycles();
+  const double third = cycles();
+  ChaseConfig l2;
+  l2.footprint_bytes = 4ull << 20;
+  ChaseRunner l2_runner(device, l2, stream);
+  l2_runner.launch(stream);
+  const double l2_cycles = static_cast<double>(l2_runner.result(stream).cycles) / static_cast<double>(l2.steps);
+  EXPECT_GT(second, 1.5 * l2_cycles) << "first " << first << ", second " << second << ", L2 " << l2_cycles;
+  EXPECT_GT(third, 1.5 * l2_cycles) << "first " << first << ", third " << third << ", L2 " << l2_cycles;
+  EXPECT_GT(second, 0.8 * first) << "first " << first << ", second " << second;
+}
+
 TEST(GpuStream, SumsMatchTheHostReplayAtEveryWidthAndUse) {
   WARPCOST_REQUIRE_GPU();
   const DeviceInfo device = query_device_info(0);
