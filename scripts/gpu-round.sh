@@ -40,7 +40,9 @@ step "build and test (h200 preset)" ./warpcost test --preset h200
 # costs more than the latencies it compares.
 step "compute-sanitizer memcheck on the GPU tests" \
   compute-sanitizer --tool memcheck --error-exitcode 9 build/h200/tests/test_gpu \
-  --gtest_filter=-GpuLaunchWrapper.ReportsAnImpossibleConfigurationAsAnError:GpuChase.A16KiBRingIsFasterPerLoadThanA1GiBRing
+  --gtest_filter=-GpuLaunchWrapper.ReportsAnImpossibleConfigurationAsAnError:GpuChase.A16KiBRingIsFasterPerLoadThanA1GiBRing:GpuChase.BackToBackLaunchesOnARingLargerThanTheL2BothMissIt
+step "compute-sanitizer memcheck on the coalescing GPU tests" \
+  compute-sanitizer --tool memcheck --error-exitcode 9 build/h200/tests/coalescing/test_gpu_coalescing
 # Runs one of the command-line tools once per argument list, into $OUT/FILE and the log.
 examples() {
   local file=$1 tool=$2
