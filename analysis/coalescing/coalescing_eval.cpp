@@ -8,6 +8,7 @@
 #include "analysis/coalescing/schema.hpp"
 #include "analysis/core/statistics.hpp"
 #include "analysis/core/text_format.hpp"
+#include "analysis/evaluation_support.hpp"
 
 namespace warpcost::analysis {
 
@@ -15,11 +16,6 @@ namespace co = warpcost::coalescing;
 namespace tol = coalescing_tolerance;
 
 namespace {
-
-// Contract fields (notes/contract.md), absent in older runs.
-constexpr const char* kNoiseCounter = "warpcost_noise";
-constexpr const char* kClockCounter = "warpcost_sm_clock_mhz";
-constexpr const char* kClockMaxKey = "sm_clock_max_mhz";
 
 int iparam(const BenchmarkResult& b, const char* key) { return static_cast<int>(std::lround(b.param(key))); }
 
@@ -33,13 +29,24 @@ std::string tile_params(int elem_bytes, int stride, int offset) {
 }
 
 const BenchmarkResult* find(const Run& run, const std::string& benchmark, const std::string& params) {
-  for (const auto& other : run.benchmarks) {
-    if (other.family == co::kFamily && other.benchmark == benchmark && other.params_text() == params &&
-        !other.error && !other.seconds.empty()) {
-      return &other;
-    }
+  return detail::find_benchmark(run, co::kFamily, benchmark, params);
+}
+
+double useful_rate(const BenchmarkResult& b) {
+  return b.counter_median(co::work::kUsefulBytes) / b.median_seconds();
+}
+
+// The fully coalesced rate of one memory level: the best stride-1, offset-0 rate of the 4, 8 and 16 B
+// points (issue 17: predicted bandwidth = the DRAM rate of fully coalesced access x efficiency).
+// Throttled points are screened out by find_benchmark; nullptr when none is left.
+const BenchmarkResult* best_reference(const Run& run, const std::string& benchmark) {
+  const BenchmarkResult* best = nullptr;
+  for (const int size : tol::kReferenceSizes) {
+    const BenchmarkResult* c = find(run, benchmark, tile_params(size, 1, 0));
+    if (c == nullptr || !c->has_counter(co::work::kUsefulBytes) || c->median_seconds() <= 0) continue;
+    if (best == nullptr || useful_rate(*c) > useful_rate(*best)) best = c;
   }
-  return nullptr;
+  return best;
 }
 
 Row row_of(const BenchmarkResult& b, const char* metric, double value, const char* unit) {
@@ -56,43 +63,6 @@ Row row_of(const BenchmarkResult& b, const char* metric, double value, const cha
 void predict(Row& r, double predicted) {
   r.predicted = predicted;
   if (predicted != 0.0) r.rel_error = (r.value - predicted) / predicted;
-}
-
-// The point's own noise: the sampler's relative standard deviation where the run has it, else the
-// CV of the repetitions' times.
-double own_noise(const BenchmarkResult& b) {
-  return b.has_counter(kNoiseCounter) ? b.counter_median(kNoiseCounter) : coefficient_of_variation(b.seconds);
-}
-
-// "" or why the point is kept out of model verdicts: its SM clock fell under 95 % of the maximum.
-std::string throttle_note(const Run& run, const BenchmarkResult& b) {
-  const auto it = run.context.values.find(kClockMaxKey);
-  if (!b.has_counter(kClockCounter) || it == run.context.values.end()) return {};
-  const double max_mhz = run.context.number(kClockMaxKey);
-  const double low = b.counter_median(kClockCounter);
-  if (max_mhz <= 0 || low >= tol::kThrottleFraction * max_mhz) return {};
-  return "throttled: SM clock " + fixed(low, 0) + " MHz < 95% of " + fixed(max_mhz, 0) + " MHz; kept out of the model verdict";
-}
-
-// holds within the tolerance; warn when the point is throttled or the miss is within the tolerance
-// plus twice the point's own noise; fails otherwise.
-void judge(Row& r, double tolerance, double noise, const std::string& throttle, const std::string& why_holds,
-           const std::string& why_fails) {
-  const double miss = std::fabs(*r.rel_error);
-  if (!throttle.empty()) {
-    r.verdict = verdict::kWarn;
-    r.why = throttle;
-  } else if (miss <= tolerance) {
-    r.verdict = verdict::kHolds;
-    r.why = why_holds;
-  } else if (miss <= tolerance + 2.0 * noise) {
-    r.verdict = verdict::kWarn;
-    r.why = "off by " + fixed(100 * miss, 1) + "%, beyond " + fixed(100 * tolerance, 0) +
-            "% but within twice the point's own noise (" + fixed(100 * noise, 2) + "%): too noisy to decide";
-  } else {
-    r.verdict = verdict::kFails;
-    r.why = why_fails;
-  }
 }
 
 std::string example_of(const BenchmarkResult& b) {
@@ -138,7 +108,6 @@ CoalescingModel coalescing_model(const BenchmarkResult& b) {
     m.dram_bytes = frame_sectors * co::kSectorBytes * frames;
     m.dram_bytes_64 = m.dram_bytes;
     m.reference_benchmark = co::bench::kLoadDram;
-    m.reference_params = tile_params(4, 1, 0);
     return m;
   }
   if (b.benchmark == co::bench::kPartialBlock) {
@@ -158,11 +127,12 @@ CoalescingModel coalescing_model(const BenchmarkResult& b) {
   if (b.benchmark == co::bench::kLoadPermuted) {
     r = co::permuted_request(size, co::lane_permutation(co::kPermutationSeed));
     m.reference_benchmark = co::bench::kLoadDram;
-    m.reference_params = tile_params(size, 1, 0);
   } else {
-    r = co::strided_request(size, iparam(b, co::param::kStride), iparam(b, co::param::kOffset));
+    const int stride = iparam(b, co::param::kStride);
+    const int offset = iparam(b, co::param::kOffset);
+    r = co::strided_request(size, stride, offset);
     m.reference_benchmark = b.benchmark;
-    m.reference_params = tile_params(size, 1, 0);
+    for (const int ref_size : tol::kReferenceSizes) m.is_reference = m.is_reference || (stride == 1 && offset == 0 && size == ref_size);
   }
   const int sectors = co::sectors(r);
   const int granules = co::distinct_granules(r, co::kPromotedGranuleBytes);
@@ -177,15 +147,16 @@ CoalescingModel coalescing_model(const BenchmarkResult& b) {
   if (requests >= 0) {
     m.dram_bytes = requests * sectors * co::kSectorBytes;
     m.dram_bytes_64 = requests * granules * co::kPromotedGranuleBytes;
+    if (m.store) m.readback_bytes = requests * co::partial_sectors(r) * co::kSectorBytes;
   }
   return m;
 }
 
 void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
   const CoalescingModel m = coalescing_model(b);
-  const std::string throttle = throttle_note(run, b);
-  const double noise = own_noise(b);
   const std::string example = m.example.empty() ? "" : m.example + "; ";
+  // Model rows carry kind model; a throttled point's model rows become throttled in evaluate_run
+  // (is_throttled, the shared rule).
 
   Row eff = row_of(b, co::row::kEfficiency, m.useful_per_moved, "ratio");
   eff.model = "(active lanes x size) / (32 x sectors)";
@@ -202,42 +173,49 @@ void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<R
                    b.counter_median(sectors_metric) / b.counter_median(requests_metric), "sectors");
     s.model = "distinct 32-byte sectors the active lanes touch";
     predict(s, m.sectors_per_request);
-    // Counts are exact: neither noise nor the clock moves them, so no warn.
-    const bool holds = std::fabs(*s.rel_error) <= tol::kSectors;
-    s.verdict = holds ? verdict::kHolds : verdict::kFails;
+    // Counts are exact: neither noise nor the clock moves them (sigma 0: no warn).
+    detail::judge(s, std::fabs(*s.rel_error), tol::kSectors, 0.0);
     s.why = example + std::string(sectors_metric) + " / " + requests_metric +
-            (holds ? "" : "; off by more than 1%: the coalescer merged or split lanes unlike the model");
+            (s.verdict == verdict::kHolds ? "" : "; off by more than 1%: the coalescer merged or split lanes unlike the model");
     rows.push_back(s);
   }
 
-  // Useful bandwidth against the coalesced rate of the same run.
+  // Useful bandwidth against the fully coalesced rate of the same memory level in the same run.
   const double seconds = b.median_seconds();
   if (b.has_counter(co::work::kUsefulBytes) && seconds > 0) {
     Row bw = row_of(b, co::row::kUsefulBandwidth, b.counter_median(co::work::kUsefulBytes) / seconds, "B/s");
-    const BenchmarkResult* ref =
-        m.reference_params.empty() ? nullptr : find(run, m.reference_benchmark, m.reference_params);
-    const bool is_reference = ref == &b;
-    if (m.reference_params.empty()) {
+    const BenchmarkResult* ref = m.reference_benchmark.empty() ? nullptr : best_reference(run, m.reference_benchmark);
+    if (m.reference_benchmark.empty()) {
       bw.verdict = verdict::kInfo;
       bw.why = example + "blocks of " + std::to_string(iparam(b, co::param::kBlockThreads)) +
                " threads are bound by how many an SM holds (32 blocks, 64 warps on the H200), not by sectors: "
                "no bandwidth model";
-    } else if (is_reference) {
+    } else if (m.is_reference) {
       bw.verdict = verdict::kInfo;
-      bw.model = "the coalesced reference";
-      bw.why = "stride 1, offset 0: the rate every other point of this size is predicted from";
-    } else if (ref == nullptr || !ref->has_counter(co::work::kUsefulBytes)) {
+      bw.model = "a coalesced reference candidate";
+      bw.why = std::string("stride 1, offset 0 at 4, 8 or 16 B: the best of these three is the ") + m.reference_benchmark +
+               " rate every other point is predicted from" + (ref == &b ? " (this one)" : "");
+    } else if (ref == nullptr) {
       bw.verdict = verdict::kInfo;
-      bw.why = "no coalesced reference (" + m.reference_benchmark + " " + m.reference_params + ") in this run";
+      bw.why = "no unthrottled coalesced reference (" + m.reference_benchmark + " stride 1, offset 0, 4/8/16 B) in this run";
     } else {
-      const double ref_rate = ref->counter_median(co::work::kUsefulBytes) / ref->median_seconds();
-      bw.model = "coalesced rate x useful bytes per moved byte";
+      const double ref_rate = useful_rate(*ref);
+      bw.model = "best coalesced rate of the level x useful bytes per moved byte";
       predict(bw, co::predicted_bandwidth(ref_rate, m.bandwidth_fraction));
       const double pred64 = ref_rate * m.bandwidth_fraction_64;
       const double ratio = bw.value / *bw.predicted;
+      const double sigma = std::hypot(detail::cv_of(b), detail::cv_of(*ref));
+      const double miss = std::fabs(*bw.rel_error);
+      detail::judge(bw, miss, tol::kBandwidth, sigma);
+      const bool stride1 = b.benchmark != co::bench::kLoadPermuted && b.benchmark != co::bench::kBlock2d &&
+                           iparam(b, co::param::kStride) == 1 && iparam(b, co::param::kOffset) == 0;
       std::string reason;
-      if (!m.l2_resident && std::fabs(bw.value - pred64) <= tol::kBandwidth * pred64 &&
-          m.bandwidth_fraction_64 < m.bandwidth_fraction) {
+      if (stride1 && ratio < 1) {
+        reason = "too few bytes in flight: a warp of " + std::to_string(iparam(b, co::param::kElemBytes)) +
+                 "-byte elements keeps 32 x size x 4 (unroll) bytes in flight, and by Little's law "
+                 "bandwidth = bytes in flight / latency, short of the coalesced rate";
+      } else if (!m.l2_resident && std::fabs(bw.value - pred64) <= tol::kBandwidth * pred64 &&
+                 m.bandwidth_fraction_64 < m.bandwidth_fraction) {
         reason = "matches the 64-byte promoted-fetch model (" + fixed(m.bandwidth_fraction_64, 3) +
                  " of the coalesced rate): the L2 fetched two sectors from DRAM for each one asked";
       } else if (ratio > 1) {
@@ -247,35 +225,49 @@ void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<R
         reason = "slower than the sector model: more requests per useful byte than the memory pipeline "
                  "serves at the coalesced rate (request throughput, not DRAM, bounds the point)";
       }
-      judge(bw, tol::kBandwidth, noise, throttle,
-            example + fixed(100 * m.bandwidth_fraction, 1) + "% of the coalesced " + fixed(ref_rate * 1e-12, 3) + " TB/s",
-            example + "measured " + fixed(ratio, 3) + "x the prediction; " + reason);
+      const std::string base = example + fixed(100 * m.bandwidth_fraction, 1) + "% of the coalesced " +
+                               fixed(ref_rate * 1e-12, 3) + " TB/s (" + ref->params_text() + ")";
+      if (bw.verdict == verdict::kHolds) {
+        bw.why = base;
+      } else if (bw.verdict == verdict::kWarn) {
+        bw.why = base + "; off by " + fixed(100 * miss, 1) + "%" + detail::noise_note(miss, tol::kBandwidth, sigma);
+      } else {
+        bw.why = base + "; measured " + fixed(ratio, 3) + "x the prediction; " + reason;
+      }
     }
     rows.push_back(bw);
   }
 
-  // DRAM bytes of the profiled launch against the sectors the model says it moves.
-  const char* dram_metric = m.store ? co::metric::kDramWrite : co::metric::kDramRead;
-  if (b.has_counter(dram_metric) && m.dram_bytes) {
-    Row d = row_of(b, co::row::kDramBytes, b.counter_median(dram_metric), "B");
+  // DRAM bytes of the profiled launch against the sectors the model says it moves. Stores: read +
+  // write, the partly written sectors read back once (docs/coalescing.md).
+  const bool have_dram = m.store ? b.has_counter(co::metric::kDramWrite) && b.has_counter(co::metric::kDramRead)
+                                 : b.has_counter(co::metric::kDramRead);
+  if (have_dram && m.dram_bytes) {
+    const double value = m.store ? b.counter_median(co::metric::kDramWrite) + b.counter_median(co::metric::kDramRead)
+                                 : b.counter_median(co::metric::kDramRead);
+    const std::string source = m.store ? std::string(co::metric::kDramRead) + " + " + co::metric::kDramWrite
+                                       : std::string(co::metric::kDramRead);
+    Row d = row_of(b, co::row::kDramBytes, value, "B");
     if (m.l2_resident) {
       d.verdict = verdict::kInfo;
-      d.why = std::string(dram_metric) + "; L2-resident data: DRAM should move next to nothing";
+      d.why = source + "; L2-resident data: DRAM should move next to nothing";
     } else {
-      d.model = "warp requests x sectors a request x 32 B";
-      predict(d, *m.dram_bytes);
+      d.model = m.store ? "warp requests x (sectors + partly written sectors) x 32 B"
+                        : "warp requests x sectors a request x 32 B";
+      const double predicted = *m.dram_bytes + (m.store && m.readback_bytes ? *m.readback_bytes : 0.0);
+      predict(d, predicted);
       const double ratio = d.value / *d.predicted;
-      const bool promoted = m.dram_bytes_64 && *m.dram_bytes_64 > *m.dram_bytes &&
+      const bool promoted = !m.store && m.dram_bytes_64 && *m.dram_bytes_64 > *m.dram_bytes &&
                             std::fabs(d.value - *m.dram_bytes_64) <= tol::kDramBytes * *m.dram_bytes_64;
       const std::string reason =
           promoted ? "matches 64-byte granules (" + fixed(*m.dram_bytes_64 / *m.dram_bytes, 2) +
                          "x the sectors): L2 sector promotion"
-          : ratio > 1 ? "DRAM moved more than the touched sectors (burst granularity, prefetch"
-                        + std::string(m.store ? ", read-modify-write of partial sectors" : "") + ")"
-                      : "DRAM moved less than the touched sectors: some came from the L2";
-      const bool holds = std::fabs(*d.rel_error) <= tol::kDramBytes;
-      d.verdict = holds ? verdict::kHolds : verdict::kFails;
-      d.why = example + dram_metric + " of one profiled launch" + (holds ? "" : "; " + fixed(ratio, 3) + "x: " + reason);
+          : ratio > 1 ? std::string("DRAM moved more than the modelled sectors (burst granularity, prefetch)")
+                      : std::string("DRAM moved less than the modelled sectors: some came from the L2");
+      // A count of one launch, not a timed statistic: sigma 0, no warn.
+      detail::judge(d, std::fabs(*d.rel_error), tol::kDramBytes, 0.0);
+      const bool holds = d.verdict == verdict::kHolds;
+      d.why = example + source + " of one profiled launch" + (holds ? "" : "; " + fixed(ratio, 3) + "x: " + reason);
     }
     rows.push_back(d);
   }

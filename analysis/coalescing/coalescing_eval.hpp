@@ -19,16 +19,18 @@ namespace coalescing_tolerance {
 // Counted sectors per request: the measured launch issues no global load (for stores no global
 // store) besides the modelled ones, so the count is exact; 1 % covers nothing else.
 inline constexpr double kSectors = 0.01;
-// Useful bandwidth: the prediction carries the coalesced point's own noise, and the sector model
+// Useful bandwidth: the prediction carries the reference's own noise, and the sector model
 // leaves out DRAM row locality, which changes with the gap between touched sectors. 10 % still
 // separates the 32-byte sector model from the 64-byte promoted-fetch model wherever they differ by
 // 1.2x or more (every misaligned offset, every stride whose lanes each own a sector).
 inline constexpr double kBandwidth = 0.10;
 // DRAM bytes of one profiled launch: besides the modelled sectors the launch moves only the
 // per-warp sums (34 KB of 512 MiB) and write-backs of earlier launches' dirty lines; 5 %.
+// (Throttled points: the shared rule, is_throttled in analysis/evaluation.cpp.)
 inline constexpr double kDramBytes = 0.05;
-// Issue 13: a point timed below 95 % of the maximum SM clock is kept out of model verdicts.
-inline constexpr double kThrottleFraction = 0.95;
+// The element sizes whose stride-1 rate is a fully coalesced rate: 1 and 2 B stride-1 launches keep
+// too few bytes in flight to reach it (Little's law), so they are judged, not used as the reference.
+inline constexpr int kReferenceSizes[] = {4, 8, 16};
 }  // namespace coalescing_tolerance
 
 // What the model says about one coalescing benchmark, from its parameters and stated work alone.
@@ -41,10 +43,13 @@ struct CoalescingModel {
   double bandwidth_fraction_64 = 0;
   std::optional<double> dram_bytes;     // a launch, when the bench stated its requests
   std::optional<double> dram_bytes_64;
+  std::optional<double> readback_bytes;  // stores: partly written sectors, read back once
   bool store = false;
   bool l2_resident = false;
-  std::string reference_params;  // the coalesced point its bandwidth is held against
+  // The memory level's benchmark whose best stride-1, offset-0 rate over kReferenceSizes is the
+  // fully coalesced rate this point's bandwidth is held against; "" for no bandwidth model.
   std::string reference_benchmark;
+  bool is_reference = false;  // one of the points that rate is the best of
   std::string example;           // the worked example it measures, if any
 };
 // Throws std::out_of_range if a parameter is missing.

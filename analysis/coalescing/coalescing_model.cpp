@@ -7,6 +7,26 @@
 
 namespace warpcost::coalescing {
 
+int partial_sectors(const WarpRequest& request) {
+  // Bytes written per sector; a byte two lanes write counts once.
+  std::vector<std::uint64_t> bytes;
+  for (const std::uint64_t a : request.addresses) {
+    for (int i = 0; i < request.elem_bytes; ++i) bytes.push_back(a + static_cast<std::uint64_t>(i));
+  }
+  std::sort(bytes.begin(), bytes.end());
+  bytes.erase(std::unique(bytes.begin(), bytes.end()), bytes.end());
+  int partial = 0;
+  std::size_t i = 0;
+  while (i < bytes.size()) {
+    const std::uint64_t sector = bytes[i] / kSectorBytes;
+    std::size_t j = i;
+    while (j < bytes.size() && bytes[j] / kSectorBytes == sector) ++j;
+    if (j - i < static_cast<std::size_t>(kSectorBytes)) ++partial;
+    i = j;
+  }
+  return partial;
+}
+
 int distinct_granules(const WarpRequest& request, int granule_bytes) {
   if (granule_bytes <= 0 || request.elem_bytes <= 0) {
     throw std::invalid_argument("distinct_granules: granule and element size must be positive");

@@ -29,6 +29,9 @@ struct WarpRequest {
 int distinct_granules(const WarpRequest& request, int granule_bytes);
 // sectors = distinct 32-byte sectors the active lanes touch.
 inline int sectors(const WarpRequest& r) { return distinct_granules(r, kSectorBytes); }
+// Sectors the request writes only in part (fewer than 32 of their bytes): a store's L2 fills the
+// rest of such a sector from DRAM before it writes the sector back (read-back once).
+int partial_sectors(const WarpRequest& request);
 // lines = distinct 128-byte lines the active lanes touch.
 inline int lines(const WarpRequest& r) { return distinct_granules(r, kLineBytes); }
 // useful bytes per moved byte = (active lanes x size) / (32 x sectors).

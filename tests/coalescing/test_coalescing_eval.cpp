@@ -1,10 +1,9 @@
-// The coalescing verdicts on a run, and a planted fault for each judged metric (sectors per request,
-// useful bandwidth, DRAM bytes) that must turn it to fails. The run is SYNTHETIC
-// (fixtures/make_coalescing_fixture.py: numbers that follow the models by construction) because no
-// H200 has run the family yet; the lead swaps in a subset of the first real run, and the planted
-// faults stay the same.
+// The coalescing verdicts on REAL data, a cut of the committed H200 run 20261130T145749Z-47c57c98
+// (fixtures/make_coalescing_h200_fixture.py), and a planted fault for each judged metric (sectors
+// per request, useful bandwidth, DRAM bytes) that must turn it to fails.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "analysis/coalescing/coalescing_eval.hpp"
@@ -17,7 +16,7 @@ namespace {
 
 namespace co = warpcost::coalescing;
 
-Run fixture() { return read_run(std::string(WARPCOST_FIXTURES) + "/coalescing-synthetic.json"); }
+Run fixture() { return read_run(std::string(WARPCOST_FIXTURES) + "/coalescing-h200.json"); }
 
 BenchmarkResult& bench(Run& run, const std::string& benchmark, const std::string& params) {
   for (auto& b : run.benchmarks) {
@@ -49,39 +48,75 @@ void scale_time(BenchmarkResult& b, double factor) {
   for (double& s : b.seconds) s *= factor;
 }
 
-TEST(CoalescingEval, TheModelsHoldWhereTheSyntheticRunFollowsThem) {
+// Where the H200 follows the sector model (docs/coalescing.md): every row judged is kind model.
+TEST(CoalescingEval, TheModelsHoldWhereTheH200FollowsThem) {
   const std::vector<Row> rows = evaluate(fixture());
-  for (const std::string& params : {kStride2, kStride8, std::string("elem_bytes=4;stride=1;offset=1")}) {
-    EXPECT_EQ(row(rows, "load_dram", params, co::row::kUsefulBandwidth).verdict, verdict::kHolds) << params;
-    EXPECT_EQ(row(rows, "load_dram", params, co::row::kSectorsPerRequest).verdict, verdict::kHolds) << params;
-    EXPECT_EQ(row(rows, "load_dram", params, co::row::kDramBytes).verdict, verdict::kHolds) << params;
+  for (const std::string& params : {kStride2, kStride8, std::string("elem_bytes=4;stride=4;offset=0")}) {
+    for (const char* metric : {co::row::kUsefulBandwidth, co::row::kSectorsPerRequest, co::row::kDramBytes}) {
+      const Row r = row(rows, "load_dram", params, metric);
+      EXPECT_EQ(r.verdict, verdict::kHolds) << params << " " << metric << ": " << r.why;
+      EXPECT_EQ(r.kind, kind::kModel) << params << " " << metric;
+    }
   }
-  // Stride 2 of words uses half of each sector: half the coalesced rate.
-  const Row& bw = row(rows, "load_dram", kStride2, co::row::kUsefulBandwidth);
-  const Row& ref = row(rows, "load_dram", kCoalesced, co::row::kUsefulBandwidth);
-  EXPECT_NEAR(*bw.predicted, 0.5 * ref.value, 1e-6 * ref.value);
-  // The reference is never judged against itself.
-  EXPECT_EQ(ref.verdict, verdict::kInfo);
-  EXPECT_FALSE(ref.predicted.has_value());
-  EXPECT_EQ(row(rows, "store_dram", kStride8, co::row::kSectorsPerRequest).verdict, verdict::kHolds);
-  EXPECT_EQ(row(rows, "store_dram", kStride8, co::row::kUsefulBandwidth).verdict, verdict::kHolds);
+  // The reference is the best of the 4, 8 and 16 B stride-1 DRAM rates; stride 2 of words uses half
+  // of each sector: half of it.
+  double best = 0;
+  for (const int size : {4, 8, 16}) {
+    const Row ref = row(rows, "load_dram", "elem_bytes=" + std::to_string(size) + ";stride=1;offset=0", co::row::kUsefulBandwidth);
+    EXPECT_EQ(ref.verdict, verdict::kInfo);
+    EXPECT_EQ(ref.kind, kind::kInfo);
+    EXPECT_FALSE(ref.predicted.has_value());
+    best = std::max(best, ref.value);
+  }
+  EXPECT_NEAR(*row(rows, "load_dram", kStride2, co::row::kUsefulBandwidth).predicted, 0.5 * best, 1e-9 * best);
   EXPECT_EQ(row(rows, "load_dram_permuted", "elem_bytes=4", co::row::kUsefulBandwidth).verdict, verdict::kHolds);
   EXPECT_EQ(row(rows, "load_l2", kStride8, co::row::kUsefulBandwidth).verdict, verdict::kHolds);
+  EXPECT_EQ(row(rows, "block_2d", "x=32;y=8", co::row::kUsefulBandwidth).verdict, verdict::kHolds);
   EXPECT_EQ(row(rows, "block_2d", "x=30;y=30", co::row::kSectorsPerRequest).verdict, verdict::kHolds);
-  EXPECT_EQ(row(rows, "block_2d", "x=30;y=30", co::row::kUsefulBandwidth).verdict, verdict::kHolds);
-  EXPECT_EQ(row(rows, "worked_example", "example=9", co::row::kEx9Ratio).verdict, verdict::kInfo);
+  EXPECT_EQ(row(rows, "load_l2", kCoalesced, co::row::kDramBytes).kind, kind::kInfo);
+  const Row ex9 = row(rows, "worked_example", "example=9", co::row::kEx9Ratio);
+  EXPECT_EQ(ex9.verdict, verdict::kInfo);
+  EXPECT_EQ(ex9.kind, kind::kInfo);
 }
 
-// The synthetic stride-32 point moves 64-byte granules: the sector model fails and the why names
-// the promoted fetch, for the bandwidth and for the DRAM bytes.
+// 1 and 2 B stride-1 loads are no coalesced reference: held against the 4-16 B rate they miss, and
+// the why says Little's law.
+TEST(CoalescingEval, OneAndTwoByteStrideOneAreModelMissesForBytesInFlight) {
+  const std::vector<Row> rows = evaluate(fixture());
+  for (const char* params : {"elem_bytes=1;stride=1;offset=0", "elem_bytes=2;stride=1;offset=0"}) {
+    const Row r = row(rows, "load_dram", params, co::row::kUsefulBandwidth);
+    EXPECT_EQ(r.kind, kind::kModel);
+    EXPECT_EQ(r.verdict, verdict::kFails) << params;
+    EXPECT_LT(*r.rel_error, 0.0);
+    EXPECT_NE(r.why.find("Little's law"), std::string::npos) << r.why;
+  }
+}
+
+// Stores: DRAM bytes are read + write; stride 2 writes half of every sector, so the L2 reads each
+// back once: 2x the written sectors, and the H200 holds that.
+TEST(CoalescingEval, StoresDramBytesCountThePartialSectorsReadBack) {
+  const std::vector<Row> rows = evaluate(fixture());
+  const Row s2 = row(rows, "store_dram", kStride2, co::row::kDramBytes);
+  const Row s1 = row(rows, "store_dram", kCoalesced, co::row::kDramBytes);
+  EXPECT_EQ(s2.verdict, verdict::kHolds) << s2.why;
+  EXPECT_EQ(s1.verdict, verdict::kHolds) << s1.why;
+  EXPECT_EQ(s2.kind, kind::kModel);
+  // Full sectors: no read-back; stride 2 (8 sectors a request, all partial): twice.
+  analysis::Run run = fixture();
+  const double requests = bench(run, "store_dram", kStride2).counter_median(co::work::kWarpRequests);
+  EXPECT_DOUBLE_EQ(*s2.predicted, requests * 8 * 2 * 32.0);
+}
+
+// The stride-32 launches move 64-byte granules: the DRAM row fails and names the promotion; the
+// 2-byte point's bandwidth matches the promoted-fetch model and says so.
 TEST(CoalescingEval, AMissMatchingSixtyFourByteGranulesIsNamedAsSectorPromotion) {
   const std::vector<Row> rows = evaluate(fixture());
-  const Row& bw = row(rows, "load_dram", kStride32, co::row::kUsefulBandwidth);
-  EXPECT_EQ(bw.verdict, verdict::kFails);
-  EXPECT_NE(bw.why.find("64-byte promoted-fetch model"), std::string::npos) << bw.why;
-  const Row& dram = row(rows, "load_dram", kStride32, co::row::kDramBytes);
+  const Row dram = row(rows, "load_dram", kStride32, co::row::kDramBytes);
   EXPECT_EQ(dram.verdict, verdict::kFails);
   EXPECT_NE(dram.why.find("L2 sector promotion"), std::string::npos) << dram.why;
+  const Row bw = row(rows, "load_dram", "elem_bytes=2;stride=32;offset=0", co::row::kUsefulBandwidth);
+  EXPECT_EQ(bw.verdict, verdict::kFails);
+  EXPECT_NE(bw.why.find("64-byte promoted-fetch model"), std::string::npos) << bw.why;
   EXPECT_EQ(row(rows, "load_dram", kStride32, co::row::kSectorsPerRequest).verdict, verdict::kHolds);
 }
 
@@ -136,11 +171,12 @@ TEST(CoalescingEval, PlantedFaultStrideEightAtTheCoalescedUsefulRateFails) {
   EXPECT_GT(*r.rel_error, 1.0);
 }
 
-// Planted fault, bandwidth (Ex 9): the (30,30) block 20 % slower than the launch-wide model.
-TEST(CoalescingEval, PlantedFaultSquareBlockSlowFails) {
+// Planted fault, bandwidth (Ex 9): the (32,8) block, which holds, 20 % slower.
+TEST(CoalescingEval, PlantedFaultAlignedBlockSlowFails) {
   analysis::Run run = fixture();
-  scale_time(bench(run, "block_2d", "x=30;y=30"), 1.25);
-  EXPECT_EQ(row(evaluate(run), "block_2d", "x=30;y=30", co::row::kUsefulBandwidth).verdict, verdict::kFails);
+  ASSERT_EQ(row(evaluate(run), "block_2d", "x=32;y=8", co::row::kUsefulBandwidth).verdict, verdict::kHolds);
+  scale_time(bench(run, "block_2d", "x=32;y=8"), 1.25);
+  EXPECT_EQ(row(evaluate(run), "block_2d", "x=32;y=8", co::row::kUsefulBandwidth).verdict, verdict::kFails);
 }
 
 // Planted fault, DRAM bytes: the stride-2 launch moving 1.5x its sectors.
@@ -149,33 +185,60 @@ TEST(CoalescingEval, PlantedFaultDramBytesFails) {
   scale_counter(bench(run, "load_dram", kStride2), co::metric::kDramRead, 1.5);
   const Row& r = row(evaluate(run), "load_dram", kStride2, co::row::kDramBytes);
   EXPECT_EQ(r.verdict, verdict::kFails);
-  EXPECT_NEAR(*r.rel_error, 0.5, 1e-9);
+  EXPECT_GT(*r.rel_error, 0.4);
 }
 
-// warn comes only from the point's own repetitions: a 12 % miss (beyond the 10 % tolerance) is warn
-// when the point's noise is 2 %, fails when it is 0.1 %.
-TEST(CoalescingEval, AMissWithinTwiceThePointsOwnNoiseIsWarn) {
+// Planted fault, store DRAM bytes: the stride-2 store with no read-back (read bytes zeroed) moves
+// half the model's bytes.
+TEST(CoalescingEval, PlantedFaultStoreWithoutReadBackFails) {
+  analysis::Run run = fixture();
+  scale_counter(bench(run, "store_dram", kStride2), co::metric::kDramRead, 0.0);
+  const Row r = row(evaluate(run), "store_dram", kStride2, co::row::kDramBytes);
+  EXPECT_EQ(r.verdict, verdict::kFails);
+  EXPECT_LT(*r.rel_error, -0.4);
+}
+
+// The project's noise rule (point_uncertainty): sigma = hypot(noise / sqrt(samples) of the point,
+// of the reference); a 12 % miss is 2 % past the 10 % tolerance: warn when 2 sigma covers that
+// (noise 10 % over 25 samples: sigma >= 2 %), fails when the point is quiet (noise 0.1 %).
+TEST(CoalescingEval, AMissWithinTwiceTheUncertaintyIsWarn) {
   analysis::Run run = fixture();
   BenchmarkResult& b = bench(run, "load_dram", kStride2);
-  scale_time(b, 1.0 / 1.12);
-  b.counters["warpcost_noise"] = {0.02, 0.02, 0.02};
+  const Row before = row(evaluate(run), "load_dram", kStride2, co::row::kUsefulBandwidth);
+  scale_time(b, before.value / (1.12 * *before.predicted));  // 12 % above the prediction
+  b.counters["warpcost_samples"] = {25, 25, 25};
+  b.counters["warpcost_noise"] = {0.10, 0.10, 0.10};
   EXPECT_EQ(row(evaluate(run), "load_dram", kStride2, co::row::kUsefulBandwidth).verdict, verdict::kWarn);
   b.counters["warpcost_noise"] = {0.001, 0.001, 0.001};
   EXPECT_EQ(row(evaluate(run), "load_dram", kStride2, co::row::kUsefulBandwidth).verdict, verdict::kFails);
+  // noise 4 % over 25 samples: sigma 0.8 % (the reference's is ~0.04 %), 2 sigma < the 2 % excess:
+  // fails (sqrt(samples) counts).
+  b.counters["warpcost_noise"] = {0.04, 0.04, 0.04};
+  EXPECT_EQ(row(evaluate(run), "load_dram", kStride2, co::row::kUsefulBandwidth).verdict, verdict::kFails);
 }
 
-// Issue 13's throttle rule: a point whose SM clock fell under 95 % of the maximum is kept out of the
-// model verdict, even when it would hold.
-TEST(CoalescingEval, AThrottledPointIsWarnNotHolds) {
+// Issue 13's throttle rule, the shared one (is_throttled): a point whose lowest SM clock fell under
+// 95 % of the maximum is throttled, not judged, even when it would hold; a throttled reference is
+// not used.
+TEST(CoalescingEval, AThrottledPointIsThrottledNotHolds) {
   analysis::Run run = fixture();
   run.context.values["sm_clock_max_mhz"] = "1980";
   BenchmarkResult& b = bench(run, "load_dram", kStride2);
-  b.counters["warpcost_sm_clock_mhz"] = {1700, 1700, 1700};
-  const Row& r = row(evaluate(run), "load_dram", kStride2, co::row::kUsefulBandwidth);
-  EXPECT_EQ(r.verdict, verdict::kWarn);
+  b.counters["warpcost_sm_clock_mhz"] = {1970, 1700, 1970};  // the lowest counts
+  const Row r = row(evaluate(run), "load_dram", kStride2, co::row::kUsefulBandwidth);
+  EXPECT_EQ(r.verdict, verdict::kThrottled);
+  EXPECT_EQ(r.kind, kind::kModel);
   EXPECT_NE(r.why.find("throttled"), std::string::npos);
   b.counters["warpcost_sm_clock_mhz"] = {1970, 1970, 1970};
   EXPECT_EQ(row(evaluate(run), "load_dram", kStride2, co::row::kUsefulBandwidth).verdict, verdict::kHolds);
+  for (auto& ref : run.benchmarks) {
+    if (ref.benchmark == "load_dram" && ref.params_text().find(";stride=1;offset=0") != std::string::npos) {
+      ref.counters["warpcost_sm_clock_mhz"] = {1700};
+    }
+  }
+  const Row unref = row(evaluate(run), "load_dram", kStride2, co::row::kUsefulBandwidth);
+  EXPECT_EQ(unref.verdict, verdict::kInfo);
+  EXPECT_NE(unref.why.find("no unthrottled coalesced reference"), std::string::npos) << unref.why;
 }
 
 TEST(CoalescingEval, TheReportHasTheFamilySummary) {

@@ -167,5 +167,16 @@ TEST(CoalescingModel, BlockShapeProblemsNameTheShape) {
   EXPECT_EQ(block_shape_problem(0, 8, 1024), "block (0,8); allowed: sides of 1 or more");
 }
 
+// A store's read-back: sectors written only in part. Offset 1 of words writes bytes 4..131: 5
+// sectors, the first (28 bytes) and the last (4 bytes) in part; stride 2 writes half of each of its 8.
+TEST(CoalescingModel, PartialSectorsAreTheSectorsWrittenInPart) {
+  EXPECT_EQ(partial_sectors(strided_request(4, 1, 0)), 0);
+  EXPECT_EQ(partial_sectors(strided_request(4, 1, 1)), 2);
+  EXPECT_EQ(sectors(strided_request(4, 1, 1)), 5);
+  EXPECT_EQ(partial_sectors(strided_request(4, 2, 0)), 8);
+  EXPECT_EQ(partial_sectors(strided_request(1, 1, 0)), 0);  // 32 bytes: one whole sector
+  EXPECT_EQ(partial_sectors(strided_request(16, 2, 0)), 32);  // 16 B at the start of each of 32 sectors
+}
+
 }  // namespace
 }  // namespace warpcost::coalescing
