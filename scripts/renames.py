@@ -12,8 +12,13 @@ CSV parameter columns are rebuilt as warpcost-analyze builds them: the sorted un
 parameter names, after the fixed columns (a name clashing with a fixed column gets "param_")."""
 import csv
 import io
+import os
 import re
 import sys
+
+# The one key=value;... parser the plots use (analysis/plot_support.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
+from plot_support import params_of  # noqa: E402
 
 FIXED = ["schema_version", "run_id", "utc", "gpu", "cc", "sm_count", "driver", "cuda_runtime",
          "git_rev", "family", "benchmark", "params", "metric", "value", "unit", "model", "predicted",
@@ -38,15 +43,6 @@ def rename_text(text):
 
 def rename_params(benchmark, params):
     return rename_text(benchmark + "|" + params).split("|", 1)[1]
-
-
-def params_of(text):
-    out = {}
-    for item in text.split(";"):
-        if "=" in item:
-            key, value = item.split("=", 1)
-            out[key] = value
-    return out
 
 
 def rewrite_csv(path):

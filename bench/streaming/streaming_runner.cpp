@@ -12,6 +12,17 @@
 namespace warpcost {
 namespace {
 
+// A runner's input: the run's shared pattern buffer when it has one, else a buffer of its own
+// (`own`), filled with the pattern of `seed`.
+const std::uint32_t* shared_or_own_input(const DeviceBuffer<std::uint32_t>* shared, std::uint64_t bytes,
+                                         std::uint32_t seed, const Stream& stream,
+                                         DeviceBuffer<std::uint32_t>& own) {
+  if (shared != nullptr) return shared->data();
+  own = DeviceBuffer<std::uint32_t>(bytes / 4);
+  kernels::launch_fill_pattern(own.data(), own.size(), seed, stream.get());
+  return own.data();
+}
+
 constexpr int kMaxWarpsPerBlock = 32;
 // Threads (persistent stream) and warps (one load a thread) replayed on the
 // host per check: a persistent thread at one warp per SM reads tens of
@@ -132,13 +143,7 @@ StreamRunner::StreamRunner(const DeviceInfo& device, const StreamConfig& config,
   }
   blocks_ = static_cast<unsigned int>(device.sm_count * plan_.blocks_per_sm);
   elements_ = config.bytes / width;
-  if (shared != nullptr) {
-    input_ = shared->data();
-  } else {
-    data_ = DeviceBuffer<std::uint32_t>(config.bytes / 4);
-    kernels::launch_fill_pattern(data_.data(), data_.size(), config.seed, stream.get());
-    input_ = data_.data();
-  }
+  input_ = shared_or_own_input(shared, config.bytes, config.seed, stream, data_);
   sums_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(threads));
   latency_ = DeviceBuffer<long long>(static_cast<std::size_t>(blocks_) * kernels::kLatencySamplesPerBlock);
   WARPCOST_CUDA(cudaMemsetAsync(latency_.data(), 0xFF, latency_.bytes(),
@@ -233,13 +238,7 @@ OnePerThreadRunner::OnePerThreadRunner(const DeviceInfo& device, const OnePerThr
                                 std::to_string(kMaxGridX));
   }
   resident_blocks_ = kernels::one_per_thread_resident_blocks(config.threads_per_block);
-  if (shared != nullptr) {
-    input_ = shared->data();
-  } else {
-    data_ = DeviceBuffer<std::uint32_t>(config.bytes / 4);
-    kernels::launch_fill_pattern(data_.data(), data_.size(), config.seed, stream.get());
-    input_ = data_.data();
-  }
+  input_ = shared_or_own_input(shared, config.bytes, config.seed, stream, data_);
   warp_sums_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(grid * threads() / 32));
 }
 
