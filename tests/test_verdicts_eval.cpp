@@ -70,31 +70,45 @@ void expect_holds_then_fails(const std::string& file, const std::string& benchma
   EXPECT_EQ(after.verdict, verdict::kFails) << metric << ": " << after.why;
 }
 
+// The same for an instrument check (kind check): passes on the real data, fails with the plant.
+void expect_passes_then_fails(const std::string& file, const std::string& benchmark,
+                              const std::string& params, const std::string& metric,
+                              const std::function<void(RunData&)>& plant) {
+  RunData run = fixture(file);
+  const Row before = at(evaluate_run(run), benchmark, params, metric);
+  EXPECT_EQ(before.kind, kind::kCheck) << metric;
+  EXPECT_EQ(before.verdict, verdict::kPasses) << metric << ": " << before.why;
+  plant(run);
+  const Row after = at(evaluate_run(run), benchmark, params, metric);
+  EXPECT_EQ(after.kind, kind::kCheck) << metric;
+  EXPECT_EQ(after.verdict, verdict::kFails) << metric << ": " << after.why;
+}
+
 // ---- partial warps (20261130T044010Z) -------------------------------------------------------
 
 const char* kPw = "verdicts_partial_warp.json";
 
 TEST(PlantedFault, Ex3BlockRecordedWithSevenWarps) {
-  expect_holds_then_fails(kPw, "schedule", "x=48;y=4;z=1", "warps_per_block", [](RunData& run) {
+  expect_passes_then_fails(kPw, "schedule", "x=48;y=4;z=1", "warps_per_block", [](RunData& run) {
     set_counter(point(run, "schedule", "x=48;y=4;z=1"), "warps_observed", 7);
   });
 }
 
 TEST(PlantedFault, Ex3BlockWithOneThreadOffItsPlace) {
-  expect_holds_then_fails(kPw, "schedule", "x=48;y=4;z=1", "threads_mapped_as_model", [](RunData& run) {
+  expect_passes_then_fails(kPw, "schedule", "x=48;y=4;z=1", "threads_mapped_as_model", [](RunData& run) {
     set_counter(point(run, "schedule", "x=48;y=4;z=1"), "threads_mapped_as_model", 191);
   });
 }
 
 TEST(PlantedFault, Ex3BlockLastWarpWithAHalfMask) {
-  expect_holds_then_fails(kPw, "schedule", "x=48;y=4;z=1", "tail_mask", [](RunData& run) {
+  expect_passes_then_fails(kPw, "schedule", "x=48;y=4;z=1", "tail_mask", [](RunData& run) {
     set_counter(point(run, "schedule", "x=48;y=4;z=1"), "tail_mask_observed", 0xffff);
   });
 }
 
 TEST(PlantedFault, A65ThreadBlockGivenTheResidencyOfItsThreadCount) {
   // floor(2048 / 65) = 31 blocks: what counting threads instead of whole warps would give.
-  expect_holds_then_fails(kPw, "staircase", "block_threads=65", "resident_blocks_per_sm", [](RunData& run) {
+  expect_passes_then_fails(kPw, "staircase", "block_threads=65", "resident_blocks_per_sm", [](RunData& run) {
     set_counter(point(run, "staircase", "block_threads=65"), "blocks_per_sm", 31);
   });
 }
@@ -111,13 +125,13 @@ TEST(PlantedFault, A48ThreadBlockTimedLikeA32ThreadOne) {
 }
 
 TEST(PlantedFault, TheNoteGridTailWithEightFullWarps) {
-  expect_holds_then_fails(kPw, "grid_tail", "block_threads=256;total_threads=1000", "tail_full_warps", [](RunData& run) {
+  expect_passes_then_fails(kPw, "grid_tail", "block_threads=256;total_threads=1000", "tail_full_warps", [](RunData& run) {
     set_counter(point(run, "grid_tail", "block_threads=256;total_threads=1000"), "tail_full_warps_observed", 8);
   });
 }
 
 TEST(PlantedFault, A33ThreadTailWhoseLastWarpRunsTwoLanes) {
-  expect_holds_then_fails(kPw, "grid_tail", "block_threads=256;total_threads=33", "tail_mask", [](RunData& run) {
+  expect_passes_then_fails(kPw, "grid_tail", "block_threads=256;total_threads=33", "tail_mask", [](RunData& run) {
     set_counter(point(run, "grid_tail", "block_threads=256;total_threads=33"), "tail_last_mask_observed", 0x3);
   });
 }
@@ -159,7 +173,7 @@ TEST(PlantedFault, A129ThreadGridShortOfItsWorkOnceTheLaunchFloorIsOff) {
 }
 
 TEST(PlantedFault, CounterPassWarpsLanesAndSlots) {
-  expect_holds_then_fails(kPw, "schedule", "x=48;y=4;z=1", "smsp__warps_launched.sum", [](RunData& run) {
+  expect_passes_then_fails(kPw, "schedule", "x=48;y=4;z=1", "smsp__warps_launched.sum", [](RunData& run) {
     set_counter(point(run, "schedule", "x=48;y=4;z=1"), "smsp__warps_launched.sum", 7);
   });
   // A 48-thread block whose instructions ran with 32 lanes: no partial warp at all.
@@ -494,15 +508,30 @@ TEST(Targets, BestReadAndRepetitionNoiseAreMetOrMissed) {
 
 // ---- what no row may do ------------------------------------------------------------------------
 
-TEST(Kinds, NothingButAModelCheckHoldsAndBoundsAreInfo) {
+TEST(Kinds, NothingButAModelCheckHoldsInstrumentChecksAreChecksAndBoundsAreInfo) {
   const std::vector<std::string> bounds = {"dram__bytes_read.sum.per_second", "dram__bytes.sum.per_second",
                                            "sm__cycles_elapsed.avg.per_second", "distinct_sms",
                                            "tail_active_threads", "sm__warps_active.avg.per_cycle_active",
                                            "useful_fraction"};
   for (const char* file : {kPw, kDiv, kSt, "counters.json", "verdicts_steps.json"}) {
     for (const Row& r : evaluate_run(fixture(file))) {
-      if (r.verdict == verdict::kHolds || r.verdict == verdict::kFails || r.verdict == verdict::kWarn) {
+      if (r.verdict == verdict::kHolds || r.verdict == verdict::kWarn || r.verdict == verdict::kUntestable) {
         EXPECT_EQ(r.kind, kind::kModel) << file << " " << r.benchmark << " " << r.metric;
+      }
+      if (r.verdict == verdict::kFails) {
+        EXPECT_TRUE(r.kind == kind::kModel || r.kind == kind::kCheck) << file << " " << r.benchmark << " " << r.metric;
+      }
+      if (r.verdict == verdict::kPasses) {
+        EXPECT_EQ(r.kind, kind::kCheck) << file << " " << r.benchmark << " " << r.metric;
+      }
+      // Restatements of the programming model or of an API (no GPU measurement could move them):
+      // instrument checks, never model checks.
+      const std::set<std::string> instrument = {"warps_per_block", "tail_mask", "threads_mapped_as_model",
+                                                "tail_full_warps", "resident_blocks_per_sm",
+                                                "smsp__warps_launched.sum", "distinct_sms",
+                                                "tail_active_threads"};
+      if (r.family == "partial_warp" && instrument.count(r.metric) != 0) {
+        EXPECT_EQ(r.kind, kind::kCheck) << file << " " << r.benchmark << " " << r.params << " " << r.metric;
       }
       if (r.kind == kind::kTarget) {
         // error only where the measurement is impossible (a rate above the peak).
@@ -545,8 +574,8 @@ TEST(Kinds, TheCsvNamesEachRowsKind) {
 }
 
 // Every row of every committed run (results/<gpu>/<run>/bench.json, archived runs aside) carries a
-// verdict its kind allows: holds and fails only from a model check, met and missed only from a
-// target, info rows say info. Found on run 140428Z: 16 read_peak residency rows had no verdict.
+// verdict its kind allows: holds, warn and untestable only from a model check, passes only from an
+// instrument check, met and missed only from a target, info rows say info. Found on run 140428Z: 16 read_peak residency rows had no verdict.
 TEST(Kinds, EveryCommittedRunsRowsHaveAVerdictTheirKindAllows) {
   const std::filesystem::path results = WARPCOST_RESULTS;
   std::vector<std::filesystem::path> runs;
@@ -561,13 +590,19 @@ TEST(Kinds, EveryCommittedRunsRowsHaveAVerdictTheirKindAllows) {
   const std::set<std::string> model = {verdict::kHolds, verdict::kFails, verdict::kWarn, verdict::kUntestable,
                                        verdict::kThrottled, verdict::kError};
   const std::set<std::string> target = {verdict::kMet, verdict::kMissed, verdict::kError};
+  const std::set<std::string> check = {verdict::kPasses, verdict::kFails, verdict::kError};
   const std::set<std::string> info = {verdict::kInfo, verdict::kError};
   for (const auto& path : runs) {
     const RunData run = read_run(path);
     std::size_t checked = 0;
     for (const Row& r : evaluate_run(run)) {
-      const std::set<std::string>& allowed =
-          r.kind == kind::kModel ? model : r.kind == kind::kTarget ? target : info;
+      ASSERT_TRUE(r.kind == kind::kModel || r.kind == kind::kTarget || r.kind == kind::kCheck ||
+                  r.kind == kind::kInfo)
+          << r.family << " " << r.metric << ": unknown kind '" << r.kind << "'";
+      const std::set<std::string>& allowed = r.kind == kind::kModel    ? model
+                                             : r.kind == kind::kTarget ? target
+                                             : r.kind == kind::kCheck  ? check
+                                                                       : info;
       EXPECT_TRUE(allowed.count(r.verdict)) << path << ": " << r.family << " " << r.benchmark << " " << r.params
                                             << " " << r.metric << ": kind " << r.kind << ", verdict '"
                                             << r.verdict << "'";
@@ -696,7 +731,8 @@ TEST(Glance, HoldsFailsAndFailsHoldingPerWarpInColumnsOfTheirOwn) {
   const auto at_line = md.find("| divergence | `grid_slowdown` | model |");
   ASSERT_NE(at_line, std::string::npos);
   const std::string line = md.substr(at_line, md.find('\n', at_line) - at_line);
-  const std::string counts = " | " + std::to_string(holds) + " | " + std::to_string(fails) + " | " +
+  // holds | passes (none: a model metric) | fails | fails, per-warp holds
+  const std::string counts = " | " + std::to_string(holds) + " | 0 | " + std::to_string(fails) + " | " +
                              std::to_string(per_warp) + " | ";
   EXPECT_NE(line.find(counts), std::string::npos) << line << " wants" << counts;
 }
