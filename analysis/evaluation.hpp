@@ -93,6 +93,21 @@ inline constexpr double kSameSlotsTolerance = 0.02;
 
 std::vector<Row> evaluate_run(const Run& run);
 
+// The if/else and nested slowdowns' tolerance the evaluators use: kSplitTolerance, unless a
+// ScopedSplitTolerance lives. Only the verdict lock's negative control sets one (it changes this
+// one tolerance and sees the lock test fail); no tool does.
+double split_tolerance();
+class ScopedSplitTolerance {
+ public:
+  explicit ScopedSplitTolerance(double tolerance);
+  ~ScopedSplitTolerance();
+  ScopedSplitTolerance(const ScopedSplitTolerance&) = delete;
+  ScopedSplitTolerance& operator=(const ScopedSplitTolerance&) = delete;
+
+ private:
+  double previous_;
+};
+
 // A point's relative noise of one sample: warpcost_noise (the bench's own samples) when the run has
 // it, else the CV of its repetitions' times. Shown, not used for warn (point_uncertainty is).
 double point_noise(const BenchmarkResult& b);
