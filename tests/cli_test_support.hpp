@@ -2,6 +2,8 @@
 // line driven in-process, and its output captured.
 #pragma once
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -58,7 +60,8 @@ class CliTest : public ::testing::Test {
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = std::filesystem::temp_directory_path() /
-           ("warpcost-" + std::string(info->test_suite_name()) + "-" + info->name());
+           ("warpcost-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" +
+            std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     std::filesystem::copy(kFixtures / "runs", dir_ / "results",

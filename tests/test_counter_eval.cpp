@@ -3,6 +3,8 @@
 // name and unit, and each model check's verdict, including the ones the hardware fails.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -210,7 +212,8 @@ TEST(CounterEvaluationWithoutCounters, AWrongWarpCountFails) {
     ++replaced;
   }
   ASSERT_EQ(replaced, 7) << "5 repetitions, the mean and the median";
-  const auto dir = std::filesystem::temp_directory_path() / "warpcost_counter_eval";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("warpcost_counter_eval_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "bench.json") << changed;
   const auto rows = evaluate_run(read_run(dir / "bench.json"));

@@ -3,6 +3,8 @@
 // the analysis' run reader.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -134,7 +136,7 @@ TEST(Progress, TrackerCountsPerFamilyInFirstSeenOrder) {
 const fs::path kFixture = fs::path(WARPCOST_FIXTURES) / "runs/fixture-gpu/20260101T000000Z/bench.json";
 
 fs::path copy_of_fixture(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("warpcost-annotation-" + name);
+  const fs::path dir = fs::temp_directory_path() / ("warpcost-annotation-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   fs::copy_file(kFixture, dir / "bench.json");
