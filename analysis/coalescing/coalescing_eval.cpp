@@ -190,11 +190,13 @@ void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<R
       bw.why = example + "blocks of " + std::to_string(iparam(b, co::param::kBlockThreads)) +
                " threads are bound by how many an SM holds (32 blocks, 64 warps on the H200), not by sectors: "
                "no bandwidth model";
-    } else if (m.is_reference) {
+    } else if (m.is_reference && ref == &b) {
+      // The best candidate is the reference itself: predicted from itself it would prove nothing.
+      // The other candidates are judged like every stride-1 point (issue 21).
       bw.verdict = verdict::kInfo;
       bw.model = "a coalesced reference candidate";
-      bw.why = std::string("stride 1, offset 0 at 4, 8 or 16 B: the best of these three is the ") + m.reference_benchmark +
-               " rate every other point is predicted from" + (ref == &b ? " (this one)" : "");
+      bw.why = std::string("stride 1, offset 0 at 4, 8 or 16 B: the best of these three (this one) is the ") +
+               m.reference_benchmark + " rate every other point is predicted from";
     } else if (ref == nullptr) {
       bw.verdict = verdict::kInfo;
       bw.why = "no unthrottled coalesced reference (" + m.reference_benchmark + " stride 1, offset 0, 4/8/16 B) in this run";

@@ -60,13 +60,25 @@ TEST(CoalescingEval, TheModelsHoldWhereTheH200FollowsThem) {
   }
   // The reference is the best of the 4, 8 and 16 B stride-1 DRAM rates; stride 2 of words uses half
   // of each sector: half of it.
+  // The best of the three (8 B on the committed run) is info, the prediction's input; the other two
+  // are judged against it (issue 21) and hold (4 B 0.983x, 16 B 0.984x).
   double best = 0;
   for (const int size : {4, 8, 16}) {
+    best = std::max(best, row(rows, "load_dram", "elem_bytes=" + std::to_string(size) + ";stride=1;offset=0",
+                              co::row::kUsefulBandwidth).value);
+  }
+  for (const int size : {4, 8, 16}) {
     const Row ref = row(rows, "load_dram", "elem_bytes=" + std::to_string(size) + ";stride=1;offset=0", co::row::kUsefulBandwidth);
-    EXPECT_EQ(ref.verdict, verdict::kInfo);
-    EXPECT_EQ(ref.kind, kind::kInfo);
-    EXPECT_FALSE(ref.predicted.has_value());
-    best = std::max(best, ref.value);
+    if (ref.value == best) {
+      EXPECT_EQ(size, 8);
+      EXPECT_EQ(ref.verdict, verdict::kInfo);
+      EXPECT_EQ(ref.kind, kind::kInfo);
+      EXPECT_FALSE(ref.predicted.has_value());
+    } else {
+      EXPECT_EQ(ref.kind, kind::kModel) << size;
+      EXPECT_EQ(ref.verdict, verdict::kHolds) << size << ": " << ref.why;
+      EXPECT_NEAR(*ref.predicted, best, 1e-9 * best);
+    }
   }
   EXPECT_NEAR(*row(rows, "load_dram", kStride2, co::row::kUsefulBandwidth).predicted, 0.5 * best, 1e-9 * best);
   EXPECT_EQ(row(rows, "load_dram_permuted", "elem_bytes=4", co::row::kUsefulBandwidth).verdict, verdict::kHolds);
@@ -177,6 +189,21 @@ TEST(CoalescingEval, PlantedFaultAlignedBlockSlowFails) {
   ASSERT_EQ(row(evaluate(run), "block_2d", "x=32;y=8", co::row::kUsefulBandwidth).verdict, verdict::kHolds);
   scale_time(bench(run, "block_2d", "x=32;y=8"), 1.25);
   EXPECT_EQ(row(evaluate(run), "block_2d", "x=32;y=8", co::row::kUsefulBandwidth).verdict, verdict::kFails);
+}
+
+// The coalesced reference candidates (stride 1, offset 0, 4/8/16 B) that are not the level's best
+// are judged against it like every stride-1 point (issue 21); the best stays info (it is the
+// prediction's input). On the committed run the DRAM loads' 4 B candidate reads 0.983 of the 8 B
+// best: holds. Planted: the 4 B candidate 25 % slower (0.983 / 1.25 = 0.79 of the best): fails.
+TEST(CoalescingEval, PlantedFaultANonBestReferenceCandidateSlowFails) {
+  analysis::Run run = fixture();
+  const Row best = row(evaluate(run), "load_dram", "elem_bytes=8;stride=1;offset=0", co::row::kUsefulBandwidth);
+  EXPECT_EQ(best.kind, kind::kInfo) << best.why;
+  const Row before = row(evaluate(run), "load_dram", kCoalesced, co::row::kUsefulBandwidth);
+  EXPECT_EQ(before.kind, kind::kModel);
+  ASSERT_EQ(before.verdict, verdict::kHolds) << before.why;
+  scale_time(bench(run, "load_dram", kCoalesced), 1.25);
+  EXPECT_EQ(row(evaluate(run), "load_dram", kCoalesced, co::row::kUsefulBandwidth).verdict, verdict::kFails);
 }
 
 // Planted fault, DRAM bytes: the stride-2 launch moving 1.5x its sectors.
