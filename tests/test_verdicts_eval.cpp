@@ -4,6 +4,8 @@
 // target). The list of planted faults is in docs/verdicts.md beside the tolerance table.
 #include <gtest/gtest.h>
 
+#include "tests/committed_runs.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -669,20 +671,15 @@ TEST(Kinds, TheCsvNamesEachRowsKind) {
   }
 }
 
-// Every row of every committed run (results/<gpu>/<run>/bench.json, archived runs aside) carries a
-// verdict its kind allows: holds, warn and untestable only from a model check, passes only from an
-// instrument check, met and missed only from a target, info rows say info. Found on run 140428Z: 16 read_peak residency rows had no verdict.
+// Every row of every committed run (results/<gpu>/<run>/bench.json as git lists it, archived runs
+// aside: a run the user made, filtered or partial, is not the test's business) carries a verdict its
+// kind allows: holds, warn and untestable only from a model check, passes only from an instrument
+// check, met and missed only from a target, info rows say info. Found on run 140428Z: 16 read_peak
+// residency rows had no verdict.
 TEST(Kinds, EveryCommittedRunsRowsHaveAVerdictTheirKindAllows) {
-  const std::filesystem::path results = WARPCOST_RESULTS;
-  std::vector<std::filesystem::path> runs;
-  std::error_code ec;
-  for (const auto& gpu : std::filesystem::directory_iterator(results, ec)) {
-    if (!gpu.is_directory() || gpu.path().filename() == "archive" || gpu.path().filename() == "plots") continue;
-    for (const auto& run : std::filesystem::directory_iterator(gpu.path())) {
-      if (std::filesystem::exists(run.path() / "bench.json")) runs.push_back(run.path() / "bench.json");
-    }
-  }
-  if (runs.empty()) GTEST_SKIP() << "no committed run under " << results;
+  std::string why;
+  const std::vector<std::filesystem::path> runs = warpcost::test_support::committed_runs(WARPCOST_RESULTS, why);
+  if (runs.empty()) GTEST_SKIP() << why;
   const std::set<std::string> model = {verdict::kHolds, verdict::kFails, verdict::kWarn, verdict::kUntestable,
                                        verdict::kThrottled, verdict::kError};
   const std::set<std::string> target = {verdict::kMet, verdict::kMissed, verdict::kError};
