@@ -264,7 +264,11 @@ void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<R
     Row d = row_of(b, co::row::kDramBytes, value, "B");
     if (m.l2_resident) {
       d.verdict = verdict::kInfo;
-      d.why = source + "; L2-resident data: DRAM should move next to nothing";
+      // Not judged (docs/verdicts.md, "Info rows that carry a prediction"): the one profiled launch
+      // does not share the timed launches' L2 state.
+      d.why = source + " of the one profiled launch; not judged: that launch does not share the timed "
+                       "launches' L2 state (the count can be the whole region read once), so it says "
+                       "nothing about the timed launches' residency";
     } else {
       d.model = m.store ? "warp requests x (sectors + partly written sectors) x 32 B"
                         : "warp requests x sectors a request x 32 B";
