@@ -34,6 +34,7 @@
 #include "analysis/calibration/schema.hpp"
 #include "analysis/core/counters.hpp"
 #include "analysis/streaming/schema.hpp"
+#include "analysis/core/version.hpp"
 
 #ifndef WARPCOST_GIT_REVISION
 #define WARPCOST_GIT_REVISION "unknown"
@@ -654,6 +655,7 @@ int run(int argc, char** argv) {
 }  // namespace warpcost
 
 int main(int argc, char** argv) {
+  if (warpcost::print_version_if_asked(argc, argv, "warpcost-bench")) return 0;
   try {
     return warpcost::run(argc, argv);
   } catch (const std::exception& e) {
