@@ -242,6 +242,18 @@ def dashboard_test(root, duckdb_dir):
         if n != len(cs.read_csv(path, schema)):
             fail(f"DuckDB reads {n} rows of {path}, pandas {len(df)}")
         print(f"DuckDB read_csv with the declared types loads {os.path.relpath(path, root)}: {n} rows")
+    # Negative control: the pre-schema CSV's "1..32" in block_threads does not load as BIGINT.
+    with tempfile.TemporaryDirectory(prefix=f"warpcost-csv-duckdb-{os.getpid()}-") as tmp:
+        def range_in_block_threads(h, rows):
+            next(r for r in rows if r[h.index("block_threads")])[h.index("block_threads")] = "1..32"
+            return h, rows
+        bad = planted(csv_path, tmp, "range", range_in_block_threads)
+        refused = subprocess.run([node, os.path.join(root, "tests", "csv_duckdb.cjs"), duckdb_dir,
+                                  os.path.join(root, "analysis", "csv-schema.json"),
+                                  os.path.join(root, "docs", "csv.md"), bad], capture_output=True, text=True)
+        if refused.returncode == 0 or "1..32" not in refused.stderr:
+            fail(f"DuckDB loaded '1..32' as an integer: {refused.stderr[:300]}")
+        print("DuckDB refuses '1..32' in block_threads: " + refused.stderr.strip().splitlines()[0][:120])
     for name in outputs:
         if name not in result["queries"]:
             fail(f"docs/csv.md has no sql block for {name}")
