@@ -71,7 +71,7 @@ else
     analyse_committed
     exit 0
   fi
-  cmake --build --preset "$preset" -j "$(nproc)"
+  cmake --build --preset "$preset" -j "$(nproc)" >&2  # progress on stderr
   bench=$build/bench/warpcost-bench
 fi
 
