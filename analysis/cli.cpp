@@ -11,8 +11,15 @@
 #include <stdexcept>
 #include <unistd.h>
 
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/core/result_schema.hpp"
 #include "analysis/core/run_reader.hpp"
+#include "analysis/core/version.hpp"
 #include "analysis/evaluation.hpp"
+#include "analysis/family.hpp"
 #include "analysis/report.hpp"
 #include "analysis/summary_report.hpp"
 #include "analysis/tidy_csv.hpp"
@@ -26,8 +33,9 @@ namespace {
 
 const char* const kUsage =
     "usage: warpcost-analyze [--csv FILE] [--report FILE] [--per-run] [--plots DIR] [--allow-no-runs]\n"
-    "                        [--quiet] PATH...\n"
-    "       warpcost-analyze --compare BASE NEW [--csv FILE] [--report FILE] [--quiet]\n"
+    "                        [--allow-unknown] [--samples FILE] [--quiet] PATH...\n"
+    "       warpcost-analyze --compare BASE NEW [--full] [--csv FILE] [--report FILE] [--quiet]\n"
+    "       warpcost-analyze --version | --help\n"
     "  PATH       a run's bench.json, a run folder, or a folder of runs (results/)\n"
     "  --csv      write the tidy CSV of all runs to FILE (docs/csv.md)\n"
     "  --report   write the summary of all runs to FILE (per GPU its newest run, per family the\n"
@@ -36,9 +44,14 @@ const char* const kUsage =
     "             per family, metric, kind and verdict; docs/verdict-changes.md) into each run's folder\n"
     "  --plots    the plots folder the summary links to (results/plots)\n"
     "  --allow-no-runs  a folder without runs is not an error: the summary says there are none\n"
-    "  --quiet    do not print the summary\n"
+    "  --allow-unknown  keep benchmarks of no warpcost family, or not in their family, as info\n"
+    "             rows (without it such a benchmark is an error naming it, exit 1)\n"
+    "  --samples  write every timed sample of every run to FILE, long form (docs/csv.md)\n"
+    "  --quiet    do not print the summary (--compare: print only its summary)\n"
     "  --compare  BASE and NEW are one run each: per benchmark in both, new/base median time\n"
-    "             and same / faster / slower / unclear (1% band, Mann-Whitney U p < 0.05)\n"
+    "             and same / faster / slower / unclear (1% band, Mann-Whitney U p < 0.05);\n"
+    "             prints the counts per family and the largest changes\n"
+    "  --full     with --compare: print every benchmark's row too (--report always has them)\n"
     "With a single run and neither --csv nor --report, the CSV, report and lock go into its folder.\n"
     "An output may not be a folder, an input, or another output. Exit codes: 0 done, 1 bad input\n"
     "(nothing written), 2 usage error (nothing written), 3 done but unreadable runs were skipped\n"
@@ -72,7 +85,7 @@ Run read_single_run(const std::string& input) {
 }
 
 int compare_main(const std::string& base_path, const std::string& new_path,
-                 const std::string& csv_path, const std::string& report_path, bool quiet,
+                 const std::string& csv_path, const std::string& report_path, bool quiet, bool full,
                  std::ostream& out, std::ostream& err) {
   try {
     const Run base = read_single_run(base_path);
@@ -82,12 +95,63 @@ int compare_main(const std::string& base_path, const std::string& new_path,
     std::vector<std::pair<fs::path, std::string>> outputs;
     if (!csv_path.empty()) outputs.emplace_back(csv_path, comparison_csv(c));
     if (!report_path.empty()) outputs.emplace_back(report_path, md);
-    deliver(outputs, md, quiet, out, err);
+    // Never nothing: --quiet prints the summary alone, as does a compare without --full.
+    deliver(outputs, full && !quiet ? md : comparison_summary_markdown(c), false, out, err);
     return kExitOk;
   } catch (const std::exception& e) {
     err << "warpcost-analyze: " << e.what() << "\n";
     return kExitBadInput;
   }
+}
+
+// Every benchmark of the run that no registered family declares: "name (why)", in file order.
+std::vector<std::string> unknown_benchmarks(const Run& run) {
+  std::vector<std::string> unknown;
+  for (const auto& b : run.benchmarks) {
+    const Family* family = family_named(b.family);
+    if (family == nullptr) {
+      std::string known;
+      for (const Family* f : families()) known += (known.empty() ? "" : ", ") + std::string(f->descriptor().name);
+      unknown.push_back("'" + b.run_name + "' (family '" + b.family + "' is none of warpcost's: " + known + ")");
+      continue;
+    }
+    const auto& declared = family->descriptor().benchmarks;
+    const bool found = std::any_of(declared.begin(), declared.end(),
+                                   [&b](const schema::Benchmark& d) { return b.benchmark == d.name; });
+    if (!found) {
+      std::string known;
+      for (const auto& d : declared) known += (known.empty() ? "" : ", ") + std::string(d.name);
+      unknown.push_back("'" + b.run_name + "' (family " + b.family + " has no benchmark '" + b.benchmark +
+                        "'; it has " + known + ")");
+    }
+  }
+  return unknown;
+}
+
+// The long-form sample table: one row per timed launch the bench recorded
+// (warpcost_sample_seconds), read straight from each bench.json.
+std::string samples_csv(const std::vector<fs::path>& files) {
+  std::string out = "run_id,family,benchmark,params,repetition,sample,seconds\n";
+  for (const auto& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const nlohmann::json j = nlohmann::json::parse(replace_nonfinite_tokens(text));
+    const std::string run_id = j.at("context").value(schema::key::kRunId, std::string());
+    std::map<std::string, int> repetitions;
+    for (const auto& entry : j.at("benchmarks")) {
+      if (entry.value("run_type", std::string("iteration")) != "iteration") continue;
+      const auto samples = entry.find("warpcost_sample_seconds");
+      if (samples == entry.end() || !samples->is_array()) continue;
+      const BenchmarkResult b = parse_run_name(entry.at("name").get<std::string>());
+      const int repetition = repetitions[b.run_name]++;
+      const std::string prefix = csv_field(run_id) + "," + csv_field(b.family) + "," + csv_field(b.benchmark) +
+                                 "," + csv_field(b.params_text()) + "," + std::to_string(repetition) + ",";
+      for (std::size_t i = 0; i < samples->size(); ++i) {
+        out += prefix + std::to_string(i) + "," + csv_number((*samples)[i].get<double>()) + "\n";
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -243,16 +307,29 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
   bool quiet = false;
   bool compare = false;
   bool allow_no_runs = false;
+  bool allow_unknown = false;
+  bool full = false;
+  std::string samples_path;
   std::vector<std::string> inputs;
+  for (const auto& a : args) {
+    if (a == "--version") {
+      out << version_line("warpcost-analyze") << "\n";
+      return kExitOk;
+    }
+  }
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--csv" || a == "--report" || a == "--plots") {
+    if (a == "--csv" || a == "--report" || a == "--plots" || a == "--samples") {
       if (i + 1 >= args.size()) {
         err << "warpcost-analyze: " << a << " needs a " << (a == "--plots" ? "folder" : "file") << " name\n"
             << kUsage;
         return kExitUsage;
       }
-      (a == "--csv" ? csv_path : a == "--report" ? report_path : plots_path) = args[++i];
+      (a == "--csv" ? csv_path : a == "--report" ? report_path : a == "--plots" ? plots_path : samples_path) = args[++i];
+    } else if (a == "--allow-unknown") {
+      allow_unknown = true;
+    } else if (a == "--full") {
+      full = true;
     } else if (a == "--per-run") {
       per_run = true;
     } else if (a == "--quiet") {
@@ -272,10 +349,14 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
     }
   }
   std::vector<fs::path> named_inputs(inputs.begin(), inputs.end());
+  if (full && !compare) {
+    err << "warpcost-analyze: --full goes with --compare\n" << kUsage;
+    return kExitUsage;
+  }
   if (compare) {
-    if (inputs.size() != 2 || per_run) {
+    if (inputs.size() != 2 || per_run || !samples_path.empty()) {
       err << "warpcost-analyze: --compare takes exactly two runs, BASE and NEW"
-          << (per_run ? ", and no --per-run" : "") << "\n" << kUsage;
+          << (per_run || !samples_path.empty() ? ", and no --per-run or --samples" : "") << "\n" << kUsage;
       return kExitUsage;
     }
     std::vector<std::pair<fs::path, std::string>> outputs;
@@ -292,7 +373,7 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
       err << "warpcost-analyze: " << p << "\n";
       return kExitUsage;
     }
-    return compare_main(inputs[0], inputs[1], csv_path, report_path, quiet, out, err);
+    return compare_main(inputs[0], inputs[1], csv_path, report_path, quiet, full, out, err);
   }
   if (inputs.empty()) {
     err << "warpcost-analyze: name at least one run or folder of runs\n" << kUsage;
@@ -320,6 +401,7 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
       std::vector<std::pair<fs::path, std::string>> planned;
       if (!csv_path.empty()) planned.emplace_back(csv_path, "");
       if (!report_path.empty()) planned.emplace_back(report_path, "");
+      if (!samples_path.empty()) planned.emplace_back(samples_path, "");
       if (per_run || (csv_path.empty() && report_path.empty())) {
         for (const auto& f : files) {
           planned.emplace_back(f.parent_path() / "warpcost.csv", "");
@@ -345,6 +427,16 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
       } catch (const std::exception& e) {
         skipped.push_back(e.what());
         continue;
+      }
+      if (const auto unknown = unknown_benchmarks(er.run); !unknown.empty()) {
+        if (!allow_unknown) {
+          err << "warpcost-analyze: " << f.string() << ": " << unknown.size()
+              << " benchmark(s) of no warpcost family or benchmark, first " << unknown.front()
+              << "; nothing written (--allow-unknown keeps them as info rows)\n";
+          return kExitBadInput;
+        }
+        err << "warpcost-analyze: " << f.string() << ": " << unknown.size()
+            << " unknown benchmark(s) kept as info rows (--allow-unknown), first " << unknown.front() << "\n";
       }
       use_vocabulary_units(er.rows);
       const auto [it, fresh] = run_ids.emplace(er.run.run_id(), f);
@@ -384,6 +476,7 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
     const std::string summary = summary_report(runs, summary_options);
     if (!csv_path.empty()) outputs.emplace_back(csv_path, tidy_csv(runs));
     if (!report_path.empty()) outputs.emplace_back(report_path, summary);
+    if (!samples_path.empty()) outputs.emplace_back(samples_path, samples_csv(files));
     deliver(outputs, summary, quiet, out, err);
     if (!skipped.empty()) {
       err << "warpcost-analyze: " << skipped.size() << " run(s) skipped (named above); exit "

@@ -250,6 +250,46 @@ std::string comparison_csv(const RunComparison& c) {
   return csv;
 }
 
+std::string comparison_summary_markdown(const RunComparison& c, std::size_t largest) {
+  std::string md = "# warpcost compare: " + c.base_run + " → " + c.new_run + "\n\n";
+  md += "Base: " + c.base_gpu + "; new: " + c.new_gpu + ". " + std::to_string(c.rows.size()) +
+        " benchmarks in both, " + std::to_string(c.only_in_base.size()) + " only in the base, " +
+        std::to_string(c.only_in_new.size()) + " only in the new run. Time ratio = new / base median "
+        "(below 1: faster); same within 1%, faster/slower when the measurements separate (p < 0.05), "
+        "unclear when they do not.\n\n";
+  const char* verdicts[] = {compare_verdict::kSame, compare_verdict::kFaster, compare_verdict::kSlower,
+                            compare_verdict::kUnclear, compare_verdict::kError};
+  std::map<std::string, std::map<std::string, int>> by_family;
+  for (const auto& r : c.rows) ++by_family[r.family][r.verdict];
+  md += "| family | same | faster | slower | unclear | error |\n|---|---|---|---|---|---|\n";
+  for (const auto& [family, counts] : by_family) {
+    md += "| " + family + " |";
+    for (const char* v : verdicts) {
+      const auto it = counts.find(v);
+      md += " " + std::to_string(it == counts.end() ? 0 : it->second) + " |";
+    }
+    md += "\n";
+  }
+  std::vector<const BenchmarkComparison*> changed;
+  for (const auto& r : c.rows) {
+    if (r.verdict != compare_verdict::kError && r.ratio > 0) changed.push_back(&r);
+  }
+  std::stable_sort(changed.begin(), changed.end(), [](const auto* a, const auto* b) {
+    return std::fabs(std::log(a->ratio)) > std::fabs(std::log(b->ratio));
+  });
+  if (changed.size() > largest) changed.resize(largest);
+  if (!changed.empty()) {
+    md += "\nThe " + std::to_string(changed.size()) + " largest changes in time:\n\n"
+          "| family | benchmark | params | ratio | p | verdict |\n|---|---|---|---|---|---|\n";
+    for (const auto* r : changed) {
+      md += "| " + r->family + " | " + r->benchmark + " | " + r->params + " | " +
+            format_number("%.4f", r->ratio) + " | " + format_number("%.3g", r->p_value) + " | " + r->verdict +
+            " |\n";
+    }
+  }
+  return md;
+}
+
 std::string comparison_markdown(const RunComparison& c) {
   auto tally = [&c](bool cycles) {
     std::map<std::string, int> counts;
@@ -258,8 +298,7 @@ std::string comparison_markdown(const RunComparison& c) {
     for (const auto& [verdict, n] : counts) text += " " + std::to_string(n) + " " + verdict + ";";
     return text;
   };
-  std::string md = "# warpcost compare: " + c.base_run + " → " + c.new_run + "\n\n";
-  md += "Base: " + c.base_gpu + "; new: " + c.new_gpu + ".\n\n";
+  std::string md = comparison_summary_markdown(c) + "\n## Every benchmark in both\n\n";
   md += std::to_string(c.rows.size()) + " benchmarks in both:" + tally(false);
   md += " " + std::to_string(c.only_in_base.size()) + " only in the base, " +
         std::to_string(c.only_in_new.size()) + " only in the new run.\n";

@@ -5,6 +5,7 @@
 // to ever separate, the per-point sample noise the bench records).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,10 @@ RunComparison compare_runs(const Run& base, const Run& next);
 // new_cv,p_value,verdict,base_sm_clock_hz,new_sm_clock_hz,cycles_ratio,cycles_p_value,
 // cycles_verdict.
 std::string comparison_csv(const RunComparison& c);
+// The summary: per family the count of each verdict, and the `largest` changes in time (by
+// |log ratio|) with their p-values. What `warpcost-analyze --compare` prints without --full.
+std::string comparison_summary_markdown(const RunComparison& c, std::size_t largest = 10);
+// The summary, then every benchmark's row (what --report writes and --full prints).
 std::string comparison_markdown(const RunComparison& c);
 
 }  // namespace warpcost::analysis

@@ -39,10 +39,6 @@ int severity(const std::string& v) {
   return 3;  // a verdict this table does not know: shown, and not taken for a pass
 }
 
-const std::string& worse(const std::string& a, const std::string& b) {
-  return severity(b) > severity(a) ? b : a;
-}
-
 const Row* find_row(const EvaluatedRun& er, const std::string& family, const std::string& benchmark,
                     const std::string& params, const std::string& metric) {
   for (const Row& r : er.rows) {
@@ -60,6 +56,7 @@ HeadlineFigure figure_from(const EvaluatedRun& er, const Row& r, std::string tex
   f.text = std::move(text);
   f.verdict = r.verdict;
   f.run_id = er.run.run_id();
+  f.row = &r;
   return f;
 }
 
@@ -72,18 +69,17 @@ HeadlineFigure dram_latency(const EvaluatedRun& er) {
 
 HeadlineFigure best_read(const EvaluatedRun& er) {
   for (const Row& r : er.rows) {
-    if (r.family != schema::streaming::kFamily || r.benchmark != src::kBestReadBenchmark ||
-        r.metric != "dram__bytes_read.sum.per_second") {
+    if (r.family != schema::streaming::kFamily || r.kind != kind::kTarget || r.metric != src::kBestReadMetric) {
       continue;
     }
     const RunContext& c = er.run.context;
     const double peak = model::theoretical_dram_peak_bytes_per_s(
         static_cast<long long>(c.number(schema::key::kMemoryClockKhz)),
         static_cast<int>(c.number(schema::key::kMemoryBusWidthBits)));
-    const std::string config = r.params.rfind("best=", 0) == 0 ? r.params.substr(5) : r.params;
     return figure_from(er, r,
                        human_value(r.value, "B/s") + ", " + fixed(100 * r.value / peak, 1) +
-                           "% of the " + human_value(peak, "B/s") + " peak (" + config + ")");
+                           "% of the " + human_value(peak, "B/s") + " peak (" + r.benchmark + "/" +
+                           r.params + ")");
   }
   return {};
 }
@@ -102,42 +98,27 @@ HeadlineFigure divergence_20_12(const EvaluatedRun& er) {
 }
 
 HeadlineFigure staircase(const EvaluatedRun& er) {
-  int fractions = 0;
   int steps = 0;
   int steps_hold = 0;
-  double largest_miss = 0;
-  std::string worst = verdict::kInfo;
+  const Row* shown = nullptr;
   for (const Row& r : er.rows) {
-    if (r.family != schema::partial_warp::kFamily) continue;
-    if (r.benchmark == schema::partial_warp::benchmark::kStaircase && r.metric == src::kStaircaseFraction) {
-      ++fractions;
-      if (r.rel_error) largest_miss = std::max(largest_miss, std::fabs(*r.rel_error));
-    } else if (r.benchmark == "staircase_step" && r.metric == src::kStaircaseStep) {
-      ++steps;
-      steps_hold += r.verdict == verdict::kHolds ? 1 : 0;
-    } else {
+    if (r.family != schema::partial_warp::kFamily || r.benchmark != src::kStaircaseStepBenchmark ||
+        r.metric != src::kStaircaseStep) {
       continue;
     }
-    // Whichever of the two the evaluator judges, its worst verdict is the figure's.
-    worst = worse(worst, r.verdict);
+    ++steps;
+    steps_hold += r.verdict == verdict::kHolds ? 1 : 0;
+    // The step with the worst verdict speaks for the figure; among equals the largest spread.
+    if (shown == nullptr || severity(r.verdict) > severity(shown->verdict) ||
+        (severity(r.verdict) == severity(shown->verdict) && r.value > shown->value)) {
+      shown = &r;
+    }
   }
-  if (fractions == 0 && steps == 0) return {};
-  HeadlineFigure f;
-  f.found = true;
-  f.value = largest_miss;
-  std::string text;
-  if (fractions > 0) {
-    text = std::to_string(fractions) + " useful fractions within " + fixed(100 * largest_miss, 1) +
-           "% of P/(32 ceil(P/32))";
-  }
-  if (steps > 0) {
-    text += (text.empty() ? "" : "; ") + std::to_string(steps_hold) + " of " + std::to_string(steps) +
-            " steps hold one time";
-  }
-  f.text = text;
-  f.verdict = worst;
-  f.run_id = er.run.run_id();
-  return f;
+  if (shown == nullptr) return {};
+  return figure_from(er, *shown,
+                     std::to_string(steps_hold) + " of " + std::to_string(steps) +
+                         " steps hold one time; largest spread " + fixed(100 * shown->value, 2) + "% (" +
+                         shown->params + ")");
 }
 
 HeadlineFigure knee(const EvaluatedRun& er) {
@@ -145,10 +126,8 @@ HeadlineFigure knee(const EvaluatedRun& er) {
   if (k == nullptr) return {};
   const Row* little = find_row(er, schema::streaming::kFamily, "knee", src::kKneeParams, src::kKneeLittlesLaw);
   HeadlineFigure f = figure_from(er, *k, fixed(k->value, 0) + " warps/SM (16-byte loads, W = 0)");
-  if (little != nullptr && little->predicted) {
-    f.text += "; Little's law " + fixed(*little->predicted, 1);
-    f.verdict = little->verdict;
-  }
+  // Little's law's figure is shown beside it, not judged into it: the verdict is the knee row's.
+  if (little != nullptr && little->predicted) f.text += "; Little's law " + fixed(*little->predicted, 1);
   return f;
 }
 
@@ -210,9 +189,10 @@ std::string headline_table_markdown(const std::vector<EvaluatedRun>& runs, Headl
       (grouping == HeadlineGrouping::kDevice ? "(name and UUID)" : "model (every run of that name)") +
       "; each figure from the newest "
       "run of that GPU that measured it (the last column says which), with the evaluator's verdict "
-      "in brackets. Sources: the random chase's DRAM plateau; the run's best streaming read; Ex 7's "
-      "per-warp slowdown; the staircase's useful fractions and steps; the knee of the W = 0 stream "
-      "and Little's law's consistency figure beside it.\n\n| GPU | SM clock |";
+      "in brackets. Sources: the random chase's DRAM plateau; the run's best streaming read (its target); Ex 7's "
+      "per-warp slowdown; the staircase's steps (the step with the worst verdict); the knee of the "
+      "W = 0 stream, Little's law's figure beside it. Each figure is one row of the CSV: "
+      "`headline` names it.\n\n| GPU | SM clock |";
   for (const Column& c : kColumns) md += std::string(" ") + c.title + " |";
   md += " runs |\n|---|---|";
   for (std::size_t i = 0; i < std::size(kColumns); ++i) md += "---|";

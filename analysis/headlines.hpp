@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/tidy_csv.hpp"
@@ -15,13 +16,14 @@ namespace headline_source {
 // The random ring's DRAM plateau (median cycles a dependent load over the DRAM-sized footprints).
 inline constexpr const char* kDramLatencyBenchmark = "latency_plateau";
 inline constexpr const char* kDramLatencyParams = "order=random;level=DRAM";
-// The run's best streaming read, held against 96 % of the theoretical peak and the copy.
-inline constexpr const char* kBestReadBenchmark = "peak_read";
+// The run's best streaming read: the target row (96 % of the theoretical peak, and the copy) that
+// the evaluator puts on the fastest point's own bandwidth row.
+inline constexpr const char* kBestReadMetric = "dram__bytes_read.sum.per_second";
 // Ex 7: 20 lanes on the if side, 12 on the else, equal bodies, one warp per scheduler.
 inline constexpr const char* kDivergenceExample = "example=7;";
-// The partial-warp staircase: the useful fractions against P/(32 ceil(P/32)) (their largest miss)
-// and the steps' spread (how many hold one time).
-inline constexpr const char* kStaircaseFraction = "useful_fraction";
+// The partial-warp staircase: its steps' time spread (how many hold one time); the figure is the
+// step with the worst verdict, the largest spread among equals.
+inline constexpr const char* kStaircaseStepBenchmark = "staircase_step";
 inline constexpr const char* kStaircaseStep = "step_time_spread";
 // The bandwidth-bound stream (16-byte independent loads, no compute between them): its knee and
 // Little's law's consistency figure beside it.
@@ -31,10 +33,11 @@ inline constexpr const char* kKneeLittlesLaw = "littles_law_consistency";
 
 struct HeadlineFigure {
   bool found = false;
-  double value = 0;     // cycles, B/s, ratio, the largest useful-fraction miss, warps/SM
+  double value = 0;     // the row's value: cycles, B/s, ratio, the step's spread, warps/SM
   std::string text;     // the figure for a person: "658 cycles", "4.178 TB/s, 86.8% of peak"
-  std::string verdict;  // the evaluator's (the worst of them where the figure sums several rows)
+  std::string verdict;  // the row's verdict
   std::string run_id;   // the run it was read from
+  const Row* row = nullptr;  // the row it is: the CSV's headline column marks it
 };
 
 struct GpuHeadlines {
@@ -46,6 +49,12 @@ struct GpuHeadlines {
   HeadlineFigure divergence_20_12;
   HeadlineFigure staircase;
   HeadlineFigure knee;
+
+  // The figures under the names the CSV's headline column gives them, in the table's order.
+  std::vector<std::pair<std::string, const HeadlineFigure*>> figures() const {
+    return {{"dram_latency", &dram_latency}, {"best_read", &best_read},
+            {"divergence_20_12", &divergence_20_12}, {"staircase", &staircase}, {"knee", &knee}};
+  }
 };
 
 // What one row stands for: one physical GPU (name and UUID: two H200s of a host are two rows), or

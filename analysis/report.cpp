@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 #include "analysis/core/models.hpp"
 #include "analysis/core/result_schema.hpp"
@@ -177,11 +178,37 @@ std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
         md += "\n## " + cell(er.run.run_id()) + " — " + family->descriptor().name + " summary\n" + section;
       }
     }
+    // Per family: the rows that did not pass in full (fails, warn, missed, untestable, throttled,
+    // error), the rest counted; every row is in the CSV beside this report. Keeps a run's report
+    // under a megabyte (docs/csv.md).
     for (const auto& [family, rows] : by_family) {
       md += "\n## " + cell(er.run.run_id()) + " — " + family + "\n\n";
-      md += "| benchmark | params | metric | measured | model | predicted | error | verdict | "
-            "why |\n|---|---|---|---|---|---|---|---|---|\n";
+      std::map<std::tuple<std::string, std::string, std::string, std::string>, int> counted;
+      std::vector<const Row*> shown;
       for (const Row* r : rows) {
+        const bool passed = r->verdict == verdict::kHolds || r->verdict == verdict::kMet ||
+                            r->verdict == "passes" || r->verdict == verdict::kInfo;
+        if (passed) {
+          ++counted[{r->benchmark, r->metric, r->kind, r->verdict}];
+        } else {
+          shown.push_back(r);
+        }
+      }
+      md += std::to_string(rows.size()) + " rows; every one, with its parameters, model and reason, is in "
+            "the run's warpcost.csv. Rows that passed or are info, counted:\n\n"
+            "| benchmark | metric | kind | verdict | rows |\n|---|---|---|---|---|\n";
+      for (const auto& [k, n] : counted) {
+        md += "| " + cell(std::get<0>(k)) + " | `" + std::get<1>(k) + "` | " + std::get<2>(k) + " | " +
+              std::get<3>(k) + " | " + std::to_string(n) + " |\n";
+      }
+      if (shown.empty()) {
+        md += "\nNo row failed, warned, missed, was untestable, throttled or in error.\n";
+        continue;
+      }
+      md += "\nEvery other row (" + std::to_string(shown.size()) + "):\n\n"
+            "| benchmark | params | metric | measured | model | predicted | error | verdict | "
+            "why |\n|---|---|---|---|---|---|---|---|---|\n";
+      for (const Row* r : shown) {
         md += "| " + cell(r->benchmark) + " | " + cell(r->params) + " | `" + r->metric + "` | " +
               (r->verdict == "error" ? std::string("—") : human_value(r->value, r->unit)) + " | " +
               cell(r->model) + " | " +

@@ -6,6 +6,9 @@
 #include <set>
 
 #include "analysis/core/result_schema.hpp"
+#include "analysis/csv_schema.hpp"
+#include "analysis/headlines.hpp"
+#include "analysis/units.hpp"
 #include "analysis/core/text_format.hpp"
 
 namespace warpcost::analysis {
@@ -29,6 +32,36 @@ std::vector<std::string> parameter_keys(const std::vector<EvaluatedRun>& runs) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& csv_header() {
+  static const std::vector<std::string> header = csv_schema().fixed_columns();
+  return header;
+}
+
+std::vector<std::vector<std::string>> headline_marks(const std::vector<EvaluatedRun>& runs) {
+  std::vector<std::vector<std::string>> marks;
+  std::vector<EvaluatedRun> current;
+  std::vector<std::size_t> index_of_current;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    marks.emplace_back(runs[i].rows.size());
+    if (run_status_of(runs[i].run) == run_status::kCurrent) {
+      current.push_back(runs[i]);
+      index_of_current.push_back(i);
+    }
+  }
+  // The summary's own table is made from the current runs: the same call marks the same rows.
+  for (const GpuHeadlines& h : headline_figures(current)) {
+    for (const auto& [name, figure] : h.figures()) {
+      if (!figure->found || figure->row == nullptr) continue;
+      for (std::size_t c = 0; c < current.size(); ++c) {
+        const auto& rows = current[c].rows;
+        if (figure->row < rows.data() || figure->row >= rows.data() + rows.size()) continue;
+        marks[index_of_current[c]][static_cast<std::size_t>(figure->row - rows.data())] = name;
+      }
+    }
+  }
+  return marks;
+}
 
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
@@ -66,34 +99,55 @@ std::vector<std::string> parameter_columns(const std::vector<EvaluatedRun>& runs
 }
 
 std::string tidy_csv(const std::vector<EvaluatedRun>& runs) {
+  const CsvSchema& schema = csv_schema();
   const std::vector<std::string> keys = parameter_keys(runs);
-  std::string out;
+  const std::vector<std::string> param_columns = parameter_columns(runs);
   const auto& header = csv_header();
+  std::vector<const CsvField*> fields;
+  for (const auto& column : header) fields.push_back(schema.field(column));
+  for (std::size_t i = 0; i < param_columns.size(); ++i) {
+    const CsvField* f = schema.field(param_columns[i]);
+    if (f == nullptr || f->role != "parameter") {
+      throw CsvSchemaError("parameter '" + keys[i] + "' (column '" + param_columns[i] +
+                           "') is not a parameter column of analysis/csv-schema.json; allowed: the "
+                           "schema's parameter fields (add it there, with its type, to write it)");
+    }
+    fields.push_back(f);
+  }
+  std::string out;
   for (std::size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + header[i];
-  for (const auto& column : parameter_columns(runs)) out += "," + csv_field(column);
+  for (const auto& column : param_columns) out += "," + csv_field(column);
   out += "\n";
   namespace key = schema::key;
-  for (const auto& er : runs) {
+  const auto marks = headline_marks(runs);
+  std::vector<std::string> cells;
+  for (std::size_t run_index = 0; run_index < runs.size(); ++run_index) {
+    const EvaluatedRun& er = runs[run_index];
     const RunContext& c = er.run.context;
-    const std::string run_prefix =
-        csv_field(c.text(schema::kVersionKey)) + "," + csv_field(c.text(key::kRunId)) + "," +
-        csv_field(c.text(key::kUtc)) + "," + csv_field(c.text(key::kGpuName)) + "," +
-        csv_field(c.text(key::kCc)) + "," + csv_field(c.text(key::kSmCount)) + "," +
-        csv_field(c.text(key::kDriverVersion)) + "," + csv_field(c.text(key::kCudaRuntime)) + "," +
-        csv_field(git_rev_text(c.text(key::kGitRev)));
     const std::string status = run_status_of(er.run);
-    for (const Row& r : er.rows) {
-      out += run_prefix + "," + csv_field(r.family) + "," + csv_field(r.benchmark) + "," +
-             csv_field(r.params) + "," + csv_field(r.metric) + "," + csv_number(r.value) + "," +
-             csv_field(r.unit) + "," + csv_field(r.model) + "," +
-             (r.predicted ? csv_number(*r.predicted) : "") + "," +
-             (r.rel_error ? csv_number(*r.rel_error) : "") + "," + csv_field(r.kind) + "," + csv_field(r.verdict) + "," +
-             status;
+    for (std::size_t row_index = 0; row_index < er.rows.size(); ++row_index) {
+      const Row& r = er.rows[row_index];
+      cells = {c.text(schema::kVersionKey), c.text(key::kRunId), c.text(key::kUtc), c.text(key::kGpuName),
+               c.text(key::kCc), c.text(key::kSmCount), c.text(key::kDriverVersion),
+               c.text(key::kCudaRuntime), git_rev_text(c.text(key::kGitRev)), r.family, r.benchmark,
+               r.params, r.metric, csv_number(r.value), vocabulary_unit(r), r.model,
+               r.predicted ? csv_number(*r.predicted) : "", r.rel_error ? csv_number(*r.rel_error) : "",
+               r.kind, r.verdict, status, marks[run_index][row_index]};
+      if (cells.size() != header.size()) {
+        throw CsvSchemaError("the CSV writer fills " + std::to_string(cells.size()) + " fixed columns, " +
+                             "analysis/csv-schema.json has " + std::to_string(header.size()));
+      }
       const auto values = parse_key_values(r.params);
       for (const auto& k : keys) {
         const auto it = values.find(k);
-        out += "," + (it == values.end() ? std::string() : csv_field(it->second));
+        cells.push_back(it == values.end() ? std::string() : it->second);
       }
+      const std::string where = er.run.run_id() + " " + r.family + "/" + r.benchmark + " " + r.params +
+                                " `" + r.metric + "`";
+      for (std::size_t i = 0; i < cells.size(); ++i) check_csv_cell(*fields[i], cells[i], where);
+      check_kind_verdict(schema, r.kind, r.verdict, where);
+      check_unit(schema, vocabulary_unit(r), where);
+      for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_field(cells[i]);
       out += "\n";
     }
   }

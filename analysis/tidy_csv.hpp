@@ -11,13 +11,8 @@
 
 namespace warpcost::analysis {
 
-inline const std::vector<std::string>& csv_header() {
-  static const std::vector<std::string> header = {
-      "schema_version", "run_id", "utc",     "gpu",    "cc",    "sm_count", "driver",
-      "cuda_runtime",   "git_rev", "family", "benchmark", "params", "metric",  "value",
-      "unit",           "model",  "predicted", "rel_error", "kind", "verdict", "run_status"};
-  return header;
-}
+// The fixed columns, in order: the schema's (analysis/csv-schema.json) fields of role "fixed".
+const std::vector<std::string>& csv_header();
 
 namespace run_status {
 inline constexpr const char* kCurrent = "current";
@@ -40,10 +35,17 @@ std::string git_rev_text(const std::string& rev);
 // a fixed column's name becomes "param_<key>".
 std::vector<std::string> parameter_columns(const std::vector<EvaluatedRun>& runs);
 
+// The headline column of each row of `runs` (parallel to runs[i].rows): the summary's headline
+// figure the row is (headlines.hpp: one row per figure and GPU, from the current runs), or "".
+std::vector<std::vector<std::string>> headline_marks(const std::vector<EvaluatedRun>& runs);
+
 // RFC 4180 quoting: a field with a comma, quote or line break is quoted, quotes doubled.
 std::string csv_field(const std::string& text);
 std::string csv_number(double value);
 
+// The CSV of `runs`. Every cell is checked against the schema first (column types, allowed values,
+// the unit vocabulary, the verdicts each kind allows, a parameter column the schema names): a
+// value it does not allow throws CsvSchemaError naming the row, column and what is allowed.
 std::string tidy_csv(const std::vector<EvaluatedRun>& runs);
 
 }  // namespace warpcost::analysis

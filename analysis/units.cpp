@@ -1,5 +1,7 @@
 #include "analysis/units.hpp"
 
+#include "analysis/csv_schema.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -21,6 +23,8 @@ const std::map<std::string, std::string>& unit_aliases() {
       {"instruction", "inst"}, {"branch_target", "branches"},
       {"sector", "sectors"},   {"request", "requests"},
       {"hz", "Hz"},
+      // CUPTI's units of the default counters l1tex__t_requests and lts__t_sectors.
+      {"l1tex_request", "requests"}, {"l2_sector", "sectors"},
   };
   return aliases;
 }
@@ -45,13 +49,7 @@ const std::map<std::string, std::string>& counted_things() {
 
 }  // namespace
 
-const std::vector<std::string>& unit_vocabulary() {
-  static const std::vector<std::string> units = {
-      "s",     "ms",    "us",       "ns",      "cycles",   "Hz",     "B",    "B/s",
-      "inst",  "inst/s", "warps",   "threads", "lanes",    "blocks", "SMs",  "branches",
-      "sectors", "requests", "mask", "%",      "1"};
-  return units;
-}
+const std::vector<std::string>& unit_vocabulary() { return csv_schema().units; }
 
 bool unit_in_vocabulary(const std::string& unit) {
   const auto& v = unit_vocabulary();

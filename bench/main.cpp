@@ -41,6 +41,7 @@
 #include "analysis/calibration/schema.hpp"
 #include "analysis/core/counters.hpp"
 #include "analysis/streaming/schema.hpp"
+#include "analysis/core/version.hpp"
 
 // The profile --benchmark_list_tests plans for where no device is visible and none is named.
 #ifndef WARPCOST_LIST_PROFILE
@@ -803,6 +804,7 @@ int run(int argc, char** argv) {
 }  // namespace warpcost
 
 int main(int argc, char** argv) {
+  if (warpcost::print_version_if_asked(argc, argv, "warpcost-bench")) return 0;
   try {
     return warpcost::run(argc, argv);
   } catch (const std::exception& e) {

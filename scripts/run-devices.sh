@@ -71,7 +71,7 @@ else
     analyse_committed
     exit 0
   fi
-  cmake --build --preset "$preset" -j "$(nproc)"
+  cmake --build --preset "$preset" -j "$(nproc)" >&2  # progress on stderr
   bench=$build/bench/warpcost-bench
 fi
 
@@ -142,7 +142,7 @@ if [ ${#runs[@]} -gt 0 ]; then
   # Each further GPU against the first: per benchmark, time and cycles, same / faster / slower.
   for ((i = 1; i < ${#runs[@]}; i++)); do
     if "$analyze" --compare "${runs[0]}" "${runs[$i]}" --quiet \
-         --csv "${runs[$i]}/compare.csv" --report "${runs[$i]}/compare.md" 2>"$logs/compare-$i.err"; then
+         --csv "${runs[$i]}/compare.csv" --report "${runs[$i]}/compare.md" >/dev/null 2>"$logs/compare-$i.err"; then
       echo "warpcost: ${runs[$i]} against ${runs[0]}:" \
            "$(grep -E '^[0-9]+ benchmarks in both|^In SM cycles' "${runs[$i]}/compare.md" | paste -sd' ' -)" >&2
     else

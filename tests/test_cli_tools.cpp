@@ -5,9 +5,14 @@
 
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -121,3 +126,97 @@ TEST(AnalyzeCliBinary, UsageErrorsExit2) {
 }
 
 }  // namespace
+
+// ---- --version everywhere, and ./warpcost's own conventions (issue 23) -------------------------
+
+namespace tools_version {
+
+const std::string kCoalesce = WARPCOST_COALESCE_BIN;
+const std::string kScript = WARPCOST_SCRIPT;
+
+// "(warpcost X.Y.Z, git " of a version line, so every tool's can be compared with the others'.
+std::string version_part(const std::string& line) {
+  const auto at = line.find("(warpcost ");
+  return at == std::string::npos ? std::string() : line.substr(at, line.find(", git ", at) + 6 - at);
+}
+
+TEST(ToolsCli, EveryToolPrintsOneVersionLine) {
+  const Outcome script = run(kScript + " --version");
+  ASSERT_EQ(script.exit_code, 0) << script.output;
+  ASSERT_FALSE(version_part(script.output).empty()) << script.output;
+  for (const auto& [tool, path] : {std::pair<std::string, std::string>{"warpcost-bench", kBench},
+                                   {"warpcost-analyze", kAnalyze}, {"warpcost-record", kRecord},
+                                   {"warpcost-diverge", kDiverge}, {"warpcost-stream", kStream},
+                                   {"warpcost-coalesce", kCoalesce}}) {
+    const Outcome o = run(path + " --version");
+    EXPECT_EQ(o.exit_code, 0) << tool << "\n" << o.output;
+    EXPECT_EQ(o.output.rfind(tool + " (warpcost ", 0), 0u) << o.output;
+    EXPECT_EQ(version_part(o.output), version_part(script.output)) << tool << ": " << o.output;
+  }
+}
+
+TEST(WarpcostScript, HelpIsUsageOnStdoutAndExitsZero) {
+  for (const char* args : {" --help", " help", " -h", " run --help"}) {
+    const Outcome o = run(kScript + args + " 2>/dev/null");
+    EXPECT_EQ(o.exit_code, 0) << args << "\n" << o.output;
+    EXPECT_NE(o.output.find("./warpcost run"), std::string::npos) << args << "\n" << o.output;
+  }
+}
+
+TEST(WarpcostScript, UsageErrorsExitTwoAndNameWhatIsAllowed) {
+  Outcome o = run(kScript + " frobnicate");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_NE(o.output.find("unknown command 'frobnicate'; allowed: run, test, compare, help"), std::string::npos);
+  o = run(kScript + " run --preset nosuch");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_NE(o.output.find("unknown preset 'nosuch'; allowed: user ci h200"), std::string::npos) << o.output;
+  o = run(kScript + " run --bogus");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  o = run(kScript + " compare only-one");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+}
+
+// A folder holding a stand-in nvidia-smi, first on PATH, removed afterwards.
+class FakeSmi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("warpcost-fake-smi-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void write_smi(const std::string& body) {
+    const auto smi = dir_ / "nvidia-smi";
+    std::ofstream(smi) << "#!/bin/sh\n" << body << "\n";
+    std::filesystem::permissions(smi, std::filesystem::perms::owner_all);
+  }
+  Outcome warpcost(const std::string& args) {
+    return run("env -u CUDA_VISIBLE_DEVICES PATH=" + dir_.string() + ":$PATH " + kScript + args);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(FakeSmi, DevicesAreCheckedAgainstTheVisibleGpusBeforeAnythingIsBuilt) {
+  write_smi("echo 'GPU 0: NVIDIA H200 (UUID: GPU-1)'; echo 'GPU 1: NVIDIA H200 (UUID: GPU-2)'");
+  Outcome o = warpcost(" run --preset nosuch-preset-is-checked-first --devices 5");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  o = warpcost(" run --devices 5");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_NE(o.output.find("device 5 is not visible; allowed: all, or 0..1 (2 GPU(s) visible)"), std::string::npos)
+      << o.output;
+  EXPECT_EQ(o.output.find("-- Configuring"), std::string::npos) << "CMake ran before the check";
+  write_smi("echo 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver'; exit 9");
+  o = warpcost(" run --devices 0");
+  EXPECT_EQ(o.exit_code, 1) << o.output;
+  EXPECT_NE(o.output.find("no NVIDIA GPU or driver found"), std::string::npos) << o.output;
+  EXPECT_EQ(o.output.find("-- Configuring"), std::string::npos);
+}
+
+TEST(WarpcostScript, CompareIsAShortcutForTheAnalysisCompare) {
+  const std::string runs = std::string(WARPCOST_FIXTURES) + "/runs/fixture-gpu/";
+  const Outcome o = run("WARPCOST_ANALYZE=" + kAnalyze + " " + kScript + " compare " + runs + "20260101T000000Z " +
+                        runs + "20260102T000000Z");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("| family | same | faster | slower | unclear | error |"), std::string::npos) << o.output;
+}
+
+}  // namespace tools_version

@@ -117,7 +117,7 @@ TEST(PlantedFault, A65ThreadBlockGivenTheResidencyOfItsThreadCount) {
 
 TEST(PlantedFault, A48ThreadBlockTimedLikeA32ThreadOne) {
   for (const char* metric : {"step_time_spread", "step_cycle_spread"}) {
-    expect_holds_then_fails(kPw, "staircase_step", "warps_per_block=2;block_threads=33..64", metric, [](RunData& run) {
+    expect_holds_then_fails(kPw, "staircase_step", "warps_per_block=2;block_threads_min=33;block_threads_max=64", metric, [](RunData& run) {
       const BenchmarkResult one_warp = point(run, "staircase", "block_threads=32");
       BenchmarkResult& b = point(run, "staircase", "block_threads=48");
       b.seconds = one_warp.seconds;
@@ -203,7 +203,7 @@ TEST(StepRule, EachPointsOwnNoiseNotTheNoisiestOfTheStep) {
   const RunData run = fixture("verdicts_steps.json");
   const std::vector<Row> rows = evaluate_run(run);
   for (const auto& [params, lo, hi] :
-       {std::tuple<std::string, int, int>{"warps_per_block=1;block_threads=1..32", 1, 32}, {"warps_per_block=3;block_threads=65..96", 65, 96}}) {
+       {std::tuple<std::string, int, int>{"warps_per_block=1;block_threads_min=1;block_threads_max=32", 1, 32}, {"warps_per_block=3;block_threads_min=65;block_threads_max=96", 65, 96}}) {
     std::vector<double> medians;
     double largest_cv = 0;
     for (const auto& b : run.benchmarks) {
@@ -223,9 +223,9 @@ TEST(StepRule, EachPointsOwnNoiseNotTheNoisiestOfTheStep) {
     const Row r = at(rows, "staircase_step", params, "step_time_spread");
     EXPECT_DOUBLE_EQ(r.value, (sorted.back() - sorted.front()) / sorted.front()) << params;
   }
-  EXPECT_EQ(at(rows, "staircase_step", "warps_per_block=1;block_threads=1..32", "step_time_spread").verdict, verdict::kFails);
-  EXPECT_EQ(at(rows, "staircase_step", "warps_per_block=3;block_threads=65..96", "step_time_spread").verdict, verdict::kWarn);
-  EXPECT_EQ(at(rows, "staircase_step", "warps_per_block=3;block_threads=65..96", "step_cycle_spread").verdict, verdict::kFails);
+  EXPECT_EQ(at(rows, "staircase_step", "warps_per_block=1;block_threads_min=1;block_threads_max=32", "step_time_spread").verdict, verdict::kFails);
+  EXPECT_EQ(at(rows, "staircase_step", "warps_per_block=3;block_threads_min=65;block_threads_max=96", "step_time_spread").verdict, verdict::kWarn);
+  EXPECT_EQ(at(rows, "staircase_step", "warps_per_block=3;block_threads_min=65;block_threads_max=96", "step_cycle_spread").verdict, verdict::kFails);
 }
 
 // ---- divergence (20261130T024916Z) ----------------------------------------------------------
@@ -583,7 +583,7 @@ TEST(PlantedFault, AStreamAboveTheTheoreticalPeakIsAnErrorNotAResult) {
   const std::vector<Row> rows = evaluate_run(run);
   EXPECT_EQ(at(rows, "read_independent", best_params, "dram__bytes_read.sum.per_second").verdict, verdict::kError);
   EXPECT_EQ(at(rows, "worked_example", kEx6, "bandwidth_vs_copy").verdict, verdict::kError);
-  const Row best = *std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.benchmark == "peak_read"; });
+  const Row best = *std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.kind == kind::kTarget && r.metric == "dram__bytes_read.sum.per_second"; });
   EXPECT_GT(best.value, 1.5 * peak);
   EXPECT_EQ(best.verdict, verdict::kError) << best.why;
   // The copy above the peak is an error of the copy's row too.
@@ -594,7 +594,7 @@ TEST(PlantedFault, AStreamAboveTheTheoreticalPeakIsAnErrorNotAResult) {
 TEST(Targets, BestReadAndRepetitionNoiseAreMetOrMissed) {
   RunData run = fixture(kSt);
   std::vector<Row> rows = evaluate_run(run);
-  const Row best = *std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.benchmark == "peak_read"; });
+  const Row best = *std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.kind == kind::kTarget && r.metric == "dram__bytes_read.sum.per_second"; });
   EXPECT_EQ(best.kind, kind::kTarget);
   EXPECT_EQ(best.verdict, verdict::kMissed) << best.why;  // 4.17 TB/s, 90 % of the 4.62 TB/s peak
   const std::string copy = "mib=4096";
@@ -778,7 +778,7 @@ TEST(Noise, AnOutlyingRepetitionDoesNotHideAStepMiss) {
   // 1 % rule. One of its repetitions 1.5 x slower inflates its raw CV so that the old rule (the
   // whole miss inside twice the raw CVs) said warn; the median and its MAD barely move: fails.
   RunData run = fixture("verdicts_steps.json");
-  const std::string step = "warps_per_block=13;block_threads=385..416";
+  const std::string step = "warps_per_block=13;block_threads_min=385;block_threads_max=416";
   for (const char* metric : {"step_time_spread", "step_cycle_spread"}) {
     EXPECT_EQ(at(evaluate_run(run), "staircase_step", step, metric).verdict, verdict::kHolds) << metric;
   }

@@ -267,8 +267,9 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     Row r;
     r.family = schema::partial_warp::kFamily;
     r.benchmark = "staircase_step";
-    r.params = "warps_per_block=" + std::to_string(k) + ";" + std::string(param::kBlockThreads) + "=" + std::to_string(p_lo) + ".." +
-               std::to_string(p_hi);
+    // The step's block sizes as two whole numbers (one type per CSV column, docs/csv.md).
+    r.params = "warps_per_block=" + std::to_string(k) + ";" + std::string(param::kBlockThreads) + "_min=" +
+               std::to_string(p_lo) + ";" + std::string(param::kBlockThreads) + "_max=" + std::to_string(p_hi);
     r.metric = "step_time_spread";
     r.value = time.value;
     r.unit = "ratio";

@@ -526,11 +526,24 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
       copy == nullptr ? 0.0
                       : (copy->counter_median(schema::counter::kBytesRead) + copy->counter_median(schema::calibration::counter::kBytesWritten)) /
                             copy->median_seconds();
+  // The target is judged on the best point's own bandwidth row (one row, one value, one kind),
+  // not beside it as a copy of the same number.
+  const std::string best_params = best->params_text();
+  const auto own = std::find_if(rows.begin(), rows.end(), [&](const Row& x) {
+    return x.family == schema::streaming::kFamily && x.benchmark == best->benchmark &&
+           x.params == best_params && x.metric == "dram__bytes_read.sum.per_second" &&
+           x.kind == kind::kInfo;
+  });
+  const std::size_t own_index = static_cast<std::size_t>(own - rows.begin());
   Row r;
-  r.family = schema::streaming::kFamily;
-  r.benchmark = "peak_read";
-  r.params = "best=" + best->benchmark + "/" + best->params_text();
-  r.metric = "dram__bytes_read.sum.per_second";
+  if (own != rows.end()) {
+    r = *own;
+  } else {
+    r.family = schema::streaming::kFamily;
+    r.benchmark = best->benchmark;
+    r.params = best_params;
+    r.metric = "dram__bytes_read.sum.per_second";
+  }
   r.value = best_rate;
   r.unit = "B/s";
   r.model =
@@ -551,7 +564,11 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
           (impossible ? ": above the peak by more than 2%, impossible for DRAM, so the measurement is "
                         "wrong, not the target met"
                       : "");
-  rows.push_back(r);
+  if (own_index < rows.size()) {
+    rows[own_index] = r;
+  } else {
+    rows.push_back(r);
+  }
   if (sweep_points == 0) return;
   Row t;
   t.family = schema::streaming::kFamily;

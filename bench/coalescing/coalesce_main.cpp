@@ -21,6 +21,7 @@
 #include "bench/common/cli_args.hpp"
 #include "bench/common/timing.hpp"
 #include "kernels/common/cuda_check.hpp"
+#include "analysis/core/version.hpp"
 
 namespace {
 
@@ -157,5 +158,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (warpcost::print_version_if_asked(argc, argv, "warpcost-coalesce")) return 0;
   return warpcost::cli::run_main("warpcost-coalesce", kUsage, [&] { return run(argc, argv); });
 }

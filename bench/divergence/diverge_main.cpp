@@ -15,6 +15,7 @@
 #include "bench/common/cli_args.hpp"
 #include "bench/common/timing.hpp"
 #include "bench/divergence/divergence_runner.hpp"
+#include "analysis/core/version.hpp"
 
 namespace {
 
@@ -200,5 +201,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (warpcost::print_version_if_asked(argc, argv, "warpcost-diverge")) return 0;
   return warpcost::cli::run_main("warpcost-diverge", kUsage, [&] { return run(argc, argv); });
 }

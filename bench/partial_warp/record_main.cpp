@@ -9,6 +9,7 @@
 
 #include "bench/common/device_info.hpp"
 #include "bench/partial_warp/schedule_recorder.hpp"
+#include "analysis/core/version.hpp"
 
 namespace {
 
@@ -100,6 +101,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (warpcost::print_version_if_asked(argc, argv, "warpcost-record")) return 0;
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

@@ -19,6 +19,7 @@
 #include "bench/common/cli_args.hpp"
 #include "bench/common/timing.hpp"
 #include "bench/streaming/streaming_runner.hpp"
+#include "analysis/core/version.hpp"
 
 namespace {
 
@@ -218,5 +219,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (warpcost::print_version_if_asked(argc, argv, "warpcost-stream")) return 0;
   return warpcost::cli::run_main("warpcost-stream", kUsage, [&] { return run(argc, argv); });
 }
