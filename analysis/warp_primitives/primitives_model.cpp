@@ -15,7 +15,9 @@ namespace {
 //  match: the MATCH; reduce: the REDUX; syncwarp: the WARPSYNC; activemask: VOTE.ANY + LOP3 (x ^= mask);
 //  butterfly sums: 5 x (SHFL.BFLY + add), the 64-bit one 5 x (2 SHFL.BFLY + IADD3 + IADD3.X),
 //  the shared one 5 x (LDS + add + WARPSYNC + STS + WARPSYNC).
-const std::vector<PrimitiveInfo> kTable = {
+// A function-local static: warpcost-bench's registration reads it during static initialisation.
+const std::vector<PrimitiveInfo>& table() {
+  static const std::vector<PrimitiveInfo> kTable = {
     // id, name, sass, sass/op, body inst/op, min cc, lane sweep, shfl32, shfl64, dependent
     {Primitive::kAlu, "alu_add", "IADD3", 1, 1, 0, true, false, false, true},
     {Primitive::kShflIdx32, "shfl_idx32", "SHFL.IDX", 1, 1, 0, true, true, false, true},
@@ -40,7 +42,9 @@ const std::vector<PrimitiveInfo> kTable = {
     {Primitive::kSumShared, "sum_shared", "WARPSYNC", 10, 25, 0, false, false, false, true},
     {Primitive::kSumButterfly64, "sum_butterfly64", "SHFL.BFLY", 10, 20, 0, false, false, false, true},
     {Primitive::kSumButterflyF32, "sum_butterfly_f32", "SHFL.BFLY", 5, 10, 0, false, false, false, true},
-};
+  };
+  return kTable;
+}
 
 // The order scattered masks take their lanes in: bit-reversed lane numbers xor 0b10101, so no two
 // neighbours come first and no mask of 2..31 lanes is one contiguous run.
@@ -52,18 +56,18 @@ int scattered_lane(int i) {
 
 }  // namespace
 
-const std::vector<PrimitiveInfo>& primitives() { return kTable; }
+const std::vector<PrimitiveInfo>& primitives() { return table(); }
 
 bool is_primitive_id(long long id) { return id >= 0 && id < kPrimitiveCount; }
 
 const PrimitiveInfo& info(Primitive p) {
   const int id = static_cast<int>(p);
   if (!is_primitive_id(id)) throw std::out_of_range("primitive id " + std::to_string(id) + " is not in the table");
-  return kTable[static_cast<std::size_t>(id)];
+  return table()[static_cast<std::size_t>(id)];
 }
 
 const PrimitiveInfo* find_primitive(const std::string& name) {
-  for (const PrimitiveInfo& p : kTable) {
+  for (const PrimitiveInfo& p : table()) {
     if (name == p.name) return &p;
   }
   return nullptr;
