@@ -2,8 +2,8 @@
 # The warp-primitives family's GPU-round steps, into ONE file, $OUT/primitives.txt: the SASS proof
 # of every chain kernel and its negative control (the plain-move build must fail it), the lesson's
 # mask facts under compute-sanitizer --tool synccheck (a 48-thread block: a shuffle with the active
-# mask, then with the full mask, which names 16 lanes the second warp does not have), and examples
-# of warpcost-primitives. Called by one line of scripts/gpu-round.sh.
+# mask, then with the full mask, which names 16 lanes the second warp does not have), memcheck over
+# two kernels' indexing, and examples of warpcost-primitives. Called by one line of scripts/gpu-round.sh.
 #   scripts/gpu-round-primitives.sh BUILD_DIR OUT_DIR
 # Exit 0 when the SASS check passes and its negative control fails; synccheck's reports are facts
 # recorded for docs/warp-primitives.md, not failures.
@@ -32,6 +32,13 @@ section() { echo; echo "=== $*"; }
     section "compute-sanitizer --tool synccheck: warpcost-primitives facts --threads 48 --split 5 $mask"
     timeout 300 compute-sanitizer --tool synccheck "$tool" facts --threads 48 --split 5 $mask
     echo "(exit $?)"
+  done
+
+  # The kernels' indexing (shared rows of sum_shared at full residency, both divergent sides) under
+  # memcheck: any access error fails the step.
+  for args in "throughput --primitive sum_shared" "latency --primitive shfl_xor32 --lanes 16 --mask divergent"; do
+    section "compute-sanitizer --tool memcheck: warpcost-primitives $args"
+    timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$tool" $args || status=1
   done
 
   section "warpcost-primitives examples"

@@ -209,8 +209,16 @@ __device__ __forceinline__ void run_side(const PrimitiveChainArgs& a, const Lane
   }
 }
 
+// Throughput kernels run 64 warps an SM on the H200 as two blocks of 1024 threads: at most 32
+// registers a thread, which the bounds make the compiler keep to where an SM holds 2048 threads
+// (cc 8.0, 9.0); elsewhere one block of 1024 is all an SM holds of them anyway.
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900)
+#define WP_THROUGHPUT_MIN_BLOCKS 2
+#else
+#define WP_THROUGHPUT_MIN_BLOCKS 1
+#endif
 template <Primitive P, int C>
-__global__ void primitive_chain_kernel(PrimitiveChainArgs a) {
+__global__ void __launch_bounds__(1024, C > 1 ? WP_THROUGHPUT_MIN_BLOCKS : 1) primitive_chain_kernel(PrimitiveChainArgs a) {
   __shared__ long long block_start;
   unsigned* shared_rows = nullptr;
   if constexpr (P == Primitive::kSumShared) {
