@@ -1,10 +1,10 @@
-// The warp-primitives family's registration: every point of the plan of the registration profile
-// (primitives_plan.hpp: Google Benchmark registers before the device is known), checked once
-// against the host reference, then sampled by the run's rule; its clocks read back after the
-// samples; its work stated as counters; the counted subset left for the counter phase. A point the
-// device's own plan lacks (a reduction below cc 8.0, warps/SM above its cap) is skipped, saying why.
+// The warp-primitives family's planner and benchmark bodies: every point of the plan of the
+// device's facts (primitives_plan.hpp), checked once against the host reference, then sampled by
+// the run's rule; its clocks read back after the samples; its work stated as counters; the counted
+// subset left for the counter phase. A reduction below cc 8.0 is kept as "not on this GPU".
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -13,6 +13,7 @@
 
 #include "analysis/warp_primitives/schema.hpp"
 #include "bench/common/bench_support.hpp"
+#include "bench/common/plan.hpp"
 #include "bench/common/timing.hpp"
 #include "bench/warp_primitives/primitives_plan.hpp"
 #include "bench/warp_primitives/primitives_runner.hpp"
@@ -22,20 +23,20 @@ namespace {
 
 constexpr int kWarmupLaunches = 1;
 
-void run_point(benchmark::State& state, Kind kind, bool counted) {
+// Whether the counter phase profiles this point (the plan's declared subset).
+bool counted(const Point& p, const DeviceFacts& facts) {
+  for (const Point& q : plan(facts)) {
+    if (q.kind == p.kind && args_of(q) == args_of(p)) return q.counted;
+  }
+  return false;
+}
+
+void run_point(benchmark::State& state, Kind kind) {
   run_guarded(state, [&] {
     const std::size_t n = arg_names(kind).size();
     std::vector<long long> args;
     for (std::size_t i = 0; i < n; ++i) args.push_back(state.range(i));
     const Point p = point_from_args(kind, args);
-    const DeviceFacts facts = facts_of(bench_device());
-    if (!in_plan(p, facts)) {
-      const std::string why = point_problem(p, facts);
-      throw std::invalid_argument("not in this device's plan: " +
-                                  (why.empty() ? std::string("the plan sweeps warps/SM to the device's cap of ") +
-                                                     std::to_string(facts.max_warps_per_sm)
-                                               : why));
-    }
     Stream stream;
     PrimitivesRunner runner(bench_device(), p);
     runner.check(stream);  // correctness before time, outside the timed launches
@@ -63,7 +64,7 @@ void run_point(benchmark::State& state, Kind kind, bool counted) {
     state.counters[work::kBodyInstPerOp] = runner.body_inst_per_op();
     state.counters[work::kResidentWarpsCap] = runner.resident_warps_cap();
     state.counters[work::kGpuSeconds] = gpu_seconds;
-    if (counted) {
+    if (counted(p, primitive_facts(bench_device()))) {
       defer_counters(schema::warp_primitives::descriptor(), key, [p] {
         auto own_stream = std::make_shared<Stream>();
         auto own_runner = std::make_shared<PrimitivesRunner>(bench_device(), p);
@@ -75,27 +76,25 @@ void run_point(benchmark::State& state, Kind kind, bool counted) {
   });
 }
 
-[[maybe_unused]] const bool registered = [] {
-  const std::vector<Point> points = plan(registration_facts());
+// The family's planner (bench/common/plan.hpp): the plan of the device's facts, every point with
+// the reductions planned as if the device had them, so that below cc 8.0 they are kept as
+// omissions saying "not on this GPU" instead of silently missing.
+[[maybe_unused]] const bool planned = ::warpcost::plan::add_planner([](::warpcost::plan::Plan& suite) {
+  const DeviceFacts facts = primitive_facts(suite.device());
+  DeviceFacts with_reductions = facts;
+  with_reductions.cc = std::max(facts.cc, 80);
+  const std::vector<Point> points = plan(with_reductions);
   for (const Kind kind : kKinds) {
     const std::string name = std::string(kFamily) + "/" + bench_name(kind);
-    for (const bool counted : {false, true}) {
-      benchmark::internal::Benchmark* b = nullptr;
-      for (const Point& p : points) {
-        if (p.kind != kind || p.counted != counted) continue;
-        if (b == nullptr) {
-          b = benchmark::RegisterBenchmark(name.c_str(),
-                                           [kind, counted](benchmark::State& state) { run_point(state, kind, counted); });
-          b->ArgNames(arg_names(kind));
-          b->Iterations(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
-        }
-        const std::vector<long long> args = args_of(p);
-        b->Args(std::vector<std::int64_t>(args.begin(), args.end()));
-      }
+    auto b = suite.benchmark(name, arg_names(kind), [kind](benchmark::State& state) { run_point(state, kind); },
+                             benchmark::kMicrosecond);
+    for (const Point& p : points) {
+      if (p.kind != kind) continue;
+      const std::vector<long long> args = args_of(p);
+      suite.add(b, std::vector<std::int64_t>(args.begin(), args.end()), point_problem(p, facts));
     }
   }
-  return true;
-}();
+});
 
 }  // namespace
 }  // namespace warpcost::warp_primitives

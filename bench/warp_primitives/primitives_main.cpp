@@ -172,7 +172,7 @@ int run(int argc, char** argv) {
   }
   if (o.mode == "facts") return facts(o);
   const warpcost::DeviceInfo device = warpcost::query_device_info(0);
-  const wp::DeviceFacts f = wp::facts_of(device);
+  const wp::DeviceFacts f = wp::primitive_facts(device);
   if (o.point.kind == wp::Kind::kThroughput && !o.warps_given) o.point.warps_per_sm = f.max_warps_per_sm;
   if (const std::string problem = wp::point_problem(o.point, f); !problem.empty()) throw UsageError(problem);
   warpcost::Stream stream;

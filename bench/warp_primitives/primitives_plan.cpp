@@ -115,11 +115,6 @@ std::vector<Point> plan(const DeviceFacts& f) {
   return points;
 }
 
-const DeviceFacts& registration_facts() {
-  static const DeviceFacts h200{90, 132, 64, 1024, 32};
-  return h200;
-}
-
 bool in_plan(const Point& p, const DeviceFacts& f) {
   for (const Point& q : plan(f)) {
     if (q.kind == p.kind && args_of(q) == args_of(p)) return true;

@@ -53,9 +53,6 @@ std::vector<int> warps_sweep(const DeviceFacts& f);
 // The plan: every point of the family on this device, in registration order. Reductions are left
 // out below cc 8.0 (primitives_model.hpp: available()).
 std::vector<Point> plan(const DeviceFacts& f);
-// The family's points, for the registration (which has no device yet): the plan of the H200
-// profile (cc 9.0, 132 SMs, 64 warps/SM); a device whose plan differs skips the points it lacks.
-const DeviceFacts& registration_facts();
 bool in_plan(const Point& p, const DeviceFacts& f);
 
 // Each parameter's validator: "" or one sentence naming the value and what is allowed.

@@ -9,13 +9,18 @@
 
 namespace warpcost::warp_primitives {
 
-DeviceFacts facts_of(const DeviceInfo& device) {
+DeviceFacts primitive_facts(const DeviceInfo& device) {
+  return DeviceFacts{10 * device.cc_major + device.cc_minor, device.sm_count, device.max_warps_per_sm,
+                     device.max_threads_per_block, device.max_blocks_per_sm};
+}
+
+DeviceFacts primitive_facts(const ::warpcost::DeviceFacts& device) {
   return DeviceFacts{10 * device.cc_major + device.cc_minor, device.sm_count, device.max_warps_per_sm,
                      device.max_threads_per_block, device.max_blocks_per_sm};
 }
 
 PrimitivesRunner::PrimitivesRunner(const DeviceInfo& device, const Point& point)
-    : point_(point), facts_(facts_of(device)), shape_(shape_of(point, facts_)) {
+    : point_(point), facts_(primitive_facts(device)), shape_(shape_of(point, facts_)) {
   // Every block of the launch must be resident at once: the per-SM spans assume one wave.
   const int fit = kernels::primitive_chain_max_blocks_per_sm(point_.primitive, shape_.chains,
                                                              static_cast<int>(shape_.threads_per_block));

@@ -6,13 +6,16 @@
 #include <vector>
 
 #include "bench/common/cuda_raii.hpp"
+#include "bench/common/device_facts.hpp"
 #include "bench/common/device_info.hpp"
 #include "bench/warp_primitives/primitives_plan.hpp"
 #include "kernels/warp_primitives/primitives_kernels.hpp"
 
 namespace warpcost::warp_primitives {
 
-DeviceFacts facts_of(const DeviceInfo& device);
+DeviceFacts primitive_facts(const DeviceInfo& device);
+// The same five facts from the suite's plan facts (a device or a profile, bench/common/device_facts.hpp).
+DeviceFacts primitive_facts(const ::warpcost::DeviceFacts& device);
 
 class PrimitivesRunner {
  public:

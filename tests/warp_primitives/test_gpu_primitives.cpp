@@ -27,7 +27,7 @@ const DeviceInfo& device() {
 TEST(GpuWarpPrimitives, EveryPlannedPointMatchesTheHostReference) {
   WARPCOST_REQUIRE_GPU();
   Stream stream;
-  for (const Point& p : plan(facts_of(device()))) {
+  for (const Point& p : plan(primitive_facts(device()))) {
     SCOPED_TRACE(std::string(bench_name(p.kind)) + " primitive " + std::to_string(p.primitive) + " lanes " +
                  std::to_string(p.active_lanes) + " mask " + std::to_string(p.mask) + " warps " +
                  std::to_string(p.warps_per_sm));
