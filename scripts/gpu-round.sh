@@ -90,6 +90,8 @@ if [ "${WARPCOST_ROUND_COMPARE:-1}" = 1 ]; then
   step "suite again, counters off, and compare" compare_off "$@"
 fi
 
+step "worked examples measured (check --measure)" scripts/gpu-round-examples.sh h200
+
 after=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
 new=$(comm -13 <(echo "$before") <(echo "$after"))
 # The plots the analysis drew here (matplotlib is on this machine) travel with the run folders.

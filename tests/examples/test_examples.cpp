@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/examples/examples.hpp"
+#include "analysis/examples/measure.hpp"
 #include "analysis/examples/measured.hpp"
 
 namespace warpcost::examples {
@@ -121,7 +122,25 @@ TEST(ExamplesCli, ExitZeroOneTwo) {
   EXPECT_NE(err.find("example 'Self-test 1', field 'block'"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_EQ(run_tool("check", tmp.path / "usage.txt"), 2);
+  EXPECT_EQ(run_tool("check " + kPageFile + " --mesure", tmp.path / "usage.txt"), 2);
+  EXPECT_EQ(run_tool("check " + kPageFile + " --measure", tmp.path / "usage.txt"), 2);  // no --bench-dir
   EXPECT_EQ(run_tool("predict block_shape block=0,1,1", tmp.path / "p.txt"), 2);
+}
+
+TEST(ExamplesCli, MeasureChecksTheFileBeforeLookingForADevice) {
+  TempDir tmp;
+  const fs::path broken = tmp.path / "broken.toml";
+  std::ofstream(broken) << replace_once(slurp(kPageFile), "paths = [{ lanes = 16, cost = 40 }, { lanes = 16, cost = 40 }]",
+                                        "paths = [{ lanes = 16, cost = 40 }, { lanes = 17, cost = 40 }]");
+  const fs::path results = tmp.path / "results";
+  EXPECT_EQ(run_tool("check " + broken.string() + " --measure --bench-dir /nonexistent --results " + results.string(),
+                     tmp.path / "m.txt"), 2);
+  EXPECT_NE(slurp((tmp.path / "m.txt.err").string()).find("example 'Self-test 4', field 'paths'"), std::string::npos);
+  EXPECT_FALSE(fs::exists(results));
+  if (std::system("nvidia-smi -L > /dev/null 2>&1") == 0) GTEST_SKIP() << "a GPU is visible: the no-device exit is not testable here";
+  EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir /nonexistent --results " + results.string(),
+                     tmp.path / "n.txt"), 77);
+  EXPECT_FALSE(fs::exists(results));  // nothing written without a device
 }
 
 // ---- bad input: one message naming the example, the field and what is allowed -------------------
@@ -357,6 +376,135 @@ TEST(PredictMeasured, NoRunOfTheGpuSaysSo) {
   EXPECT_NE(why.find("no run of 'other-gpu'"), std::string::npos) << why;
   EXPECT_TRUE(measured_values(example_from_arguments("warp_primitive", {"primitive=any_sync"}), r.tmp.path, "fixture-h200", why).empty());
   EXPECT_NE(why.find("warp_primitives"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace warpcost::examples
+
+// ---- --measure: the plan (pure), the parsers on the runners' real output, and the verdicts with
+// planted faults. The GPU itself runs in the GPU round (scripts/gpu-round-examples.sh).
+namespace warpcost::examples {
+namespace {
+
+std::string fixture(const std::string& name) { return slurp(std::string(WARPCOST_SOURCE) + "/tests/examples/fixtures/" + name); }
+
+Example one_example(const std::string& body) {
+  return read_examples_text(std::string(kHeader) + body, "m.toml").front();
+}
+
+std::string replace_all_once(std::string text, const std::string& from, const std::string& to) {
+  return replace_once(std::move(text), from, to);
+}
+
+TEST(MeasurePlan, EachKindRunsItsFamilysRunnerOrSaysWhy) {
+  const auto block = plan_measure(one_example("kind = \"block_shape\"\nblock = [100]\nanswer = { warps = 4 }\n"));
+  ASSERT_EQ(block.calls.size(), 1u);
+  EXPECT_EQ(block.calls[0].runner, "warpcost-record");
+  EXPECT_EQ(block.calls[0].args, (std::vector<std::string>{"100", "1", "1"}));
+  // Ex 7: 20 lanes on an if of 30, 12 on an else of 30: equal bodies of 384 trips a side.
+  const auto split = plan_measure(one_example(
+      "kind = \"divergence\"\npaths = [{ lanes = 20, cost = 30 }, { lanes = 12, cost = 30 }]\nuniform_cost = 30\nanswer = { slowdown = 2 }\n"));
+  ASSERT_EQ(split.calls.size(), 1u);
+  EXPECT_EQ(split.calls[0].args, (std::vector<std::string>{"--split", "20", "--if", "384", "--else", "384"}));
+  // An else body half the if's: 192 trips.
+  const auto half = plan_measure(one_example(
+      "kind = \"divergence\"\npaths = [{ lanes = 8, cost = 40 }, { lanes = 24, cost = 20 }]\nuniform_cost = 40\nanswer = { slowdown = 1.5 }\n"));
+  ASSERT_EQ(half.calls.size(), 1u);
+  EXPECT_EQ(half.calls[0].args[5], "192");
+  const auto sw = plan_measure(one_example(
+      "kind = \"divergence\"\nshape = \"switch\"\npaths = [{ lanes = 10, cost = 40 }, { lanes = 12, cost = 20 }, { lanes = 10, cost = 20 }]\n"
+      "uniform_cost = 40\nanswer = { slowdown = 2 }\n"));
+  EXPECT_TRUE(sw.calls.empty());
+  EXPECT_NE(sw.why_not.find("equal bodies"), std::string::npos) << sw.why_not;
+  // Ex 6 and Ex 10: over the cap.
+  const auto ex6 = plan_measure(one_example("kind = \"latency_hiding\"\nlatency = 400\ninstructions = 1\nwarp_cap = 64\nanswer = { warps_needed = 400 }\n"));
+  EXPECT_TRUE(ex6.calls.empty());
+  EXPECT_NE(ex6.why_not.find("over the cap of 64"), std::string::npos) << ex6.why_not;
+  const auto big = plan_measure(one_example("kind = \"block_shape\"\nbeyond_device = true\nblock = [2000]\nanswer = { warps = 63 }\n"));
+  EXPECT_TRUE(big.calls.empty());
+  EXPECT_NE(big.why_not.find("no GPU runs it"), std::string::npos);
+  const auto co = plan_measure(one_example("kind = \"coalescing\"\nelem_bytes = 4\nstride = 2\nanswer = { useful_fraction = 0.5 }\n"));
+  ASSERT_EQ(co.calls.size(), 4u);  // the point and the 4, 8, 16 B stride-1 references
+  EXPECT_EQ(co.calls[0].args, (std::vector<std::string>{"stride", "--bytes", "4", "--stride", "2", "--offset", "0"}));
+  EXPECT_TRUE(plan_measure(one_example("kind = \"warp_primitive\"\nprimitive = \"any_sync\"\nanswer = { cost_vs_full_warp = 1 }\n")).calls.empty());
+}
+
+TEST(MeasureParse, RealRunnerOutput) {
+  const RecordReport r = parse_record(fixture("record-100.txt"));
+  EXPECT_TRUE(r.ok);
+  EXPECT_TRUE(r.gates_passed);
+  EXPECT_EQ(r.lanes, (std::vector<int>{32, 32, 32, 4}));
+  EXPECT_EQ(r.masks.back(), 0xfu);
+  EXPECT_DOUBLE_EQ(parse_diverge_warp_slowdown(fixture("diverge-split-20.txt")), 1.999);
+  EXPECT_DOUBLE_EQ(parse_diverge_warp_slowdown(fixture("diverge-paths-8.txt")), 7.949);
+  EXPECT_DOUBLE_EQ(parse_stream_tbps(fixture("stream-read-8-alu-16.txt")), 1.176);
+  EXPECT_DOUBLE_EQ(parse_stream_latency_cycles(fixture("stream-read-8-alu-16.txt")), 765);
+  const RecordReport t = parse_record(fixture("record-48-4-1-threads.txt"));
+  ASSERT_EQ(t.thread_xyz.size(), 192u);
+  EXPECT_EQ(t.thread_xyz[70], (std::vector<long long>{22, 1, 0}));  // 70 = 1·48 + 22
+  EXPECT_EQ(t.thread_lane[70], 6);
+  EXPECT_EQ(t.lanes.size(), 6u);  // the thread rows are not warp rows
+}
+
+TEST(MeasureJudge, RecordedBlockPassesAndAPlantedLaneFails) {
+  const Example ex = one_example("kind = \"block_shape\"\nblock = [100]\nanswer = { warps = 4, wasted_lanes = 28 }\n");
+  const auto plan = plan_measure(ex);
+  auto rows = judge_measurement(ex, plan, {fixture("record-100.txt")});
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.row_kind, "check");
+    EXPECT_EQ(r.verdict, "passes") << r.answer;
+  }
+  // Plant: the tail warp reports 5 lanes.
+  rows = judge_measurement(ex, plan, {replace_all_once(fixture("record-100.txt"), "     3      4   0x0000000f", "     3      5   0x0000001f")});
+  int fails = 0;
+  for (const auto& r : rows) fails += r.verdict == "fails" ? 1 : 0;
+  EXPECT_GE(fails, 3);  // tail lanes, wasted lanes, tail mask, threads, efficiency
+}
+
+TEST(MeasureJudge, DivergenceHoldsWithinTheFamilysRuleAndAPlantedSlowdownFails) {
+  const Example ex = one_example(
+      "kind = \"divergence\"\npaths = [{ lanes = 20, cost = 30 }, { lanes = 12, cost = 30 }]\nuniform_cost = 30\nanswer = { slowdown = 2 }\n");
+  const auto plan = plan_measure(ex);
+  auto rows = judge_measurement(ex, plan, {fixture("diverge-split-20.txt")});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].verdict, "holds");  // 1.999 against 2: 0.05 % off, within 2 %
+  EXPECT_EQ(rows[0].stated, "2");
+  rows = judge_measurement(ex, plan, {replace_all_once(fixture("diverge-split-20.txt"), "1.999x", "1.900x")});
+  EXPECT_EQ(rows[0].verdict, "fails");  // 5 % off
+}
+
+TEST(MeasureJudge, ThreadMapFromTheRecordedThreads) {
+  const Example ex = one_example("kind = \"thread_map\"\nblock = [48, 4]\nlinear = 70\nanswer = { thread = [22, 1, 0], lane = 6 }\n");
+  auto rows = judge_measurement(ex, plan_measure(ex), {fixture("record-48-4-1-threads.txt")});
+  int judged = 0;
+  for (const auto& r : rows) {
+    if (r.answer == "thread" || r.answer == "lane") {
+      ++judged;
+      EXPECT_EQ(r.verdict, "passes") << r.answer;
+    }
+  }
+  EXPECT_EQ(judged, 2);
+  rows = judge_measurement(ex, plan_measure(ex),
+                           {replace_all_once(fixture("record-48-4-1-threads.txt"), "      70  (22,1,0)               2     6",
+                                             "      70  (22,1,0)               2     7")});
+  bool lane_judged = false;
+  for (const auto& r : rows) {
+    if (r.answer != "lane") continue;
+    lane_judged = true;
+    EXPECT_EQ(r.verdict, "fails");
+  }
+  EXPECT_TRUE(lane_judged);
+}
+
+TEST(MeasureJudge, NotMeasuredSaysWhyAndTheCsvHasTheFixedColumns) {
+  const Example ex = one_example("kind = \"grid_tail\"\nthreads = 1000\nblock_threads = 256\nanswer = { blocks = 4 }\n");
+  const auto rows = judge_measurement(ex, plan_measure(ex), {});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].verdict, "not measured");
+  const std::string csv = measured_csv(rows, "gpu/run", "2026-12-01T00:00:00Z", "GPU", "abc");
+  EXPECT_EQ(csv.rfind("schema_version,run_id,utc,gpu,", 0), 0u);
+  EXPECT_NE(csv.find(",examples,grid_tail,example=X1,not_measured,"), std::string::npos) << csv;
+  EXPECT_NE(measured_markdown(rows, "GPU").find("| X1 | — | — | — | — | info | not measured |"), std::string::npos);
 }
 
 }  // namespace
