@@ -17,8 +17,10 @@ inline constexpr const char* kDramLatencyBenchmark = "latency_plateau";
 inline constexpr const char* kDramLatencyParams = "order=random;level=DRAM";
 // The run's best streaming read, held against 96 % of the theoretical peak and the copy.
 inline constexpr const char* kBestReadBenchmark = "peak_read";
-// Ex 7: 20 lanes on the if side, 12 on the else, equal bodies, one warp per scheduler.
-inline constexpr const char* kDivergenceExample = "example=7;";
+// Ex 7's split: 20 lanes on the if side, 12 on the else, equal bodies, one warp per scheduler.
+inline constexpr const char* kDivergenceBenchmark = "split_low";
+inline constexpr const char* kDivergenceSplit = "k=20;";
+inline constexpr const char* kDivergenceWarps = ";warps_per_sm=4";
 // The partial-warp staircase: the useful fractions against P/(32 ceil(P/32)) (their largest miss)
 // and the steps' spread (how many hold one time).
 inline constexpr const char* kStaircaseFraction = "useful_fraction";

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU round's worked-examples step (issue 25; docs/worked-examples.md): `warpcost check --measure`
 # on the reference page's file and on the course sample, each example run by its family's runner at
-# its own parameters. Each writes results/<gpu>/<utc>-examples/{examples.md,examples.csv}; the round
+# its own parameters. Each writes results/<gpu>/<utc>-examples-<file>/{examples.md,examples.csv}; the round
 # packs those new folders with the suite's runs (results.tar.gz), for committing.
 # The sample holds two deliberately wrong answers, so its exit 1 is expected when its GPU rows all
 # pass; the page's file must exit 0 (every answer agrees, every measured row passes or holds).

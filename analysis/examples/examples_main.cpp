@@ -4,7 +4,7 @@
 //   warpcost-examples check FILE --measure [--bench-dir DIR] [--results DIR]
 //                                                also runs each example's point with its family's
 //                                                runner on the GPU (exit 77 without one) and writes
-//                                                DIR/<gpu>/<utc>-examples/{examples.md,examples.csv}
+//                                                DIR/<gpu>/<utc>-examples-<file>/{examples.md,examples.csv}
 //   warpcost-examples predict KIND key=value ... [--results DIR] [--gpu NAME]
 //                                                the model's answers, and the measured value of the
 //                                                newest run of the GPU under DIR (default results)
@@ -69,8 +69,8 @@ std::string slug_of(const std::string& name) {
   return slug.empty() ? "unknown-gpu" : slug;
 }
 
-int measure(const std::vector<ex::Example>& examples, const std::string& bench_dir, const std::string& results,
-            bool any_disagrees) {
+int measure(const std::string& file, const std::vector<ex::Example>& examples, const std::string& bench_dir,
+            const std::string& results, bool any_disagrees) {
   std::vector<ex::MeasurePlan> plans;
   for (const auto& e : examples) plans.push_back(ex::plan_measure(e));
   // Arguments and the file are checked; only now is a device looked for.
@@ -110,10 +110,11 @@ int measure(const std::vector<ex::Example>& examples, const std::string& bench_d
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
   char utc[32];
   std::strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  const std::string run = slug_of(gpu) + "/" + stamp + "-examples";
+  // <utc>-examples-<file stem>: the summary shows the reference page's (report.hpp, kPageExamplesSuffix).
+  const std::string run = slug_of(gpu) + "/" + stamp + "-examples-" + slug_of(std::filesystem::path(file).stem().string());
   const char* rev_env = std::getenv("WARPCOST_GIT_REV");
   const std::string rev = rev_env != nullptr ? rev_env : first_line_of("git rev-parse --short=12 HEAD 2>/dev/null");
-  const std::string md = ex::measured_markdown(rows, gpu);
+  const std::string md = ex::measured_markdown(rows, gpu + ", " + file);
   const std::string csv = ex::measured_csv(rows, run, utc, gpu, rev.empty() ? "unknown" : rev);
   // Written to a temporary folder and renamed: a run folder is whole or absent.
   namespace fs = std::filesystem;
@@ -158,7 +159,7 @@ int check(const std::vector<std::string>& args) {
   for (const auto& c : checked) disagrees = disagrees || !c.agrees;
   if (do_measure) {
     if (bench_dir.empty()) return usage("--measure needs --bench-dir (./warpcost check passes build/<preset>/bench)");
-    return measure(examples, bench_dir, results, disagrees);
+    return measure(file, examples, bench_dir, results, disagrees);
   }
   return disagrees ? ex::kExitDisagree : ex::kExitAgree;
 }

@@ -67,8 +67,17 @@ MeasurePlan plan_divergence(const Example& ex) {
       return why("the else body is " + num(paths[1].cost / paths[0].cost) + " if bodies; the runner counts bodies in "
                  "whole trips of " + std::to_string(kReferenceTrips) + " a side (else = " + num(else_trips) + " trips)");
     }
-    return MeasurePlan{{{kDiverge, {"--split", std::to_string(paths[0].lanes), "--if", std::to_string(kReferenceTrips),
-                                     "--else", whole(else_trips)}}}, ""};
+    const Invocation split{kDiverge, {"--split", std::to_string(paths[0].lanes), "--if", std::to_string(kReferenceTrips),
+                                      "--else", whole(else_trips)}};
+    if (paths[1].lanes == 0) {
+      // No lane takes the else: the runner's uniform reference is this very kernel, so the warp is
+      // held against the same kernel with an empty else (the empty branch is free: 1x).
+      return MeasurePlan{{split, {kDiverge, {"--split", "32", "--if", std::to_string(kReferenceTrips), "--else", "0"}}}, ""};
+    }
+    if (paths[0].lanes == 0) {
+      return why("every lane takes the else: write the populated side first (its cost is the uniform reference)");
+    }
+    return MeasurePlan{{split}, ""};
   }
   double cost = -1;
   int populated = 0;
@@ -150,9 +159,9 @@ MeasuredAnswer check_row(const Example& ex, const ModelAnswer& a, const Value& g
   MeasuredAnswer r = base_row(ex, a);
   r.has_gpu = true;
   r.gpu = gpu.type == ValueType::kCoord ? 0 : gpu.number;
-  r.row_kind = "check";
+  r.row_kind = analysis::kind::kCheck;
   const bool equal = gpu.type == ValueType::kCoord ? gpu.coord == a.value.coord : std::fabs(gpu.number - a.value.number) < 1e-12;
-  r.verdict = equal && gates_passed ? "passes" : "fails";
+  r.verdict = equal && gates_passed ? analysis::verdict::kPasses : analysis::verdict::kFails;
   r.note = "recorded " + render(gpu) + (gates_passed ? "" : "; a recorder gate failed");
   return r;
 }
@@ -216,6 +225,12 @@ RecordReport parse_record(const std::string& text) {
 
 double parse_diverge_warp_slowdown(const std::string& text) {
   static const std::regex row(R"((^|\n)slowdown\s+([0-9.]+)x)");
+  std::smatch m;
+  return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
+}
+
+double parse_diverge_warp_cycles(const std::string& text) {
+  static const std::regex row(R"((^|\n)this configuration\s+([0-9.]+))");
   std::smatch m;
   return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
 }
@@ -307,18 +322,21 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
     return rows;
   }
   if (ex.kind == "divergence") {
-    const double gpu = parse_diverge_warp_slowdown(outputs[0]);
-    if (gpu < 0) throw std::runtime_error(ex.id + ": warpcost-diverge printed no slowdown");
+    // Two calls: the warp with an unpopulated else against the same kernel with an empty else.
+    const double gpu = outputs.size() == 2 ? parse_diverge_warp_cycles(outputs[0]) / parse_diverge_warp_cycles(outputs[1])
+                                           : parse_diverge_warp_slowdown(outputs[0]);
+    if (!(gpu > 0)) throw std::runtime_error(ex.id + ": warpcost-diverge printed no slowdown or warp cycles");
     const bool k_way = plan.calls[0].args[0] == "--paths";
-    const double tol = k_way ? analysis::kKWayTolerance : analysis::kSplitTolerance;
+    const double tol = k_way ? analysis::kKWayTolerance : analysis::split_tolerance();
     for (const auto& a : answers) {
       if (a.field != "slowdown") continue;
       MeasuredAnswer r = base_row(ex, a);
       r.has_gpu = true;
       r.gpu = gpu;
       r.row_kind = "model";
-      r.verdict = std::fabs(gpu / a.value.number - 1.0) <= tol ? "holds" : "fails";
-      r.note = "warp cycles against the uniform reference (warpcost-diverge";
+      r.verdict = std::fabs(gpu / a.value.number - 1.0) <= tol ? analysis::verdict::kHolds : analysis::verdict::kFails;
+      r.note = outputs.size() == 2 ? "warp cycles against the same kernel with an empty else (warpcost-diverge"
+                                   : "warp cycles against the uniform reference (warpcost-diverge";
       for (const auto& s : plan.calls[0].args) r.note += " " + s;
       r.note += "), within " + num(tol * 100) + " % (the divergence family's rule)";
       rows.push_back(r);
@@ -336,7 +354,8 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
       r.has_gpu = true;
       r.gpu = mine / reference;
       r.row_kind = "model";
-      r.verdict = std::fabs(r.gpu / a.value.number - 1.0) <= analysis::coalescing_tolerance::kBandwidth ? "holds" : "fails";
+      r.verdict = std::fabs(r.gpu / a.value.number - 1.0) <= analysis::coalescing_tolerance::kBandwidth ? analysis::verdict::kHolds
+                                                                                                   : analysis::verdict::kFails;
       r.note = "useful bandwidth " + num(mine) + " TB/s over the fully coalesced " + num(reference) +
                " TB/s (best stride-1 load of 4, 8, 16 B), within " + num(analysis::coalescing_tolerance::kBandwidth * 100) +
                " % (the coalescing family's rule)";
@@ -355,8 +374,8 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
     r.has_gpu = true;
     r.gpu = at_n / at_cap;
     r.unit = "of the cap's rate";
-    r.row_kind = "info";
-    r.verdict = "info";
+    r.row_kind = analysis::kind::kInfo;
+    r.verdict = analysis::verdict::kInfo;
     r.note = "with " + plan.calls[0].args.back() + " warps/SM the stream reads " + num(at_n) + " TB/s, " +
              num(100 * r.gpu) + " % of its rate at the cap (" + num(at_cap) + " TB/s); not judged: the example's L (" +
              num(get(ex, "latency")->value.number) + " cycles) is not this GPU's loaded latency (" + num(latency) + " cycles)";

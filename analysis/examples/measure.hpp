@@ -39,6 +39,8 @@ struct RecordReport {
 RecordReport parse_record(const std::string& text);
 // warpcost-diverge: the warp slowdown against its uniform reference; < 0 when absent.
 double parse_diverge_warp_slowdown(const std::string& text);
+// warpcost-diverge: the median warp cycles of the configuration itself; < 0 when absent.
+double parse_diverge_warp_cycles(const std::string& text);
 // warpcost-coalesce: useful bandwidth in TB/s; < 0 when absent.
 double parse_coalesce_useful_tbps(const std::string& text);
 // warpcost-stream read: bandwidth in TB/s and the loaded latency in cycles; < 0 when absent.

@@ -16,6 +16,7 @@
 #include "analysis/examples/examples.hpp"
 #include "analysis/examples/measure.hpp"
 #include "analysis/examples/measured.hpp"
+#include "analysis/report.hpp"
 
 namespace warpcost::examples {
 namespace {
@@ -505,6 +506,51 @@ TEST(MeasureJudge, NotMeasuredSaysWhyAndTheCsvHasTheFixedColumns) {
   EXPECT_EQ(csv.rfind("schema_version,run_id,utc,gpu,", 0), 0u);
   EXPECT_NE(csv.find(",examples,grid_tail,example=X1,not_measured,"), std::string::npos) << csv;
   EXPECT_NE(measured_markdown(rows, "GPU").find("| X1 | — | — | — | — | info | not measured |"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace warpcost::examples
+
+namespace warpcost::examples {
+namespace {
+
+TEST(MeasurePlan, AnElseNoLaneTakesIsHeldAgainstAnEmptyElse) {
+  // Ex 8: all 32 lanes on an if of 30, none on an else of 30.
+  const Example ex = one_example(
+      "kind = \"divergence\"\npaths = [{ lanes = 32, cost = 30 }, { lanes = 0, cost = 30 }]\nuniform_cost = 30\nanswer = { slowdown = 1 }\n");
+  const auto plan = plan_measure(ex);
+  ASSERT_EQ(plan.calls.size(), 2u);
+  EXPECT_EQ(plan.calls[1].args, (std::vector<std::string>{"--split", "32", "--if", "384", "--else", "0"}));
+  // The real 20/12 output's own cycles stand in for both runs: 209869 against 104969 cycles.
+  const std::string both = fixture("diverge-split-20.txt");
+  std::string uniform = replace_once(both, "this configuration             209869", "this configuration             104969");
+  auto rows = judge_measurement(ex, plan, {uniform, uniform});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].verdict, "holds");  // equal cycles: 1x
+  rows = judge_measurement(ex, plan, {both, uniform});
+  EXPECT_EQ(rows[0].verdict, "fails");  // the unpopulated else cost its body: 2x
+  EXPECT_DOUBLE_EQ(parse_diverge_warp_cycles(both), 209869);
+}
+
+TEST(SummaryTable, TheNewestMeasuredPageBesideTheRunsVerbatim) {
+  TempDir tmp;
+  const fs::path run_dir = tmp.path / "fixture-h200" / "20260104T000000Z-div";
+  fs::create_directories(run_dir);
+  fs::copy_file(std::string(WARPCOST_SOURCE) + "/tests/fixtures/divergence.json", run_dir / "bench.json");
+  const analysis::EvaluatedRun er{analysis::read_run(run_dir / "bench.json"), {}};
+  EXPECT_NE(analysis::worked_examples_markdown({er}).find("No measured page beside these runs yet."), std::string::npos);
+  for (const char* stamp : {"20260105T000000Z", "20260106T000000Z"}) {
+    const fs::path d = tmp.path / "fixture-h200" / (std::string(stamp) + analysis::kPageExamplesSuffix);
+    fs::create_directories(d);
+    std::ofstream(d / "examples.md") << "| Ex 7 | slowdown | 2 | 2 | 1.999 | model | holds | " << stamp << " |\n";
+  }
+  // The course sample's folder is not the page's.
+  fs::create_directories(tmp.path / "fixture-h200" / "20260107T000000Z-examples-course-sample");
+  std::ofstream(tmp.path / "fixture-h200" / "20260107T000000Z-examples-course-sample" / "examples.md") << "sample\n";
+  const std::string md = analysis::worked_examples_markdown({er});
+  EXPECT_NE(md.find("| Ex 7 | slowdown | 2 | 2 | 1.999 | model | holds | 20260106T000000Z |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("20260105T000000Z |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("sample"), std::string::npos) << md;
 }
 
 }  // namespace
