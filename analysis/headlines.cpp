@@ -86,8 +86,14 @@ HeadlineFigure best_read(const EvaluatedRun& er) {
 
 HeadlineFigure divergence_20_12(const EvaluatedRun& er) {
   for (const Row& r : er.rows) {
-    if (r.family != schema::divergence::kFamily || r.benchmark != "worked_example" ||
-        r.params.rfind(src::kDivergenceExample, 0) != 0 || r.metric != "divergence_slowdown") {
+    const std::string& p = r.params;
+    const auto trips_at = [&p](const std::string& key) {
+      const auto at = p.find(key + "=");
+      return at == std::string::npos ? std::string() : p.substr(at + key.size() + 1, p.find(';', at) - at - key.size() - 1);
+    };
+    if (r.family != schema::divergence::kFamily || r.benchmark != src::kDivergenceBenchmark ||
+        p.rfind(src::kDivergenceSplit, 0) != 0 || p.find(src::kDivergenceWarps) == std::string::npos ||
+        trips_at("if_trips") != trips_at("else_trips") || r.metric != "warp_slowdown") {
       continue;
     }
     return figure_from(er, r,

@@ -19,8 +19,10 @@ inline constexpr const char* kDramLatencyParams = "order=random;level=DRAM";
 // The run's best streaming read: the target row (96 % of the theoretical peak, and the copy) that
 // the evaluator puts on the fastest point's own bandwidth row.
 inline constexpr const char* kBestReadMetric = "dram__bytes_read.sum.per_second";
-// Ex 7: 20 lanes on the if side, 12 on the else, equal bodies, one warp per scheduler.
-inline constexpr const char* kDivergenceExample = "example=7;";
+// Ex 7's split: 20 lanes on the if side, 12 on the else, equal bodies, one warp per scheduler.
+inline constexpr const char* kDivergenceBenchmark = "split_low";
+inline constexpr const char* kDivergenceSplit = "k=20;";
+inline constexpr const char* kDivergenceWarps = ";warps_per_sm=4";
 // The partial-warp staircase: its steps' time spread (how many hold one time); the figure is the
 // step with the worst verdict, the largest spread among equals.
 inline constexpr const char* kStaircaseStepBenchmark = "staircase_step";

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <tuple>
 
 #include "analysis/core/models.hpp"
@@ -223,103 +226,35 @@ std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
 }
 
 std::string worked_examples_markdown(const std::vector<EvaluatedRun>& runs) {
-  using namespace model;
-  // example -> family -> the texts of the last run (in the order given) that measured it there,
-  // and where it ran. An example can be measured by several families (the self-test) or by several
-  // rows of one run (Ex 9's two shapes).
-  struct Measured {
-    std::string where;
-    std::vector<std::string> texts;
-  };
-  std::map<std::string, std::map<std::string, Measured>> found;
+  namespace fs = std::filesystem;
+  // The newest measured page beside these runs: results/<gpu>/<utc>-examples-worked-examples/,
+  // written by `warpcost check examples/worked-examples.toml --measure` (its table, verbatim).
+  fs::path newest;
   for (const auto& er : runs) {
-    const std::string where =
-        cell(er.run.context.text(schema::key::kGpuName)) + ", " + cell(er.run.run_id());
-    for (const Row& r : er.rows) {
-      if (r.benchmark != "worked_example") continue;
-      const auto start = r.params.find("example=");
-      if (start == std::string::npos) continue;
-      const auto end = r.params.find(';', start);
-      const std::string example = r.params.substr(start + 8, end == std::string::npos ? std::string::npos : end - start - 8);
-      std::string value = r.unit == "ratio" || r.unit == "1" ? format_number("%.3f", r.value) + "×" : format_number("%.0f", r.value);
-      if (r.metric == "tail_active_threads") value += " threads";
-      if (r.metric == "warps_per_block") value += r.value == 1.0 ? " warp" : " warps";
-      if (r.metric == "knee_warps_per_sm") value += " warps/SM (knee)";
-      if (r.metric == "threads_mapped_as_model") {
-        value += " of " + format_number("%.0f", r.predicted.value_or(0)) + " threads mapped";
+    const fs::path gpu_dir = er.run.source.parent_path().parent_path();
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(gpu_dir, ec)) {
+      const std::string name = e.path().filename().string();
+      if (e.is_directory() && name.size() > kPageExamplesSuffix.size() &&
+          name.compare(name.size() - kPageExamplesSuffix.size(), kPageExamplesSuffix.size(), kPageExamplesSuffix) == 0 &&
+          fs::exists(e.path() / "examples.md") &&
+          (newest.empty() || name > newest.filename().string())) {
+        newest = e.path();
       }
-      Measured& m = found[example][r.family];
-      if (m.where != where) m = Measured{where, {}};  // a later run replaces an earlier one
-      m.texts.push_back(value + " (" + r.verdict + ")");
     }
   }
-  std::map<std::string, std::string> measured;
-  for (const auto& [example, by_family] : found) {
-    std::string text;
-    for (const auto& [family, m] : by_family) {
-      std::string joined;
-      for (const auto& t : m.texts) joined += (joined.empty() ? "" : "; ") + t;
-      text += (text.empty() ? "" : "; ") + joined + " on " + m.where;
-    }
-    measured[example] = text;
+  std::string md = "## Worked examples\n\n";
+  md += "The reference page's examples are `examples/worked-examples.toml`: `./warpcost check "
+        "examples/worked-examples.toml` holds every stated answer to the models, and with `--measure` on a GPU "
+        "runs each one with its family's runner (docs/worked-examples.md).\n\n";
+  if (newest.empty()) {
+    md += "No measured page beside these runs yet.\n";
+    return md;
   }
-  std::string md = "## Worked examples: what the models compute";
-  md += measured.empty() ? "\n\n" : ", and what the GPU measured\n\n";
-  md += "| example | case | model | result | measured |\n|---|---|---|---|---|\n";
-  auto row = [&md, &measured](const std::string& ex, const std::string& c, const std::string& m,
-                              const std::string& r) {
-    const auto it = measured.find(ex);
-    md += "| " + ex + " | " + c + " | " + m + " | " + r + " | " +
-          (it == measured.end() ? std::string("—") : it->second) + " |\n";
-  };
-  auto n = [](long long v) { return std::to_string(v); };
-
-  row("1", "block (256,1,1)", "ceil(256/32)", n(warps_per_block(256)) + " warps, " +
-      n(wasted_lanes(256)) + " wasted lanes");
-  row("2", "block (100,1,1)", "ceil(100/32); tail = 100 − 96",
-      n(warps_per_block(100)) + " warps, tail " + n(tail_lanes(100)) + " lanes (" +
-          hex_mask(tail_mask(100)) + "), " + n(wasted_lanes(100)) + " wasted");
-  const BlockShape ex3{48, 4, 1};
-  const ThreadCoord w1_first = thread_coord(ex3, 32);
-  const ThreadCoord w1_last = thread_coord(ex3, 63);
-  row("3", "block (48,4,1), warp 1", "linear 32..63 → (x,y)",
-      "(" + n(w1_first.x) + "," + n(w1_first.y) + ")..(" + n(w1_last.x) + "," + n(w1_last.y) +
-          "): row 0 x 32–47 + row 1 x 0–15; " + n(warps_per_block(threads_per_block(ex3))) +
-          " warps");
-  const BlockShape ex3b{8, 4, 3};
-  const ThreadCoord t70 = thread_coord(ex3b, 70);
-  row("3b", "block (8,4,3), linear 70", "tz = 70/32, ty = (70 mod 32)/8, tx = 70 mod 8",
-      "(" + n(t70.x) + "," + n(t70.y) + "," + n(t70.z) + "), warp " + n(warp_of(70)) + " of " +
-          n(warps_per_block(threads_per_block(ex3b))));
-  row("4", "block (16,1,1), smaller than a warp", "ceil(16/32)",
-      n(warps_per_block(16)) + " warp, mask " + hex_mask(tail_mask(16)) + ", " +
-          n(wasted_lanes(16)) + " wasted lanes");
-  row("5", "L = 300, W = 15", "ceil(L/W)", n(warps_to_hide_latency(300, 15)) + " warps");
-  row("6", "L = 400, W = 1", "ceil(L/W) vs 64", n(warps_to_hide_latency(400, 1)) +
-      " warps > 64: memory-bound");
-  row("7", "20/12 split, 30 + 30 cycles", "Σ populated paths",
-      format_number("%.0f", divergent_time({{20, 30}, {12, 30}})) + " cycles, " +
-          format_number("%.1f", divergence_slowdown({{20, 30}, {12, 30}}, 30)) + "×");
-  row("8", "32/0 split, 30 cycles", "Σ populated paths",
-      format_number("%.0f", divergent_time({{32, 30}, {0, 30}})) + " cycles, " +
-          format_number("%.1f", divergence_slowdown({{32, 30}, {0, 30}}, 30)) + "×");
-  const GridTail tail = grid_tail(1000, 256);
-  row("note", "N = 1000, B = 256", "N − B(ceil(N/B) − 1)",
-      n(tail.last_block_threads) + " threads in the last block: " + n(tail.last_block_full_warps) +
-          " full warps + " + n(tail.last_block_partial_lanes) + " lanes");
-  row("9", "(30,30) vs (32,8)", "ceil(P/32), 32·warps − P",
-      n(warps_per_block(900)) + " warps / " + n(wasted_lanes(900)) + " wasted vs " +
-          n(warps_per_block(256)) + " warps / " + n(wasted_lanes(256)) + " wasted");
-  const SchedulerDemand d = scheduler_demand(4, 400, 1, 20, 64);
-  row("10", "N_sched 4, L 400, T_issue 1, I_warp 20, cap 64", "N_sched·L/T_issue/I_warp",
-      format_number("%.0f", d.instruction_slots) + " slots, " + format_number("%.0f", d.warps_needed) +
-          " warps > " + n(d.cap) + ": short " + n(d.deficit));
-  row("self-test", "(72,1,1); L 300, W 15; 16/16 at 40 + 40", "as above",
-      n(warps_per_block(72)) + " warps, " + n(wasted_lanes(72)) + " wasted; " +
-          n(warps_to_hide_latency(300, 15)) + " warps; " +
-          format_number("%.1f", divergence_slowdown({{16, 40}, {16, 40}}, 40)) + "×");
-  md += "\nExample 4's and 5's bodies are missing from the reference page; 4 uses a 16-thread "
-        "block and 5 the self-test's L = 300, W = 15.\n";
+  std::ifstream in(newest / "examples.md");
+  std::ostringstream text;
+  text << in.rdbuf();
+  md += "Measured: " + newest.parent_path().filename().string() + "/" + newest.filename().string() + ".\n\n" + text.str();
   return md;
 }
 

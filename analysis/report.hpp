@@ -14,8 +14,13 @@ std::string human_value(double value, const std::string& unit);
 
 std::string markdown_report(const std::vector<EvaluatedRun>& runs);
 
-// The worked examples of the reference page, each as the model functions compute it, and, where
-// the runs measured one (rows of benchmark "worked_example"), the latest measurement.
+// The folder-name suffix of a measured reference page (`warpcost check examples/worked-examples.toml
+// --measure` writes results/<gpu>/<utc>-examples-worked-examples/).
+inline const std::string kPageExamplesSuffix = "-examples-worked-examples";
+
+// The reference page's worked examples: where `warpcost check examples/worked-examples.toml --measure`
+// wrote a folder beside these runs, the newest one's table (author, model, GPU, verdict); else how
+// to check and measure them. The examples themselves live in examples/worked-examples.toml.
 std::string worked_examples_markdown(const std::vector<EvaluatedRun>& runs = {});
 
 }  // namespace warpcost::analysis

@@ -1,12 +1,19 @@
-# The three libraries warpcost builds against. Installed packages are used first; with
+# The four libraries warpcost builds against (toml++, header-only, reads the examples files of
+# `warpcost check`; docs/worked-examples.md). Installed packages are used first; with
 # WARPCOST_FETCH_DEPS=ON a missing one is downloaded at a pinned version (FetchContent, needs
 # internet). Otherwise a missing one stops the configure with the Debian package to install, and
 # the packages are also written to ${CMAKE_BINARY_DIR}/missing-packages.txt, which ./warpcost reads
 # to install them (as root) or to print the one command that does.
-option(WARPCOST_FETCH_DEPS "Download pinned nlohmann-json, Google Benchmark and GoogleTest when not installed" OFF)
+option(WARPCOST_FETCH_DEPS "Download pinned nlohmann-json, toml++, Google Benchmark and GoogleTest when not installed" OFF)
 
 set(warpcost_missing_file ${CMAKE_BINARY_DIR}/missing-packages.txt)
 file(REMOVE ${warpcost_missing_file})
+
+# toml++ is used header-only (its default), through an INTERFACE target of our own: Debian's
+# package config imports its shared library (TOML_HEADER_ONLY=0), which the GPU machine, given only
+# the -dev package unpacked into .deps/, does not have. SYSTEM: its headers are not ours to warn on.
+find_path(WARPCOST_TOMLPLUSPLUS_INCLUDE_DIR toml++/toml.h)
+add_library(warpcost_tomlplusplus INTERFACE)
 
 if(WARPCOST_FETCH_DEPS)
   include(FetchContent)
@@ -30,6 +37,18 @@ if(WARPCOST_FETCH_DEPS)
     GIT_TAG v1.14.0
     GIT_SHALLOW TRUE
     FIND_PACKAGE_ARGS NAMES GTest)
+  if(NOT WARPCOST_TOMLPLUSPLUS_INCLUDE_DIR)
+    FetchContent_Declare(tomlplusplus
+      GIT_REPOSITORY https://github.com/marzer/tomlplusplus.git
+      GIT_TAG v3.3.0
+      GIT_SHALLOW TRUE)
+    FetchContent_GetProperties(tomlplusplus)
+    if(NOT tomlplusplus_POPULATED)
+      FetchContent_Populate(tomlplusplus)
+    endif()
+    set(WARPCOST_TOMLPLUSPLUS_INCLUDE_DIR ${tomlplusplus_SOURCE_DIR}/include CACHE PATH "" FORCE)
+  endif()
+  target_include_directories(warpcost_tomlplusplus SYSTEM INTERFACE ${WARPCOST_TOMLPLUSPLUS_INCLUDE_DIR})
   set(warpcost_fetched nlohmann_json)
   if(WARPCOST_BUILD_BENCH)
     list(APPEND warpcost_fetched benchmark)
@@ -45,6 +64,11 @@ set(warpcost_missing)
 find_package(nlohmann_json 3.10 QUIET)
 if(NOT nlohmann_json_FOUND)
   list(APPEND warpcost_missing nlohmann-json3-dev)
+endif()
+if(WARPCOST_TOMLPLUSPLUS_INCLUDE_DIR)
+  target_include_directories(warpcost_tomlplusplus SYSTEM INTERFACE ${WARPCOST_TOMLPLUSPLUS_INCLUDE_DIR})
+else()
+  list(APPEND warpcost_missing libtomlplusplus-dev)
 endif()
 if(WARPCOST_BUILD_BENCH)
   find_package(benchmark QUIET)

@@ -15,7 +15,7 @@ OUT=${OUT:-/tmp/warpcost-out}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/round.log") 2>&1
 
-# The GPU machine has no nlohmann-json package; a copy unpacked from Debian's can travel in .deps.
+# The GPU machine has no nlohmann-json or toml++ package; copies unpacked from Debian's travel in .deps.
 [ -d .deps/usr ] && export CMAKE_PREFIX_PATH="$PWD/.deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 
 status=0
@@ -91,6 +91,8 @@ if [ "${WARPCOST_ROUND_COMPARE:-1}" = 1 ]; then
   }
   step "suite again, counters off, and compare" compare_off "$@"
 fi
+
+step "worked examples measured (check --measure)" scripts/gpu-round-examples.sh h200
 
 after=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
 new=$(comm -13 <(echo "$before") <(echo "$after"))

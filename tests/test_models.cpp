@@ -211,6 +211,22 @@ TEST(ModelProperty, LittlesLawAndPeak) {
   EXPECT_DOUBLE_EQ(arch_params(7, 5).issue_interval_cycles, 1.0);
 }
 
+TEST(ModelWarpPrimitives, CostIndependentOfLanesAndTheButterflyOfTheNote) {
+  // The note: lane i reads i+16, then i+8, i+4, i+2, i+1: five steps for a warp, four for 16 lanes.
+  EXPECT_EQ(butterfly_reduction_steps(32), 5);
+  EXPECT_EQ(butterfly_reduction_steps(16), 4);
+  EXPECT_EQ(butterfly_reduction_steps(2), 1);
+  // 5 × (shuffle 23 + add 4) = 135 cycles, worked by hand.
+  EXPECT_DOUBLE_EQ(butterfly_reduction_cycles(23, 4, 32), 135.0);
+  EXPECT_DOUBLE_EQ(primitive_cost_vs_full_warp(1), 1.0);
+  EXPECT_DOUBLE_EQ(primitive_cost_vs_full_warp(32), 1.0);
+  EXPECT_THROW(butterfly_reduction_steps(24), std::invalid_argument);
+  EXPECT_THROW(butterfly_reduction_steps(64), std::invalid_argument);
+  EXPECT_THROW(primitive_cost_vs_full_warp(0), std::invalid_argument);
+  EXPECT_THROW(primitive_cost_vs_full_warp(33), std::invalid_argument);
+  EXPECT_THROW(butterfly_reduction_cycles(0, 4, 32), std::invalid_argument);
+}
+
 TEST(ModelErrors, BadArgumentsAreRejectedWithTheValueAndWhatIsAllowed) {
   EXPECT_EQ(message_of([] { warps_per_block(0); }), "threads per block P = 0; allowed: P >= 1");
   EXPECT_EQ(message_of([] { tail_mask(-5); }), "threads per block P = -5; allowed: P >= 1");

@@ -197,22 +197,6 @@ TEST_F(PartialWarpEvaluation, RecorderCountersAgainstCeilAndTailMask) {
   EXPECT_NE(one_clock.why.find("1 warps read several clock64 values"), std::string::npos) << one_clock.why;
 }
 
-TEST_F(PartialWarpEvaluation, WorkedExamplesGetRowsOfTheirOwn) {
-  // Ex 3's block measured by the recorder: every thread where the model puts it.
-  const Row ex3 = at("example=3;measured_by=schedule/x=48;y=4;z=1", "threads_mapped_as_model");
-  EXPECT_EQ(ex3.benchmark, "worked_example");
-  EXPECT_DOUBLE_EQ(*ex3.predicted, 192.0);
-  EXPECT_EQ(ex3.verdict, verdict::kPasses);
-  // The note's 1000 threads in blocks of 256: 232 in the last block.
-  const Row note = at("example=note;measured_by=grid_tail/block_threads=256;total_threads=1000", "tail_full_warps");
-  EXPECT_DOUBLE_EQ(*note.predicted, 7.0);  // 232 threads: 7 full warps and 8 lanes
-  EXPECT_EQ(note.verdict, verdict::kPasses);
-  // A shape no example uses gets none.
-  for (const Row& r : rows_) {
-    EXPECT_EQ(r.params.find("measured_by=schedule/x=33"), std::string::npos) << r.params;
-  }
-}
-
 TEST_F(PartialWarpEvaluation, StaircaseUsefulFractionIsShownNotJudged) {
   // With equal block counts it is (P/next)·(t_next/t_P): step_time_spread restated, so info.
   const Row f33 = at("block_threads=33", "useful_fraction");

@@ -245,8 +245,6 @@ TEST(PlantedFault, A16Of16SplitTimedLikeTheUniformWarp) {
   for (const char* metric : {"warp_slowdown", "grid_slowdown_fixed_cost"}) {
     expect_holds_then_fails(kDiv, "split_low", kK16, metric, split_timed_like_uniform);
   }
-  expect_holds_then_fails(kDiv, "worked_example", "example=self-test;measured_by=split_low/" + kK16,
-                          "divergence_slowdown", split_timed_like_uniform);
   // The grid row has its own verdict: on the real data at 4 warps/SM it fails (the launch and
   // prologue are not doubled) although the warp holds.
   RunData run = fixture(kDiv);
@@ -266,19 +264,14 @@ TEST(PlantedFault, A16Of16SplitGridAtFullResidencyTimedLikeTheUniformGrid) {
   });
 }
 
-TEST(PlantedFault, AnEx7SplitAndAnEmptyElseThatCostTheirBodies) {
+TEST(PlantedFault, AnEx7SplitTimedLikeTheUniformWarp) {
   const std::string k20 = "k=20;if_trips=384;else_trips=384;warps_per_sm=4";
-  expect_holds_then_fails(kDiv, "worked_example", "example=7;measured_by=split_low/" + k20,
-                          "divergence_slowdown", [&](RunData& run) {
+  expect_holds_then_fails(kDiv, "split_low", k20, "warp_slowdown", [&](RunData& run) {
                             point(run, "split_low", k20).counters["warp_cycles_median"] =
                                 point(run, "split_low", kK32).counters.at("warp_cycles_median");
                           });
-  // Ex 8: the all-if warp costing what a warp running both of its sides costs.
-  expect_holds_then_fails(kDiv, "worked_example", "example=8;measured_by=split_low/" + kK32,
-                          "divergence_slowdown", [&](RunData& run) {
-                            point(run, "split_low", kK32).counters["warp_cycles_median"] =
-                                point(run, "split_low", kK16).counters.at("warp_cycles_median");
-                          });
+  // Ex 8 (an else no lane takes is free) is examples/worked-examples.toml's, measured by
+  // `warpcost check --measure` (tests/examples/: the plan runs the else-less kernel beside it).
 }
 
 TEST(PlantedFault, AWarpUniformControlWhoseIfWarpsDiverged) {
@@ -401,11 +394,7 @@ TEST(KneeRule, OnAFlatCurveAPredictionBeyondTheSweepFails) {
   const Row d = at(rows, "knee", kW16, "knee_model_scheduler_demand");
   EXPECT_EQ(*d.predicted, 74);
   EXPECT_EQ(d.verdict, verdict::kFails) << d.why;
-  // Ex 5 and Ex 10 are these two rows.
-  EXPECT_EQ(at(rows, "worked_example", "example=5;measured_by=knee/" + kW16, "knee_warps_per_sm").verdict,
-            verdict::kFails);
-  EXPECT_EQ(at(rows, "worked_example", "example=10;measured_by=knee/" + kW16, "knee_warps_per_sm").verdict,
-            verdict::kFails);
+  // (Ex 5 and Ex 10 were copies of these two rows; the examples are examples/worked-examples.toml's.)
 }
 
 TEST(KneeRule, OnACurveNotFlatAPredictionBeyondTheSweepIsUntestable) {
@@ -541,7 +530,7 @@ TEST(KneeModels, LittlesLawAtTheKneeIsAConsistencyFigure) {
   EXPECT_TRUE(r.predicted.has_value());
 }
 
-const std::string kEx6 = "example=6;measured_by=knee/use=independent;load_bytes=16;alu_per_load=0";
+const std::string kEx6 = "measured_by=knee/use=independent;load_bytes=16;alu_per_load=0";
 
 // Every W = 0 stream point `factor` times slower.
 void slow_w0_stream(RunData& run, double factor) {
@@ -554,14 +543,14 @@ void slow_w0_stream(RunData& run, double factor) {
 
 TEST(PlantedFault, AComputeFreeStreamFarUnderTheCopy) {
   // (A copy made twice as fast instead would run at 178 % of the peak: an error, not a miss.)
-  expect_holds_then_fails(kSt, "worked_example", kEx6, "bandwidth_vs_copy",
+  expect_holds_then_fails(kSt, "memory_bound", kEx6, "bandwidth_vs_copy",
                           [](RunData& run) { slow_w0_stream(run, 1.5); });
 }
 
 TEST(PlantedFault, AComputeFreeStreamFarOverTheCopy) {
   // The model says the stream runs at the copy's rate, not at least at it: a copy slowed 2 x puts
   // the stream near 1.9 x the copy, which the one-sided bound read as holds.
-  expect_holds_then_fails(kSt, "worked_example", kEx6, "bandwidth_vs_copy", [](RunData& run) {
+  expect_holds_then_fails(kSt, "memory_bound", kEx6, "bandwidth_vs_copy", [](RunData& run) {
     for (double& s : point(run, "d2d_copy", "mib=4096").seconds) s *= 2;
   });
 }
@@ -582,7 +571,7 @@ TEST(PlantedFault, AStreamAboveTheTheoreticalPeakIsAnErrorNotAResult) {
   }
   const std::vector<Row> rows = evaluate_run(run);
   EXPECT_EQ(at(rows, "read_independent", best_params, "dram__bytes_read.sum.per_second").verdict, verdict::kError);
-  EXPECT_EQ(at(rows, "worked_example", kEx6, "bandwidth_vs_copy").verdict, verdict::kError);
+  EXPECT_EQ(at(rows, "memory_bound", kEx6, "bandwidth_vs_copy").verdict, verdict::kError);
   const Row best = *std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.kind == kind::kTarget && r.metric == "dram__bytes_read.sum.per_second"; });
   EXPECT_GT(best.value, 1.5 * peak);
   EXPECT_EQ(best.verdict, verdict::kError) << best.why;
@@ -722,10 +711,6 @@ TEST(Throttle, APointUnder95PercentOfTheMaxClockJudgesNoModel) {
             verdict::kHolds);
   EXPECT_EQ(at(er.rows, "split_low", kK16, "warp_slowdown").verdict, verdict::kThrottled);
   EXPECT_EQ(at(er.rows, "split_low", kK16, "sm_clock_low_mhz").value, 1500);
-  // The self-test example is measured by the throttled point: it is not judged at all.
-  EXPECT_EQ(find(er.rows, "worked_example", "example=self-test;measured_by=split_low/" + kK16,
-                 "divergence_slowdown"),
-            nullptr);
   const std::string md = markdown_report({er});
   const auto list = md.find("### Throttled points");
   ASSERT_NE(list, std::string::npos);
@@ -804,14 +789,14 @@ TEST(Noise, TwoNoisyCopyRepetitionsDoNotHideACopyMiss) {
   for (double& s : c.seconds) s /= 1.5;
   c.seconds[0] *= 2;
   c.seconds[1] *= 2;
-  const Row r = at(evaluate_run(run), "worked_example", kEx6, "bandwidth_vs_copy");
+  const Row r = at(evaluate_run(run), "memory_bound", kEx6, "bandwidth_vs_copy");
   EXPECT_LE(std::fabs(*r.rel_error), 2 * point_noise(c)) << "the old rule said warn";
   EXPECT_EQ(r.verdict, verdict::kError) << r.why;
   // The same miss within the physics: the stream 1.5 x slower, the copy's two noisy repetitions
   // kept. The copy's median and MAD barely move: fails.
   for (double& s : c.seconds) s *= 1.5;
   slow_w0_stream(run, 1.5);
-  const Row m = at(evaluate_run(run), "worked_example", kEx6, "bandwidth_vs_copy");
+  const Row m = at(evaluate_run(run), "memory_bound", kEx6, "bandwidth_vs_copy");
   EXPECT_LE(std::fabs(*m.rel_error), 2 * point_noise(c)) << "the old rule said warn";
   EXPECT_EQ(m.verdict, verdict::kFails) << m.why;
 }

@@ -291,31 +291,6 @@ void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<R
   }
 }
 
-void evaluate_coalescing_run(const Run& run, std::vector<Row>& rows) {
-  const std::string aligned = std::string(co::param::kX) + "=32;" + co::param::kY + "=8";
-  const std::string square = std::string(co::param::kX) + "=30;" + co::param::kY + "=30";
-  const BenchmarkResult* a = find(run, co::bench::kBlock2d, aligned);
-  const BenchmarkResult* s = find(run, co::bench::kBlock2d, square);
-  if (a == nullptr || s == nullptr) return;
-  Row r;
-  r.family = co::kFamily;
-  r.benchmark = "worked_example";
-  r.params = "example=9";
-  r.metric = co::row::kEx9Ratio;
-  r.value = s->median_seconds() / a->median_seconds();
-  r.unit = "ratio";
-  const CoalescingModel ma = coalescing_model(*a);
-  const CoalescingModel ms = coalescing_model(*s);
-  r.model = "per-request efficiency (32,8) / (30,30)";
-  r.predicted = ma.useful_per_moved / ms.useful_per_moved;
-  r.rel_error = (r.value - *r.predicted) / *r.predicted;
-  r.verdict = verdict::kInfo;
-  r.why = "Ex 9: (32,8) reads the image " + fixed(r.value, 3) + "x as fast as (30,30); per request the model says " +
-          fixed(*r.predicted, 3) + "x, but the sectors a (30,30) warp wastes are its neighbours' and come from the L2, "
-          "so DRAM moves each sector once (the launch-wide model: 1.000x); the judged rows are each block's";
-  rows.push_back(r);
-}
-
 std::string coalescing_summary_markdown(const EvaluatedRun& er) {
   // value[benchmark][params][metric] for the family's derived rows.
   std::map<std::string, std::map<std::string, std::map<std::string, const Row*>>> v;

@@ -1,7 +1,7 @@
 // The coalescing family's verdicts: per benchmark, the counted sectors per request against the
 // sector model, the useful bandwidth against the coalesced rate of the same run times the model's
 // useful-per-moved fraction, and the DRAM bytes of a profiled launch against the sectors the model
-// says it moves; per run, Ex 9's two blocks side by side. Tolerances in one table, each with its
+// says it moves. Tolerances in one table, each with its
 // reason (docs/coalescing.md repeats it with the planted faults).
 #pragma once
 
@@ -56,7 +56,6 @@ struct CoalescingModel {
 CoalescingModel coalescing_model(const BenchmarkResult& b);
 
 void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows);
-void evaluate_coalescing_run(const Run& run, std::vector<Row>& rows);
 // The family's summary tables for one run (stride sweep, block shapes); empty without the family.
 std::string coalescing_summary_markdown(const EvaluatedRun& run);
 

@@ -17,9 +17,6 @@ class Coalescing final : public Family {
   void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) const override {
     evaluate_coalescing(run, b, rows);
   }
-  void evaluate_run(const Run& run, std::vector<Row>& rows) const override {
-    evaluate_coalescing_run(run, rows);
-  }
   std::string report_section(const EvaluatedRun& run) const override {
     return coalescing_summary_markdown(run);
   }

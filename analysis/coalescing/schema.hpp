@@ -73,7 +73,6 @@ inline constexpr const char* kSectorsPerRequest = "sectors_per_request";
 inline constexpr const char* kUsefulBandwidth = "useful_bandwidth";
 inline constexpr const char* kDramBytes = "dram_bytes_per_launch";
 inline constexpr const char* kEfficiency = "useful_per_moved_model";
-inline constexpr const char* kEx9Ratio = "ex9_bandwidth_ratio";
 }  // namespace row
 
 }  // namespace warpcost::coalescing

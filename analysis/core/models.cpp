@@ -214,6 +214,31 @@ LittlesLaw littles_law(double bandwidth_bytes_per_s, double latency_s,
   return l;
 }
 
+double primitive_cost_vs_full_warp(int active_lanes) {
+  if (active_lanes < 1 || active_lanes > kWarpSize) {
+    reject("active lanes", str(static_cast<long long>(active_lanes)), "1..32");
+  }
+  return 1.0;
+}
+
+int butterfly_reduction_steps(int lanes) {
+  if (lanes < 2 || lanes > kWarpSize || (lanes & (lanes - 1)) != 0) {
+    reject("lanes of a butterfly reduction", str(static_cast<long long>(lanes)),
+           "a power of two from 2 to 32");
+  }
+  int steps = 0;
+  for (int span = lanes; span > 1; span /= 2) ++steps;
+  return steps;
+}
+
+double butterfly_reduction_cycles(double shuffle_cycles, double add_cycles, int lanes) {
+  if (!(shuffle_cycles > 0.0) || !std::isfinite(shuffle_cycles)) {
+    reject("shuffle latency", str(shuffle_cycles), "> 0 cycles");
+  }
+  if (!(add_cycles > 0.0) || !std::isfinite(add_cycles)) reject("add latency", str(add_cycles), "> 0 cycles");
+  return butterfly_reduction_steps(lanes) * (shuffle_cycles + add_cycles);
+}
+
 double theoretical_dram_peak_bytes_per_s(long long memory_clock_khz, int bus_width_bits) {
   if (memory_clock_khz < 1) reject("memory clock", str(memory_clock_khz) + " kHz", "> 0");
   if (bus_width_bits < 8) reject("bus width", str(static_cast<long long>(bus_width_bits)) + " bits", ">= 8");

@@ -138,6 +138,17 @@ struct Knee {
 // of the true one: the true plateau is at least the largest rate measured.
 Knee measured_knee(const std::vector<std::pair<double, double>>& warps_and_rate, double fraction);
 
+// ---- warp primitives ------------------------------------------------------------------------
+// The model issue 24's family (warp_primitives) holds its measurements to: a primitive is issued
+// once per warp, so what it costs does not depend on how many lanes take part.
+
+// cost(active lanes) / cost(32 lanes) = 1, for 1..32 active lanes
+double primitive_cost_vs_full_warp(int active_lanes);
+// butterfly steps over n lanes = log2(n): lane i reads i+n/2, then i+n/4, ... (5 for a warp)
+int butterfly_reduction_steps(int lanes);
+// butterfly time = log2(n) × (shuffle latency + add latency), both measured as dependent chains
+double butterfly_reduction_cycles(double shuffle_cycles, double add_cycles, int lanes);
+
 // ---- device facts ----------------------------------------------------------------------------
 
 // peak = memory clock × bus width/8 × 2 (double data rate), bytes/s

@@ -365,24 +365,6 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   rows.push_back(m);
 }
 
-Row example_row(const BenchmarkResult& b, const BenchmarkResult& ref, const std::string& example,
-                double measured, double predicted, const std::string& why) {
-  Row r;
-  r.family = kFamily;
-  r.benchmark = "worked_example";
-  r.params = "example=" + example + ";measured_by=" + b.benchmark + "/" + b.params_text();
-  r.metric = "divergence_slowdown";
-  r.value = measured;
-  r.unit = "ratio";
-  r.model = "T = sum of the populated paths; slowdown = T / T_uniform";
-  r = with_prediction(r, predicted);
-  const bool holds = within(r, split_tolerance());
-  const double noise = std::hypot(counter_cv(b, schema::divergence::counter::kWarpCyclesMedian), counter_cv(ref, schema::divergence::counter::kWarpCyclesMedian));
-  judge(r, std::fabs(*r.rel_error), split_tolerance(), noise);
-  r.why = why + (holds ? "" : noise_note(std::fabs(*r.rel_error), split_tolerance(), noise));
-  return r;
-}
-
 // ---- the counter pass ------------------------------------------------------------------------
 
 struct DivergenceShape {
@@ -470,49 +452,6 @@ void evaluate_divergence(const Run& run, const BenchmarkResult& b, std::vector<R
   if (b.benchmark == schema::divergence::benchmark::kSwitch || b.benchmark == schema::divergence::benchmark::kNested) evaluate_paths(run, b, rows);
 }
 
-void evaluate_divergence_examples(const Run& run, std::vector<Row>& rows) {
-  // The worked examples at one warp per scheduler, where a warp's cycles are its own paths' cost.
-  constexpr long long kWarps = 4;
-  const BenchmarkResult* uniform = nullptr;
-  for (const auto& b : run.benchmarks) {
-    if (b.family == kFamily && b.benchmark == schema::divergence::benchmark::kSplitLow && !b.error && !b.seconds.empty() &&
-        !is_throttled(run, b) &&
-        iparam(b, schema::divergence::param::kSplitK) == 32 && iparam(b, schema::divergence::param::kWarpsPerSm) == kWarps &&
-        iparam(b, schema::divergence::param::kIfTrips) == iparam(b, schema::divergence::param::kElseTrips)) {
-      uniform = &b;
-      break;
-    }
-  }
-  if (uniform == nullptr) return;
-  const long long trips = iparam(*uniform, schema::divergence::param::kIfTrips);
-  auto split_at = [&](long long k, long long else_trips) {
-    return find(run, schema::divergence::benchmark::kSplitLow, split_params(k, trips, else_trips, kWarps));
-  };
-  const std::string bodies = std::to_string(trips) + "-trip bodies";
-  if (const BenchmarkResult* ex7 = split_at(20, trips)) {
-    rows.push_back(example_row(
-        *ex7, *uniform, "7", cycles(*ex7) / cycles(*uniform),
-        model::divergence_slowdown({{20, 30.0}, {12, 30.0}}, 30.0),
-        "20 lanes if, 12 else, equal " + bodies + ": " + fixed(cycles(*ex7), 0) + " cycles against " +
-            fixed(cycles(*uniform), 0) + " for the uniform warp (the lesson: 30 + 30 = 60 cycles, 2x)"));
-  }
-  if (const BenchmarkResult* empty_else = split_at(32, 0)) {
-    rows.push_back(example_row(
-        *uniform, *empty_else, "8", cycles(*uniform) / cycles(*empty_else),
-        model::divergence_slowdown({{32, 30.0}, {0, 30.0}}, 30.0),
-        "all 32 lanes if: the warp with a " + std::to_string(trips) + "-trip else no lane takes ran " +
-            fixed(cycles(*uniform), 0) + " cycles, the same kernel with an empty else " +
-            fixed(cycles(*empty_else), 0) + " (the lesson: an unpopulated branch is free, 1x)"));
-  }
-  if (const BenchmarkResult* half = split_at(16, trips)) {
-    rows.push_back(example_row(
-        *half, *uniform, "self-test", cycles(*half) / cycles(*uniform),
-        model::divergence_slowdown({{16, 40.0}, {16, 40.0}}, 40.0),
-        "16/16 split, equal " + bodies + ": " + fixed(cycles(*half), 0) + " cycles against " +
-            fixed(cycles(*uniform), 0) + " (the self-test: 40 + 40 cycles, 2x)"));
-  }
-}
-
 class Divergence final : public Family {
  public:
   const schema::FamilyDescriptor& descriptor() const override {
@@ -524,9 +463,6 @@ class Divergence final : public Family {
   void evaluate_counters(const Run& run, const BenchmarkResult& b, const CounterUnits&,
                          std::vector<Row>& rows, std::set<std::string>& judged) const override {
     divergence_checks(run, b, rows, judged);
-  }
-  void evaluate_run(const Run& run, std::vector<Row>& rows) const override {
-    evaluate_divergence_examples(run, rows);
   }
   std::string report_section(const EvaluatedRun& run) const override {
     return divergence_summary_markdown(run);

@@ -128,34 +128,6 @@ void evaluate_schedule(const BenchmarkResult& b, std::vector<Row>& rows) {
   rows.push_back(exact_row(b, "distinct_sms", b.counter_median(schema::partial_warp::counter::kDistinctSms),
                            "one block runs on one SM", 1.0, tag + "all threads on one SM",
                            tag + "threads of one block reported several SMs"));
-
-  // The worked examples this shape answers, as rows of their own for the report's table.
-  const char* example = nullptr;
-  const char* metric = "warps_per_block";
-  if (y == 1 && z == 1 && x == 256) example = "1";
-  if (y == 1 && z == 1 && x == 100) example = "2";
-  if (y == 1 && z == 1 && x == 16) example = "4";
-  if (y == 1 && z == 1 && x == 72) example = "self-test";
-  if ((x == 30 && y == 30 && z == 1) || (x == 32 && y == 8 && z == 1)) example = "9";
-  if ((x == 48 && y == 4 && z == 1) || (x == 8 && y == 4 && z == 3)) {
-    example = x == 48 ? "3" : "3b";
-    metric = "threads_mapped_as_model";
-  }
-  if (example != nullptr) {
-    const bool mapping = std::string(metric) == "threads_mapped_as_model";
-    Row e = exact_row(b, metric, mapping ? mapped : warps,
-                      mapping ? "every thread's lane, warp and (x,y,z) as the inverse of linear"
-                              : "ceil(P/32)",
-                      static_cast<double>(mapping ? p : model_warps),
-                      tag + (mapping ? fixed(mapped, 0) + " of " + std::to_string(p) +
-                                           " threads where the model puts them"
-                                     : fixed(warps, 0) + " warps, the last with mask " +
-                                           hex_mask(mask)),
-                      tag + "the hardware disagrees with the model");
-    e.benchmark = "worked_example";
-    e.params = std::string("example=") + example + ";measured_by=schedule/" + b.params_text();
-    rows.push_back(e);
-  }
 }
 
 const BenchmarkResult* find_benchmark(const Run& run, const std::string& benchmark,
@@ -319,17 +291,6 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
                            tag + std::to_string(g.last_block_full_warps) + " full warps + " +
                                std::to_string(g.last_block_partial_lanes) + " lanes",
                            tag + "full warps in the last block differ from the model"));
-  if (total == 1000 && block == 256) {
-    Row e = exact_row(b, "tail_full_warps", b.counter_median(schema::partial_warp::counter::kTailFullWarpsObserved),
-                      "floor(last / 32), last = N - B(ceil(N/B) - 1)",
-                      static_cast<double>(g.last_block_full_warps),
-                      tag + "the last block ran " + std::to_string(g.last_block_threads) +
-                          " threads: 7 full warps and one of 8 lanes",
-                      tag + "the last block's full warps differ from the model");
-    e.benchmark = "worked_example";
-    e.params = "example=note;measured_by=grid_tail/" + b.params_text();
-    rows.push_back(e);
-  }
   const std::uint32_t tail_mask = model::tail_mask(g.last_block_threads);
   Row m = exact_row(b, "tail_mask", b.counter_median(schema::partial_warp::counter::kTailLastMaskObserved),
                     "(1 << (last mod 32)) - 1", static_cast<double>(tail_mask),

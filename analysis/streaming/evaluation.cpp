@@ -413,38 +413,17 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
   }
 }
 
-// Ex 5, 6 and 10 on this GPU: the textbook's numbers are for L = 300 or 400;
-// here L is measured, so each row holds the measured knee (or bandwidth)
-// against the model fed with the measured L.
-void worked_example_rows(const Run& run, std::vector<Row>& rows) {
+// A stream with no compute between its loads cannot hide its latency (the reference page's Ex 6:
+// W = 1 needs 400 warps > 64), so it is bandwidth-bound: its plateau should be the copy's rate of
+// the same run. (Ex 5 and Ex 10 are the knee models' own rows; the worked examples themselves are
+// examples/worked-examples.toml, checked and measured by `warpcost check`.)
+void memory_bound_rows(const Run& run, std::vector<Row>& rows) {
   auto find_row = [&rows](const std::string& params, const std::string& metric) -> const Row* {
     for (const Row& r : rows) {
       if (r.benchmark == "knee" && r.params == params && r.metric == metric) return &r;
     }
     return nullptr;
   };
-  const std::string w16 = "use=independent;load_bytes=16;alu_per_load=16";
-  if (const Row* ex5 = find_row(w16, "knee_model_ceil_l_over_w")) {
-    Row e = *ex5;
-    e.benchmark = "worked_example";
-    e.params = "example=5;measured_by=knee/" + w16;
-    e.metric = "knee_warps_per_sm";
-    e.why =
-        "Ex 5 (L = 300, W = 15: 20 warps a scheduler) with this GPU's L "
-        "and W = 16: " +
-        ex5->why;
-    rows.push_back(e);
-  }
-  if (const Row* ex10 = find_row(w16, "knee_model_scheduler_demand")) {
-    Row e = *ex10;
-    e.benchmark = "worked_example";
-    e.params = "example=10;measured_by=knee/" + w16;
-    e.metric = "knee_warps_per_sm";
-    e.why = "Ex 10 (4·400/1/20 = 80 > 64) with this GPU's L and its counted I: " + ex10->why;
-    rows.push_back(e);
-  }
-  // Ex 6: no compute between loads cannot be hidden, so the stream is
-  // bandwidth-bound: its plateau should be the copy's rate of the same run.
   const std::string w0 = "use=independent;load_bytes=16;alu_per_load=0";
   const Row* knee0 = find_row(w0, "knee_warps_per_sm");
   const BenchmarkResult* copy = find_benchmark(run, schema::calibration::kFamily, "d2d_copy", schema::calibration::descriptor().params_text(schema::calibration::benchmark::kD2dCopy, {4096}));
@@ -464,8 +443,8 @@ void worked_example_rows(const Run& run, std::vector<Row>& rows) {
         (copy->counter_median(schema::counter::kBytesRead) + copy->counter_median(schema::calibration::counter::kBytesWritten)) / copy->median_seconds();
     Row e;
     e.family = schema::streaming::kFamily;
-    e.benchmark = "worked_example";
-    e.params = "example=6;measured_by=knee/" + w0;
+    e.benchmark = "memory_bound";
+    e.params = "measured_by=knee/" + w0;
     e.metric = "bandwidth_vs_copy";
     e.value = plateau / copy_rate;
     e.unit = "ratio";
@@ -663,7 +642,7 @@ class Streaming final : public Family {
   void evaluate_run(const Run& run, std::vector<Row>& rows) const override {
     plateau_rows(run, rows);
     knee_rows(run, rows);
-    worked_example_rows(run, rows);
+    memory_bound_rows(run, rows);
     target_rows(run, rows);
   }
 };

@@ -86,9 +86,6 @@ TEST(CoalescingEval, TheModelsHoldWhereTheH200FollowsThem) {
   EXPECT_EQ(row(rows, "block_2d", "x=32;y=8", co::row::kUsefulBandwidth).verdict, verdict::kHolds);
   EXPECT_EQ(row(rows, "block_2d", "x=30;y=30", co::row::kSectorsPerRequest).verdict, verdict::kHolds);
   EXPECT_EQ(row(rows, "load_l2", kCoalesced, co::row::kDramBytes).kind, kind::kInfo);
-  const Row ex9 = row(rows, "worked_example", "example=9", co::row::kEx9Ratio);
-  EXPECT_EQ(ex9.verdict, verdict::kInfo);
-  EXPECT_EQ(ex9.kind, kind::kInfo);
 }
 
 // 1 and 2 B stride-1 loads are no coalesced reference: held against the 4-16 B rate they miss, and

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `./warpcost check` and `./warpcost predict` (docs/worked-examples.md): builds the examples tool of
+# the configured build folder, quietly, and runs it with the command's own arguments; with --measure
+# it also builds the family runners and points the tool at them (BUILD_DIR/bench).
+#   scripts/examples.sh BUILD_DIR check FILE [--measure] | predict KIND key=value ...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$1
+shift
+jobs=$(nproc 2>/dev/null || echo 2)
+targets=(warpcost-examples)
+extra=()
+for arg in "$@"; do
+  if [ "$arg" = --measure ]; then
+    targets+=(warpcost-record warpcost-diverge warpcost-coalesce warpcost-stream)
+    extra=(--bench-dir "$build/bench")
+  fi
+done
+cmake --build "$build" -j "$jobs" --target "${targets[@]}" >/dev/null || {
+  echo "warpcost: building ${targets[*]} failed (cmake --build $build --target ${targets[*]})" >&2
+  exit 1
+}
+exec "$build/analysis/examples/warpcost-examples" "$@" ${extra[@]+"${extra[@]}"}
