@@ -178,6 +178,8 @@ ContextState& context_state(CUcontext ctx) {
 
   char name[256] = {};
   INJECT_DRIVER(cuDeviceGetName(name, sizeof name - 1, device));
+  int driver_api = 0;
+  INJECT_DRIVER(cuDriverGetVersion(&driver_api));
   g_records.write({{"record", "device"},
                    {"ordinal", state->ordinal},
                    {"name", name},
@@ -187,6 +189,7 @@ ContextState& context_state(CUcontext ctx) {
                    {"sm_count", device_attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)},
                    {"max_threads_per_sm", device_attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)},
                    {"warp_size", device_attribute(device, CU_DEVICE_ATTRIBUTE_WARP_SIZE)},
+                   {"driver_api", driver_api},
                    {"replay_passes", state->config->passes()}});
   return *g_contexts.emplace(ctx, std::move(state)).first->second;
 }
