@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "analysis/explain/explain_metrics.hpp"
+#include "analysis/core/explain_metrics.hpp"
 
 namespace warpcost::explain {
 
@@ -64,7 +64,7 @@ Records parse_records(const std::string& text, int* skipped_lines) {
         out.devices.push_back(d);
       } else if (kind == "error") {
         out.errors.push_back({j.at("stage").get<std::string>(), j.at("message").get<std::string>(),
-                              j.value("cupti_result", 0)});
+                              j.value("cupti_result", 0), j.value("advice", "")});
       } else if (kind == "launch") {
         LaunchRecord r;
         r.index = j.at("index").get<long>();

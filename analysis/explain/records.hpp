@@ -33,6 +33,7 @@ struct LaunchRecord {
 struct ErrorRecord {
   std::string stage, message;
   int cupti_result = 0;
+  std::string advice;  // what to do, when the result means "no counters on this machine"
 };
 
 struct Records {

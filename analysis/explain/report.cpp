@@ -81,7 +81,7 @@ std::string render_text(const Session& s) {
   for (const auto& a : s.command) out << a << ' ';
   out << "\n  application: " << outcome_text(s.outcome) << ", " << num(s.outcome.wall_seconds)
       << " s wall time under explain";
-  if (!s.records.ended) out << " (it ended before the profiler's trailer: the records written before are kept)";
+  if (s.records.started && !s.records.ended) out << " (it ended before the profiler's trailer: the records written before are kept)";
   out << "\n";
   if (!s.records.devices.empty()) {
     const DeviceRecord& d = s.records.devices.front();
@@ -93,7 +93,10 @@ std::string render_text(const Session& s) {
     out << " of " << s.records.launches_matched << " matching (" << s.records.launches_seen << " launched in all)";
   }
   out << "\n  measured figures: " << s.figures_note << "\n";
-  for (const ErrorRecord& e : s.records.errors) out << "  profiler error (" << e.stage << "): " << e.message << "\n";
+  for (const ErrorRecord& e : s.records.errors) {
+    out << "  profiler error (" << e.stage << "): " << e.message << "\n";
+    if (!e.advice.empty()) out << "    " << e.advice << "\n";
+  }
   if (s.skipped_lines > 0) out << "  " << s.skipped_lines << " cut record line(s) skipped\n";
 
   double total = 0;

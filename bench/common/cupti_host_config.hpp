@@ -23,6 +23,10 @@ Params cupti_params(std::size_t struct_size) {
   return p;
 }
 
+// For a CUPTI result that means "not on this machine", what to tell the user (what happened and
+// what to do); empty for every other result (those are faults). Declared in counter_pass.hpp too.
+std::string unavailable_advice(int cupti_result);
+
 // CUPTI's name for a result ("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"), or "unknown result".
 std::string cupti_result_name(CUptiResult result);
 

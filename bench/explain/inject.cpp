@@ -39,7 +39,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/explain/explain_metrics.hpp"
+#include "analysis/core/explain_metrics.hpp"
 #include "bench/common/cupti_host_config.hpp"
 
 namespace {
@@ -127,7 +127,11 @@ std::string demangle(const char* mangled) {
 
 void write_error(const std::string& stage, const std::string& message, int cupti_result) {
   json e = {{"record", "error"}, {"stage", stage}, {"message", message}};
-  if (cupti_result != 0) e["cupti_result"] = cupti_result;
+  if (cupti_result != 0) {
+    e["cupti_result"] = cupti_result;
+    const std::string advice = warpcost::counters::unavailable_advice(cupti_result);
+    if (!advice.empty()) e["advice"] = advice;
+  }
   g_records.write(e);
   std::fprintf(stderr, "warpcost-inject: %s: %s\n", stage.c_str(), message.c_str());
 }
