@@ -28,7 +28,7 @@ void check_output(const std::string& flag, const std::string& path) {
 
 std::string usage_text() {
   return "usage: warpcost explain [--kernel REGEX] [--launches N] [--json FILE] [--csv FILE]\n"
-         "                        [--results DIR] [--inject LIB] -- APP [ARGS...]\n"
+         "                        [--results DIR] [--inject LIB] [--records FILE] -- APP [ARGS...]\n"
          "       warpcost explain --proof CASES.tsv [--out FILE]\n"
          "Runs APP with warpcost's CUPTI injection library, profiles its kernel launches (kernel replay),\n"
          "and prints per kernel, largest total time first, what warp granularity costs it in four views\n"
@@ -38,6 +38,7 @@ std::string usage_text() {
          "  --launches N    profile at most N launches (default 20, 1.." + std::to_string(kMaxLaunches) + ")\n"
          "  --json FILE     the costs as JSON;  --csv FILE  as tidy CSV rows (family explain)\n"
          "  --inject LIB    the injection library (default: libwarpcost_inject.so beside this tool)\n"
+         "  --records FILE  keep the library's raw launch records (JSON lines) there\n"
          "  --proof CASES   judge predicted against measured fix speedups (scripts/gpu-round-explain.sh)\n"
          "APP's own output is untouched; its exit code or signal is reported. Exit: 0 explained; 1 APP\n"
          "failed, crashed or the profiler could not run (what was collected is still reported); 2 usage.\n";
@@ -86,6 +87,9 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
     } else if (a == "--csv") {
       o.csv_path = value(a);
       check_output(a, o.csv_path);
+    } else if (a == "--records") {
+      o.records_path = value(a);
+      check_output(a, o.records_path);
     } else if (a == "--results") {
       o.results_dir = value(a);
     } else if (a == "--inject") {
@@ -103,7 +107,7 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
       check_output(a, o.proof_out);
     } else {
       throw UsageError("unknown argument '" + a + "'; allowed: --kernel, --launches, --json, --csv, --results, "
-                       "--inject, --proof, --out, --help, then -- APP [ARGS...]");
+                       "--inject, --records, --proof, --out, --help, then -- APP [ARGS...]");
     }
   }
   if (!o.proof_cases.empty()) {

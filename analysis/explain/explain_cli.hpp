@@ -1,6 +1,6 @@
 // warpcost-explain's command line, checked before anything runs (no GPU needed):
 //   warpcost-explain [--kernel REGEX] [--launches N] [--json FILE] [--csv FILE] [--results DIR]
-//                    [--inject LIB] -- APP [ARGS...]
+//                    [--inject LIB] [--records FILE] -- APP [ARGS...]
 //   warpcost-explain --proof CASES.tsv [--out FILE]
 #pragma once
 
@@ -19,6 +19,7 @@ struct Options {
   std::string kernel_regex;  // empty: every kernel
   long launches = kDefaultLaunches;
   std::string json_path, csv_path;
+  std::string records_path;  // --records: keep a copy of the injection library's raw records
   std::string results_dir = "results";
   std::string inject_path;  // empty: libwarpcost_inject.so beside the tool
   std::vector<std::string> command;  // the application and its arguments

@@ -176,7 +176,9 @@ int run_explain(const Options& o) {
   Session s;
   s.command = o.command;
   s.outcome = run_app(o, library, records_path);
-  s.records = parse_records(slurp(records_path), &s.skipped_lines);
+  const std::string raw = slurp(records_path);
+  if (!o.records_path.empty()) write_atomically(o.records_path, raw);
+  s.records = parse_records(raw, &s.skipped_lines);
   std::optional<GpuFigures> figures;
   if (!s.records.started) {
     s.figures_note = "none: the injection library was not loaded (the application made no CUDA driver call)";
