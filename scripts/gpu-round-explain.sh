@@ -39,7 +39,7 @@ kernel_seconds() { sed -n 's/.*kernel_seconds=\([0-9.eE+-]*\) check=ok.*/\1/p' "
 now() { date +%s.%N; }
 
 printf '# program\tview\texplain json\tdefect seconds\tfixed seconds\n' >"$work/cases.tsv"
-overhead="| program | wall without explain (s) | wall with explain (s) | ratio |\n|---|---|---|---|\n"
+overhead="| program | wall without explain (s) | wall with explain (s) | ratio | profiled gpu__time_duration / the program's event median |\n|---|---|---|---|---|\n"
 status=0
 for c in "${cases[@]}"; do
   IFS='|' read -r program view kernel <<<"$c"
@@ -63,7 +63,11 @@ for c in "${cases[@]}"; do
     { echo "explain failed (exit $?)"; status=1; }
   t3=$(now)
   cat "$d/explain.txt"
-  overhead+="| $program | $(awk "BEGIN{printf \"%.2f\", $t1-$t0}") | $(awk "BEGIN{printf \"%.2f\", $t3-$t2}") | $(awk "BEGIN{a=$t1-$t0; b=$t3-$t2; if (a>0) printf \"%.2f\", b/a}") |\n"
+  # The profiled launch's duration (kernel replay, instrumented passes) against the unprofiled time.
+  profiled=$(python3 -c 'import json,sys
+k=json.load(open(sys.argv[1]))["kernels"][0]; print(k["seconds"]/k["launches"])' "$d/explain.json" 2>/dev/null)
+  duration_ratio=$([ -n "$profiled" ] && [ -n "$defect_s" ] && awk "BEGIN{printf \"%.3f\", $profiled/$defect_s}")
+  overhead+="| $program | $(awk "BEGIN{printf \"%.2f\", $t1-$t0}") | $(awk "BEGIN{printf \"%.2f\", $t3-$t2}") | $(awk "BEGIN{a=$t1-$t0; b=$t3-$t2; if (a>0) printf \"%.2f\", b/a}") | ${duration_ratio} |\n"
   printf '%s\t%s\t%s\t%s\t%s\n' "$program" "$view" "$d/explain.json" "${defect_s:--}" "${fixed_s:--}" >>"$work/cases.tsv"
   # Nsight Compute on the same first launch, the same metrics.
   if command -v ncu >/dev/null; then
