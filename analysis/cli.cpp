@@ -17,6 +17,7 @@
 #include "analysis/summary_report.hpp"
 #include "analysis/tidy_csv.hpp"
 #include "analysis/units.hpp"
+#include "analysis/verdict_lock.hpp"
 
 namespace fs = std::filesystem;
 
@@ -31,13 +32,14 @@ const char* const kUsage =
     "  --csv      write the tidy CSV of all runs to FILE (docs/csv.md)\n"
     "  --report   write the summary of all runs to FILE (per GPU its newest run, per family the\n"
     "             verdict counts; the summary is also what is printed)\n"
-    "  --per-run  also write warpcost.csv and report.md (every table) into each run's folder\n"
+    "  --per-run  also write warpcost.csv, report.md (every table) and verdict-lock.txt (the rows\n"
+    "             per family, metric, kind and verdict; docs/verdict-changes.md) into each run's folder\n"
     "  --plots    the plots folder the summary links to (results/plots)\n"
     "  --allow-no-runs  a folder without runs is not an error: the summary says there are none\n"
     "  --quiet    do not print the summary\n"
     "  --compare  BASE and NEW are one run each: per benchmark in both, new/base median time\n"
     "             and same / faster / slower / unclear (1% band, Mann-Whitney U p < 0.05)\n"
-    "With a single run and neither --csv nor --report, the CSV and report go into its folder.\n"
+    "With a single run and neither --csv nor --report, the CSV, report and lock go into its folder.\n"
     "An output may not be a folder, an input, or another output. Exit codes: 0 done, 1 bad input\n"
     "(nothing written), 2 usage error (nothing written), 3 done but unreadable runs were skipped\n"
     "(each named).\n";
@@ -322,6 +324,7 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
         for (const auto& f : files) {
           planned.emplace_back(f.parent_path() / "warpcost.csv", "");
           planned.emplace_back(f.parent_path() / "report.md", "");
+          planned.emplace_back(f.parent_path() / kVerdictLockFile, "");
         }
       }
       if (const std::string p = output_problem(planned, named_inputs); !p.empty()) {
@@ -371,6 +374,7 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
         const fs::path dir = er.run.source.parent_path();
         outputs.emplace_back(dir / "warpcost.csv", tidy_csv({er}));
         outputs.emplace_back(dir / "report.md", markdown_report({er}));
+        outputs.emplace_back(dir / kVerdictLockFile, verdict_lock_text(er.run.run_id(), er.rows));
       }
     }
     SummaryOptions summary_options;

@@ -110,6 +110,18 @@ Row relative_check(Row r, const std::string& model, double predicted, double tol
 
 }  // namespace detail
 
+namespace {
+double g_split_tolerance = kSplitTolerance;
+}  // namespace
+
+double split_tolerance() { return g_split_tolerance; }
+
+ScopedSplitTolerance::ScopedSplitTolerance(double tolerance) : previous_(g_split_tolerance) {
+  g_split_tolerance = tolerance;
+}
+
+ScopedSplitTolerance::~ScopedSplitTolerance() { g_split_tolerance = previous_; }
+
 double point_noise(const BenchmarkResult& b) {
   if (b.has_counter(schema::counter::kWarpcostNoise)) return b.counter_median(schema::counter::kWarpcostNoise);
   return coefficient_of_variation(b.seconds);

@@ -16,10 +16,15 @@ namespace warpcost::analysis {
 //          declared tolerance: holds, fails, warn (the miss is inside the point's own noise),
 //          untestable (the prediction lies outside what the sweep measured) or throttled.
 //  target: a goal figure (best read >= 96 % of peak, CV <= 0.5 %): met or missed.
+//  check:  an instrument check: a fact of the programming model or of an API (ceil(P/32) warps a
+//          block, the tail's mask, the occupancy API against the formula it evaluates) that no GPU
+//          measurement could change; it proves the instrument reads what it should: passes or
+//          fails, counted apart from the model checks.
 //  info:   a measurement, a physical bound or a consistency figure: never holds.
 namespace kind {
 inline constexpr const char* kModel = "model";
 inline constexpr const char* kTarget = "target";
+inline constexpr const char* kCheck = "check";
 inline constexpr const char* kInfo = "info";
 }  // namespace kind
 
@@ -32,6 +37,7 @@ inline constexpr const char* kUntestable = "untestable here";  // prediction bey
 inline constexpr const char* kThrottled = "throttled";
 inline constexpr const char* kMet = "met";        // a target reached
 inline constexpr const char* kMissed = "missed";  // a target not reached
+inline constexpr const char* kPasses = "passes";  // an instrument check that reads as it must
 inline constexpr const char* kInfo = "info";    // measured, no model to hold it against
 inline constexpr const char* kError = "error";  // the benchmark reported an error, or measured the impossible
 }  // namespace verdict
@@ -86,6 +92,21 @@ inline constexpr double kDramBytesTolerance = 0.02;
 inline constexpr double kSameSlotsTolerance = 0.02;
 
 std::vector<Row> evaluate_run(const Run& run);
+
+// The if/else and nested slowdowns' tolerance the evaluators use: kSplitTolerance, unless a
+// ScopedSplitTolerance lives. Only the verdict lock's negative control sets one (it changes this
+// one tolerance and sees the lock test fail); no tool does.
+double split_tolerance();
+class ScopedSplitTolerance {
+ public:
+  explicit ScopedSplitTolerance(double tolerance);
+  ~ScopedSplitTolerance();
+  ScopedSplitTolerance(const ScopedSplitTolerance&) = delete;
+  ScopedSplitTolerance& operator=(const ScopedSplitTolerance&) = delete;
+
+ private:
+  double previous_;
+};
 
 // A point's relative noise of one sample: warpcost_noise (the bench's own samples) when the run has
 // it, else the CV of its repetitions' times. Shown, not used for warn (point_uncertainty is).

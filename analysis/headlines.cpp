@@ -34,7 +34,7 @@ int severity(const std::string& v) {
   if (v == verdict::kThrottled) return 4;
   if (v == verdict::kWarn) return 3;
   if (v == verdict::kUntestable) return 2;
-  if (v == verdict::kHolds || v == verdict::kMet) return 1;
+  if (v == verdict::kHolds || v == verdict::kMet || v == verdict::kPasses) return 1;
   if (v == verdict::kInfo) return 0;
   return 3;  // a verdict this table does not know: shown, and not taken for a pass
 }

@@ -69,7 +69,7 @@ std::string verdicts_at_a_glance(const std::vector<EvaluatedRun>& runs) {
   struct Tally {
     std::string kind;
     std::vector<std::string> models;  // the distinct models its rows are held against
-    int holds = 0, fails = 0, fails_holding_per_warp = 0, warn = 0, untestable = 0, throttled = 0,
+    int holds = 0, passes = 0, fails = 0, fails_holding_per_warp = 0, warn = 0, untestable = 0, throttled = 0,
         met = 0, missed = 0, error = 0;
     const Row* first_miss = nullptr;
   };
@@ -77,12 +77,13 @@ std::string verdicts_at_a_glance(const std::vector<EvaluatedRun>& runs) {
       "\n## Verdicts at a glance\n\nEvery judged metric of every run (docs/verdicts.md has each "
       "check's statistic and tolerance). A model check holds, fails, warns (a miss inside twice the "
       "point's own noise), is untestable here (its prediction lies outside the sweep) or is "
-      "throttled (its clock fell under 95% of the maximum); a target is met or missed; bounds and "
+      "throttled (its clock fell under 95% of the maximum); an instrument check (kind check) passes "
+      "or fails; a target is met or missed; bounds and "
       "consistency figures are info and are not counted. \"fails, per-warp holds\" counts the grid "
       "rows among the fails whose warp_slowdown holds.\n\n"
-      "| run | family | metric | kind | model | holds | fails | fails, per-warp holds | warn | "
+      "| run | family | metric | kind | model | holds | passes | fails | fails, per-warp holds | warn | "
       "untestable | throttled | met | missed | error | first miss |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::string throttled_list;
   for (const auto& er : runs) {
     std::map<std::pair<std::string, std::string>, Row const*> warp_rows;
@@ -102,6 +103,7 @@ std::string verdicts_at_a_glance(const std::vector<EvaluatedRun>& runs) {
       }
       if (t.kind.empty() || r.kind != kind::kInfo) t.kind = r.kind;
       if (r.verdict == verdict::kHolds) ++t.holds;
+      if (r.verdict == verdict::kPasses) ++t.passes;
       if (r.verdict == verdict::kFails) {
         ++t.fails;
         const auto w = warp_rows.find({r.benchmark, r.params});
@@ -115,12 +117,14 @@ std::string verdicts_at_a_glance(const std::vector<EvaluatedRun>& runs) {
       if (r.verdict == verdict::kMet) ++t.met;
       if (r.verdict == verdict::kMissed) ++t.missed;
       if (r.verdict == verdict::kError) ++t.error;
-      const bool miss = r.verdict != verdict::kHolds && r.verdict != verdict::kMet;
+      const bool miss =
+          r.verdict != verdict::kHolds && r.verdict != verdict::kMet && r.verdict != verdict::kPasses;
       if (miss && t.first_miss == nullptr) t.first_miss = &r;
     }
     for (const auto& [key, t] : tallies) {
       md += "| " + cell(er.run.run_id()) + " | " + cell(key.first) + " | `" + key.second + "` | " +
             t.kind + " | " + cell(join_models(t.models)) + " | " + std::to_string(t.holds) + " | " +
+            std::to_string(t.passes) + " | " +
             std::to_string(t.fails) + " | " + std::to_string(t.fails_holding_per_warp) + " | " +
             std::to_string(t.warn) + " | " + std::to_string(t.untestable) + " | " +
             std::to_string(t.throttled) + " | " + std::to_string(t.met) + " | " +
@@ -158,7 +162,9 @@ std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
           cell(c.text(key::kGitRev)) + " |\n";
   }
   md += "\nVerdicts: **holds** (the model describes the measurement), **fails** (it does not, the "
-        "reason says why), **warn** (the measurement is suspect, or misses its target by less than twice its own noise), **info** (no model), **error** "
+        "reason says why), **warn** (the miss past the tolerance is inside twice the point's own noise), "
+        "**untestable here** (the data cannot decide), **passes** (an instrument check reads what the "
+        "programming model fixes), **met**/**missed** (a target), **info** (no model), **error** "
         "(the benchmark's own output check or a CUDA call failed).\n";
   md += verdicts_at_a_glance(runs);
 

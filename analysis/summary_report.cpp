@@ -40,14 +40,20 @@ std::string link(const fs::path& target, const fs::path& base) {
 }
 
 struct Tally {
-  // Model checks by verdict; targets met or missed; info rows; benchmarks that reported an error.
-  int holds = 0, fails = 0, warn = 0, untestable = 0, throttled = 0, met = 0, missed = 0, error = 0,
-      info = 0;
+  // Model checks by verdict (only checks whose outcome a GPU could change); instrument checks
+  // passed or failed, counted apart; targets met or missed; info rows; benchmarks that reported an
+  // error.
+  int holds = 0, fails = 0, warn = 0, untestable = 0, throttled = 0, passes = 0, check_fails = 0, met = 0,
+      missed = 0, error = 0, info = 0;
   const Row* first_miss = nullptr;
 };
 
 void count(Tally& t, const Row& r) {
-  if (r.verdict == verdict::kHolds) {
+  if (r.kind == kind::kCheck && r.verdict == verdict::kPasses) {
+    ++t.passes;
+  } else if (r.kind == kind::kCheck && r.verdict == verdict::kFails) {
+    ++t.check_fails;
+  } else if (r.verdict == verdict::kHolds) {
     ++t.holds;
   } else if (r.verdict == verdict::kFails) {
     ++t.fails;
@@ -114,9 +120,9 @@ std::string run_section(const EvaluatedRun& er, const SummaryOptions& o) {
     if (tallies.count(r.family) == 0) families.push_back(r.family);
     count(tallies[r.family], r);
   }
-  md += "| family | model holds | model fails | warn | untestable here | throttled | targets met | "
-        "targets missed | error | info | first miss | plots |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  md += "| family | model holds | model fails | warn | untestable here | throttled | checks passed | "
+        "checks failed | targets met | targets missed | error | info | first miss | plots |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& family : families) {
     const Tally& t = tallies[family];
     std::string plot_links;
@@ -130,7 +136,8 @@ std::string run_section(const EvaluatedRun& er, const SummaryOptions& o) {
                      : std::string();
     md += "| " + cell(family) + " | " + std::to_string(t.holds) + " | " + std::to_string(t.fails) + " | " +
           std::to_string(t.warn) + " | " + std::to_string(t.untestable) + " | " +
-          std::to_string(t.throttled) + " | " + std::to_string(t.met) + " | " + std::to_string(t.missed) +
+          std::to_string(t.throttled) + " | " + std::to_string(t.passes) + " | " +
+          std::to_string(t.check_fails) + " | " + std::to_string(t.met) + " | " + std::to_string(t.missed) +
           " | " + std::to_string(t.error) + " | " + std::to_string(t.info) + " | " + cell(miss) + " | " +
           plot_links + " |\n";
   }
@@ -162,7 +169,9 @@ std::string summary_report(const std::vector<EvaluatedRun>& runs, const SummaryO
         "per family the count of each verdict. Model checks (a prediction from independently measured " +
         "inputs, a declared tolerance): holds, fails, warn (the miss past the tolerance is inside twice " +
         "the point's own uncertainty), untestable here (the prediction lies outside the sweep), " +
-        "throttled (SM clock under 95% of its maximum: kept out). Targets (goal figures): met or " +
+        "throttled (SM clock under 95% of its maximum: kept out). Instrument checks (a fact of the " +
+        "programming model or an API that no GPU measurement could change, read back to prove the " +
+        "instrument): passed or failed, never counted as model checks. Targets (goal figures): met or " +
         "missed. error: the benchmark's own check failed or a rate is above the physical peak; info: " +
         "measured, no model. docs/verdicts.md lists every check. Each run's report.md has every table; " +
         "the CSV every value.\n";
@@ -198,15 +207,17 @@ std::string summary_report(const std::vector<EvaluatedRun>& runs, const SummaryO
     if (newest_runs.count(&er) == 0) others.push_back(&er);
   }
   if (!others.empty()) {
-    md += "\n## Other runs\n\n| run | status | GPU | model holds | model fails | warn | error | report |\n"
-          "|---|---|---|---|---|---|---|---|\n";
+    md += "\n## Other runs\n\n| run | status | GPU | model holds | model fails | warn | checks passed | "
+          "checks failed | error | report |\n"
+          "|---|---|---|---|---|---|---|---|---|---|\n";
     for (std::size_t i = 0; i < others.size() && i < kSummaryMaxOtherRuns; ++i) {
       const EvaluatedRun& er = *others[i];
       Tally t;
       for (const Row& r : er.rows) count(t, r);
       md += "| " + cell(er.run.run_id()) + " | " + run_status_of(er.run) + " | " +
             cell(er.run.context.text(schema::key::kGpuName)) + " | " + std::to_string(t.holds) + " | " +
-            std::to_string(t.fails) + " | " + std::to_string(t.warn) + " | " + std::to_string(t.error) +
+            std::to_string(t.fails) + " | " + std::to_string(t.warn) + " | " + std::to_string(t.passes) +
+            " | " + std::to_string(t.check_fails) + " | " + std::to_string(t.error) +
             " | [report.md](" + link(er.run.source.parent_path() / "report.md", o.link_base) + ") |\n";
     }
     if (others.size() > kSummaryMaxOtherRuns) {

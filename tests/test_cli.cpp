@@ -408,7 +408,8 @@ TEST_F(AnalyzeCli, TheSummaryIsShortWhateverTheRuns) {
   EXPECT_EQ(summary, out_.str());
   EXPECT_LT(std::count(summary.begin(), summary.end(), '\n'), 300);
   EXPECT_NE(summary.find("| family | model holds | model fails | warn | untestable here | throttled | "
-                         "targets met | targets missed | error | info | first miss | plots |"),
+                         "checks passed | checks failed | targets met | targets missed | error | info | "
+                         "first miss | plots |"),
             std::string::npos);
   EXPECT_NE(summary.find("| partial_warp |"), std::string::npos);
   EXPECT_NE(summary.find("| divergence |"), std::string::npos);

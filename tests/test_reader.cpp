@@ -182,12 +182,12 @@ class PartialWarpEvaluation : public ::testing::Test {
 };
 
 TEST_F(PartialWarpEvaluation, RecorderCountersAgainstCeilAndTailMask) {
-  EXPECT_EQ(at("x=48;y=4;z=1", "warps_per_block").verdict, verdict::kHolds);
+  EXPECT_EQ(at("x=48;y=4;z=1", "warps_per_block").verdict, verdict::kPasses);
   EXPECT_DOUBLE_EQ(*at("x=48;y=4;z=1", "warps_per_block").predicted, 6.0);
   EXPECT_NE(at("x=48;y=4;z=1", "warps_per_block").why.find("Ex 3"), std::string::npos);
-  EXPECT_EQ(at("x=33;y=1;z=1", "tail_mask").verdict, verdict::kHolds);
+  EXPECT_EQ(at("x=33;y=1;z=1", "tail_mask").verdict, verdict::kPasses);
   EXPECT_DOUBLE_EQ(*at("x=33;y=1;z=1", "tail_mask").predicted, 1.0);
-  EXPECT_EQ(at("x=33;y=1;z=1", "threads_mapped_as_model").verdict, verdict::kHolds);
+  EXPECT_EQ(at("x=33;y=1;z=1", "threads_mapped_as_model").verdict, verdict::kPasses);
   // One warp of two split its clock: allowed since cc 7.0, so shown as info with the count.
   const Row one_clock = at("x=33;y=1;z=1", "warps_with_one_clock");
   EXPECT_EQ(one_clock.verdict, verdict::kInfo);
@@ -199,11 +199,11 @@ TEST_F(PartialWarpEvaluation, WorkedExamplesGetRowsOfTheirOwn) {
   const Row ex3 = at("example=3;measured_by=schedule/x=48;y=4;z=1", "threads_mapped_as_model");
   EXPECT_EQ(ex3.benchmark, "worked_example");
   EXPECT_DOUBLE_EQ(*ex3.predicted, 192.0);
-  EXPECT_EQ(ex3.verdict, verdict::kHolds);
+  EXPECT_EQ(ex3.verdict, verdict::kPasses);
   // The note's 1000 threads in blocks of 256: 232 in the last block.
   const Row note = at("example=note;measured_by=grid_tail/block_threads=256;total_threads=1000", "tail_full_warps");
   EXPECT_DOUBLE_EQ(*note.predicted, 7.0);  // 232 threads: 7 full warps and 8 lanes
-  EXPECT_EQ(note.verdict, verdict::kHolds);
+  EXPECT_EQ(note.verdict, verdict::kPasses);
   // A shape no example uses gets none.
   for (const Row& r : rows_) {
     EXPECT_EQ(r.params.find("measured_by=schedule/x=33"), std::string::npos) << r.params;
@@ -224,10 +224,10 @@ TEST_F(PartialWarpEvaluation, StaircaseUsefulFractionIsShownNotJudged) {
 }
 
 TEST_F(PartialWarpEvaluation, ResidencyIsCountedInWholeWarps) {
-  EXPECT_EQ(at("block_threads=48", "resident_blocks_per_sm").verdict, verdict::kHolds);  // block cap: 32
+  EXPECT_EQ(at("block_threads=48", "resident_blocks_per_sm").verdict, verdict::kPasses);  // block cap: 32
   const Row r65 = at("block_threads=65", "resident_blocks_per_sm");
   EXPECT_DOUBLE_EQ(*r65.predicted, 21.0);  // floor(64 / 3), not floor(2048 / 65) = 31
-  EXPECT_EQ(r65.verdict, verdict::kHolds);
+  EXPECT_EQ(r65.verdict, verdict::kPasses);
   EXPECT_NE(r65.why.find("the warp cap binds"), std::string::npos);
 }
 
@@ -252,11 +252,11 @@ TEST_F(PartialWarpEvaluation, StepSpreadWithinOnePercent) {
 
 TEST_F(PartialWarpEvaluation, GridTailMasksAndTimePerScheduler) {
   // The bench counts the threads past its own guard: equal to the model by construction, info.
-  EXPECT_EQ(at("block_threads=256;total_threads=1000", "tail_active_threads").verdict, verdict::kInfo);
+  EXPECT_EQ(at("block_threads=256;total_threads=1000", "tail_active_threads").verdict, verdict::kPasses);
   EXPECT_DOUBLE_EQ(*at("block_threads=256;total_threads=1000", "tail_active_threads").predicted, 232.0);
-  EXPECT_EQ(at("block_threads=256;total_threads=1000", "tail_full_warps").verdict, verdict::kHolds);
+  EXPECT_EQ(at("block_threads=256;total_threads=1000", "tail_full_warps").verdict, verdict::kPasses);
   EXPECT_DOUBLE_EQ(*at("block_threads=256;total_threads=1000", "tail_mask").predicted, 255.0);
-  EXPECT_EQ(at("block_threads=256;total_threads=1000", "tail_mask").verdict, verdict::kHolds);
+  EXPECT_EQ(at("block_threads=256;total_threads=1000", "tail_mask").verdict, verdict::kPasses);
   EXPECT_EQ(at("block_threads=256;total_threads=1000", "relative_time").verdict, verdict::kHolds);  // 1.005 vs 1
   const Row one_warp = at("block_threads=256;total_threads=32", "relative_time");
   EXPECT_DOUBLE_EQ(*one_warp.predicted, 0.5);  // 1 warp per scheduler against 2
@@ -264,7 +264,7 @@ TEST_F(PartialWarpEvaluation, GridTailMasksAndTimePerScheduler) {
   const Row five_warps = at("block_threads=256;total_threads=129", "relative_time");
   EXPECT_DOUBLE_EQ(*five_warps.predicted, 1.0);  // 5 warps: 2 on one scheduler
   EXPECT_EQ(five_warps.verdict, verdict::kFails);  // the fixture says 0.7
-  EXPECT_EQ(at("block_threads=256;total_threads=129", "tail_mask").verdict, verdict::kHolds);  // 0x00000001
+  EXPECT_EQ(at("block_threads=256;total_threads=129", "tail_mask").verdict, verdict::kPasses);  // 0x00000001
   // 33 threads took 3 % longer than 64, but both times spread 2 % over their repetitions.
   const Row noisy = at("block_threads=256;total_threads=33", "time_vs_whole_warps");
   EXPECT_NEAR(noisy.value, 1.03, 1e-12);

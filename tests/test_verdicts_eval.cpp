@@ -70,31 +70,45 @@ void expect_holds_then_fails(const std::string& file, const std::string& benchma
   EXPECT_EQ(after.verdict, verdict::kFails) << metric << ": " << after.why;
 }
 
+// The same for an instrument check (kind check): passes on the real data, fails with the plant.
+void expect_passes_then_fails(const std::string& file, const std::string& benchmark,
+                              const std::string& params, const std::string& metric,
+                              const std::function<void(RunData&)>& plant) {
+  RunData run = fixture(file);
+  const Row before = at(evaluate_run(run), benchmark, params, metric);
+  EXPECT_EQ(before.kind, kind::kCheck) << metric;
+  EXPECT_EQ(before.verdict, verdict::kPasses) << metric << ": " << before.why;
+  plant(run);
+  const Row after = at(evaluate_run(run), benchmark, params, metric);
+  EXPECT_EQ(after.kind, kind::kCheck) << metric;
+  EXPECT_EQ(after.verdict, verdict::kFails) << metric << ": " << after.why;
+}
+
 // ---- partial warps (20261130T044010Z) -------------------------------------------------------
 
 const char* kPw = "verdicts_partial_warp.json";
 
 TEST(PlantedFault, Ex3BlockRecordedWithSevenWarps) {
-  expect_holds_then_fails(kPw, "schedule", "x=48;y=4;z=1", "warps_per_block", [](RunData& run) {
+  expect_passes_then_fails(kPw, "schedule", "x=48;y=4;z=1", "warps_per_block", [](RunData& run) {
     set_counter(point(run, "schedule", "x=48;y=4;z=1"), "warps_observed", 7);
   });
 }
 
 TEST(PlantedFault, Ex3BlockWithOneThreadOffItsPlace) {
-  expect_holds_then_fails(kPw, "schedule", "x=48;y=4;z=1", "threads_mapped_as_model", [](RunData& run) {
+  expect_passes_then_fails(kPw, "schedule", "x=48;y=4;z=1", "threads_mapped_as_model", [](RunData& run) {
     set_counter(point(run, "schedule", "x=48;y=4;z=1"), "threads_mapped_as_model", 191);
   });
 }
 
 TEST(PlantedFault, Ex3BlockLastWarpWithAHalfMask) {
-  expect_holds_then_fails(kPw, "schedule", "x=48;y=4;z=1", "tail_mask", [](RunData& run) {
+  expect_passes_then_fails(kPw, "schedule", "x=48;y=4;z=1", "tail_mask", [](RunData& run) {
     set_counter(point(run, "schedule", "x=48;y=4;z=1"), "tail_mask_observed", 0xffff);
   });
 }
 
 TEST(PlantedFault, A65ThreadBlockGivenTheResidencyOfItsThreadCount) {
   // floor(2048 / 65) = 31 blocks: what counting threads instead of whole warps would give.
-  expect_holds_then_fails(kPw, "staircase", "block_threads=65", "resident_blocks_per_sm", [](RunData& run) {
+  expect_passes_then_fails(kPw, "staircase", "block_threads=65", "resident_blocks_per_sm", [](RunData& run) {
     set_counter(point(run, "staircase", "block_threads=65"), "blocks_per_sm", 31);
   });
 }
@@ -111,13 +125,13 @@ TEST(PlantedFault, A48ThreadBlockTimedLikeA32ThreadOne) {
 }
 
 TEST(PlantedFault, TheNoteGridTailWithEightFullWarps) {
-  expect_holds_then_fails(kPw, "grid_tail", "block_threads=256;total_threads=1000", "tail_full_warps", [](RunData& run) {
+  expect_passes_then_fails(kPw, "grid_tail", "block_threads=256;total_threads=1000", "tail_full_warps", [](RunData& run) {
     set_counter(point(run, "grid_tail", "block_threads=256;total_threads=1000"), "tail_full_warps_observed", 8);
   });
 }
 
 TEST(PlantedFault, A33ThreadTailWhoseLastWarpRunsTwoLanes) {
-  expect_holds_then_fails(kPw, "grid_tail", "block_threads=256;total_threads=33", "tail_mask", [](RunData& run) {
+  expect_passes_then_fails(kPw, "grid_tail", "block_threads=256;total_threads=33", "tail_mask", [](RunData& run) {
     set_counter(point(run, "grid_tail", "block_threads=256;total_threads=33"), "tail_last_mask_observed", 0x3);
   });
 }
@@ -159,7 +173,7 @@ TEST(PlantedFault, A129ThreadGridShortOfItsWorkOnceTheLaunchFloorIsOff) {
 }
 
 TEST(PlantedFault, CounterPassWarpsLanesAndSlots) {
-  expect_holds_then_fails(kPw, "schedule", "x=48;y=4;z=1", "smsp__warps_launched.sum", [](RunData& run) {
+  expect_passes_then_fails(kPw, "schedule", "x=48;y=4;z=1", "smsp__warps_launched.sum", [](RunData& run) {
     set_counter(point(run, "schedule", "x=48;y=4;z=1"), "smsp__warps_launched.sum", 7);
   });
   // A 48-thread block whose instructions ran with 32 lanes: no partial warp at all.
@@ -346,44 +360,140 @@ TEST(KneeModels, WithoutACountedInstructionMixThereIsNoPrediction) {
   EXPECT_EQ(find(rows, "knee", kW16, "knee_model_scheduler_demand"), nullptr);
 }
 
-TEST(KneeModels, APredictionBeyondTheSweepIsUntestableNotHolds) {
-  // 36 warp instructions a load, the compiled W = 16 loop's count (issue 13): with the chase's
-  // 658-cycle DRAM plateau, ceil(658/36) = 19 warps a scheduler, 76 an SM, past the sweep's 64.
-  RunData run = fixture(kSt);
-  plant_instructions(run, 36);
-  const std::vector<Row> rows = evaluate_run(run);
-  for (const char* metric : {"knee_model_ceil_l_over_w", "knee_model_scheduler_demand"}) {
-    const Row r = at(rows, "knee", kW16, metric);
-    EXPECT_EQ(r.kind, kind::kModel);
-    EXPECT_GT(*r.predicted, 64) << r.why;
-    EXPECT_EQ(r.verdict, verdict::kUntestable) << r.why;
+// ---- the knee rule on the committed H200 run (20261130T145749Z-47c57c98) -----------------------
+// verdicts_streaming_h200.json: its W = 16 and W = 64 curves with their own counter pass, the
+// random chase and the copy. From the fixture: the chase's DRAM plateau L = 668 cycles; the counted
+// warp instructions a load (smsp__inst_executed.sum / (loads / 32), median over the curve) are
+// I = 36.2 at W = 16 and 84.2 at W = 64; both curves are flat over the sweep's end (from 44 and 48
+// warps/SM), their knees (fewest warps/SM at 90 % of the largest rate) are 35 and 40.
+
+const char* kStH200 = "verdicts_streaming_h200.json";
+const std::string kW64 = "use=independent;load_bytes=16;alu_per_load=64";
+
+// Every point of a curve (alu_per_load = w) replanted so its rate grows in proportion to its warps,
+// reaching the curve's own largest rate at 64 warps/SM: a straight line, never flat.
+void replant_as_line(RunData& run, double w) {
+  double top = 0;
+  for (const auto& b : run.benchmarks) {
+    if (b.benchmark == "read_independent" && b.param("alu_per_load") == w) {
+      top = std::max(top, b.counter_median("bytes_read") / b.median_seconds());
+    }
+  }
+  for (auto& b : run.benchmarks) {
+    if (b.benchmark != "read_independent" || b.param("alu_per_load") != w) continue;
+    const double rate = top * b.param("warps_per_sm") / 64;
+    const double scale = b.counter_median("bytes_read") / rate / b.median_seconds();
+    for (double& s : b.seconds) s *= scale;
   }
 }
 
-TEST(KneeModels, AKneeMovedPastTheModelFails) {
-  // An instruction mix that puts the prediction near the measured knee (34 warps/SM): 658 / 75
-  // rounds up to 9 a scheduler, 36 an SM. Then the knee is moved: every residency under 56 warps
-  // reads at half its rate, so the curve first reaches 90% of its plateau at 56 or beyond.
-  RunData run = fixture(kSt);
-  plant_instructions(run, 75);
-  const Row before = at(evaluate_run(run), "knee", kW16, "knee_model_ceil_l_over_w");
-  EXPECT_EQ(before.verdict, verdict::kHolds) << before.why;
-  for (auto& b : run.benchmarks) {
-    if (b.benchmark == "read_independent" && b.param("alu_per_load") == 16 && b.param("warps_per_sm") < 56) {
-      for (double& s : b.seconds) s *= 2;
-    }
-  }
+TEST(KneeRule, OnAFlatCurveAPredictionBeyondTheSweepFails) {
+  // W = 16 with its real count: ceil(668 / 36.2) = ceil(18.45) = 19 a scheduler, 76 an SM, beyond
+  // the 1..64 swept; the scheduler demand 4 x 668 / 36.2 = 73.8 -> 74. The curve is flat from 44 to
+  // 64, so its knee, 35, lies inside the sweep: 41 and 39 warps off, more than max(2, 0.25 x 35).
+  const std::vector<Row> rows = evaluate_run(fixture(kStH200));
+  EXPECT_EQ(at(rows, "knee", kW16, "knee_warps_per_sm").value, 35);
+  const Row n = at(rows, "knee", kW16, "knee_model_ceil_l_over_w");
+  EXPECT_EQ(*n.predicted, 76);
+  EXPECT_EQ(n.verdict, verdict::kFails) << n.why;
+  const Row d = at(rows, "knee", kW16, "knee_model_scheduler_demand");
+  EXPECT_EQ(*d.predicted, 74);
+  EXPECT_EQ(d.verdict, verdict::kFails) << d.why;
+  // Ex 5 and Ex 10 are these two rows.
+  EXPECT_EQ(at(rows, "worked_example", "example=5;measured_by=knee/" + kW16, "knee_warps_per_sm").verdict,
+            verdict::kFails);
+  EXPECT_EQ(at(rows, "worked_example", "example=10;measured_by=knee/" + kW16, "knee_warps_per_sm").verdict,
+            verdict::kFails);
+}
+
+TEST(KneeRule, OnACurveNotFlatAPredictionBeyondTheSweepIsUntestable) {
+  // The same W = 16 prediction (76) on the curve replanted as a straight line to 64: its 90 % point
+  // is 58 (0.9 x 64 = 57.6), a lower bound only, since the line may rise on past the sweep. 76 is
+  // not under 58 - max(2, 14.5): the data cannot decide.
+  RunData run = fixture(kStH200);
+  replant_as_line(run, 16);
   const std::vector<Row> rows = evaluate_run(run);
-  EXPECT_GE(at(rows, "knee", kW16, "knee_warps_per_sm").value, 56);
-  EXPECT_EQ(at(rows, "knee", kW16, "knee_model_ceil_l_over_w").verdict, verdict::kFails);
-  EXPECT_EQ(at(rows, "knee", kW16, "knee_model_scheduler_demand").verdict, verdict::kFails);
+  EXPECT_EQ(at(rows, "knee", kW16, "knee_warps_per_sm").value, 58);
+  for (const char* metric : {"knee_model_ceil_l_over_w", "knee_model_scheduler_demand"}) {
+    const Row r = at(rows, "knee", kW16, metric);
+    EXPECT_GT(*r.predicted, 64) << metric;
+    EXPECT_EQ(r.verdict, verdict::kUntestable) << metric << ": " << r.why;
+  }
+}
+
+TEST(KneeRule, OnACurveNotFlatAPredictionUnderTheKneeFails) {
+  // W = 64 with its real count predicts ceil(668 / 84.2) = 8 a scheduler, 32 an SM (and
+  // ceil(4 x 668 / 84.2) = ceil(31.7) = 32). On the curve replanted as a straight line the knee is
+  // at 58 or later: 32 is under 58 - 14.5 = 43.5, a miss whatever the curve does past the sweep.
+  RunData run = fixture(kStH200);
+  replant_as_line(run, 64);
+  const std::vector<Row> rows = evaluate_run(run);
+  EXPECT_EQ(at(rows, "knee", kW64, "knee_warps_per_sm").value, 58);
+  for (const char* metric : {"knee_model_ceil_l_over_w", "knee_model_scheduler_demand"}) {
+    const Row r = at(rows, "knee", kW64, metric);
+    EXPECT_EQ(*r.predicted, 32) << metric;
+    EXPECT_EQ(r.verdict, verdict::kFails) << metric << ": " << r.why;
+  }
+}
+
+TEST(KneeRule, UnderTheFirstSweptPointWhereTheKneeIsThatPointIsUntestable) {
+  // W = 64 swept from 40 warps/SM only: the first point is the knee (its 90 % point is 40), so the
+  // true knee lies anywhere in 1..40, and the prediction 32 lies there. The rest of the curve is
+  // flat (from 48), so this is the only side the data cannot decide.
+  RunData run = fixture(kStH200);
+  run.benchmarks.erase(std::remove_if(run.benchmarks.begin(), run.benchmarks.end(),
+                                      [](const BenchmarkResult& b) {
+                                        return b.benchmark == "read_independent" && b.param("alu_per_load") == 64 &&
+                                               b.param("warps_per_sm") < 40;
+                                      }),
+                       run.benchmarks.end());
+  const std::vector<Row> rows = evaluate_run(run);
+  EXPECT_EQ(at(rows, "knee", kW64, "knee_warps_per_sm").value, 40);
+  const Row r = at(rows, "knee", kW64, "knee_model_ceil_l_over_w");
+  EXPECT_EQ(*r.predicted, 32);
+  EXPECT_EQ(r.verdict, verdict::kUntestable) << r.why;
+}
+
+TEST(PlantedFault, TheW64LoopCounting15PercentMoreInstructionsALoad) {
+  // W = 64 holds with its real count: 32 against the knee 40, within max(2, 0.25 x 40) = 10. The
+  // fault: the counter pass reads 15 % more warp instructions a load (84.2 -> 96.8, as if the
+  // loop's address arithmetic were not hoisted): ceil(668 / 96.8) = ceil(6.90) = 7, 28 an SM, and
+  // ceil(4 x 668 / 96.8) = ceil(27.6) = 28: 12 warps under the knee, more than 10.
+  for (const char* metric : {"knee_model_ceil_l_over_w", "knee_model_scheduler_demand"}) {
+    expect_holds_then_fails(kStH200, "knee", kW64, metric, [](RunData& run) {
+      for (auto& b : run.benchmarks) {
+        if (b.benchmark == "read_independent" && b.param("alu_per_load") == 64) {
+          set_counter(b, "smsp__inst_executed.sum", 1.15 * b.counter_median("smsp__inst_executed.sum"));
+        }
+      }
+    });
+  }
+  RunData run = fixture(kStH200);
+  EXPECT_EQ(*at(evaluate_run(run), "knee", kW64, "knee_model_ceil_l_over_w").predicted, 32);
+}
+
+TEST(PlantedFault, AKneeMovedPastTheModelFails) {
+  // The W = 64 curve with its real count holds (32 against 40). Then the knee is moved: every
+  // residency under 56 warps/SM reads at half its rate, so the curve first reaches 90 % of its
+  // plateau at 56 or beyond, 24 or more from 32 (more than 0.25 x 56 = 14).
+  for (const char* metric : {"knee_model_ceil_l_over_w", "knee_model_scheduler_demand"}) {
+    expect_holds_then_fails(kStH200, "knee", kW64, metric, [](RunData& run) {
+      for (auto& b : run.benchmarks) {
+        if (b.benchmark == "read_independent" && b.param("alu_per_load") == 64 && b.param("warps_per_sm") < 56) {
+          for (double& s : b.seconds) s *= 2;
+        }
+      }
+    });
+  }
 }
 
 TEST(KneeModels, ALinearCurveHasNoKneeToTest) {
   // The W = 16 curve replanted so its rate grows in proportion to its warps up to the sweep's
   // last point (no saturation). Its 90 % point is 58 warps/SM, and an instruction mix of 45 a load
   // predicts 4 ceil(658/45) = 60 and ceil(4 x 658/45) = 59: both within the knee tolerance of 58,
-  // which read holds before the plateau rule. Now the knee is not reached: untestable here.
+  // which read holds before the plateau rule. Now the curve is not flat, its 90 % point only a
+  // lower bound of the knee, and neither prediction lies under it by more than the tolerance:
+  // untestable here (the knee rule).
   RunData run = fixture(kSt);
   plant_instructions(run, 45);
   double top = 0;
@@ -401,7 +511,7 @@ TEST(KneeModels, ALinearCurveHasNoKneeToTest) {
   const std::vector<Row> rows = evaluate_run(run);
   const Row knee = at(rows, "knee", kW16, "knee_warps_per_sm");
   EXPECT_EQ(knee.value, 58);
-  EXPECT_NE(knee.why.find("not reached in the sweep"), std::string::npos) << knee.why;
+  EXPECT_NE(knee.why.find("not flat over the sweep's end"), std::string::npos) << knee.why;
   for (const char* metric : {"knee_model_ceil_l_over_w", "knee_model_scheduler_demand"}) {
     const Row r = at(rows, "knee", kW16, metric);
     EXPECT_GE(*r.predicted, 57) << metric;
@@ -418,7 +528,7 @@ TEST(KneeModels, TheRealW16CurveSaturates) {
   const std::vector<Row> rows = evaluate_run(run);
   const Row knee = at(rows, "knee", kW16, "knee_warps_per_sm");
   EXPECT_EQ(knee.why.find("not reached"), std::string::npos) << knee.why;
-  EXPECT_NE(knee.why.find("plateau from"), std::string::npos) << knee.why;
+  EXPECT_NE(knee.why.find("flat from"), std::string::npos) << knee.why;
   EXPECT_EQ(at(rows, "knee", kW16, "knee_model_ceil_l_over_w").verdict, verdict::kHolds);
 }
 
@@ -494,15 +604,30 @@ TEST(Targets, BestReadAndRepetitionNoiseAreMetOrMissed) {
 
 // ---- what no row may do ------------------------------------------------------------------------
 
-TEST(Kinds, NothingButAModelCheckHoldsAndBoundsAreInfo) {
+TEST(Kinds, NothingButAModelCheckHoldsInstrumentChecksAreChecksAndBoundsAreInfo) {
   const std::vector<std::string> bounds = {"dram__bytes_read.sum.per_second", "dram__bytes.sum.per_second",
                                            "sm__cycles_elapsed.avg.per_second", "distinct_sms",
                                            "tail_active_threads", "sm__warps_active.avg.per_cycle_active",
                                            "useful_fraction"};
   for (const char* file : {kPw, kDiv, kSt, "counters.json", "verdicts_steps.json"}) {
     for (const Row& r : evaluate_run(fixture(file))) {
-      if (r.verdict == verdict::kHolds || r.verdict == verdict::kFails || r.verdict == verdict::kWarn) {
+      if (r.verdict == verdict::kHolds || r.verdict == verdict::kWarn || r.verdict == verdict::kUntestable) {
         EXPECT_EQ(r.kind, kind::kModel) << file << " " << r.benchmark << " " << r.metric;
+      }
+      if (r.verdict == verdict::kFails) {
+        EXPECT_TRUE(r.kind == kind::kModel || r.kind == kind::kCheck) << file << " " << r.benchmark << " " << r.metric;
+      }
+      if (r.verdict == verdict::kPasses) {
+        EXPECT_EQ(r.kind, kind::kCheck) << file << " " << r.benchmark << " " << r.metric;
+      }
+      // Restatements of the programming model or of an API (no GPU measurement could move them):
+      // instrument checks, never model checks.
+      const std::set<std::string> instrument = {"warps_per_block", "tail_mask", "threads_mapped_as_model",
+                                                "tail_full_warps", "resident_blocks_per_sm",
+                                                "smsp__warps_launched.sum", "distinct_sms",
+                                                "tail_active_threads"};
+      if (r.family == "partial_warp" && instrument.count(r.metric) != 0) {
+        EXPECT_EQ(r.kind, kind::kCheck) << file << " " << r.benchmark << " " << r.params << " " << r.metric;
       }
       if (r.kind == kind::kTarget) {
         // error only where the measurement is impossible (a rate above the peak).
@@ -545,8 +670,8 @@ TEST(Kinds, TheCsvNamesEachRowsKind) {
 }
 
 // Every row of every committed run (results/<gpu>/<run>/bench.json, archived runs aside) carries a
-// verdict its kind allows: holds and fails only from a model check, met and missed only from a
-// target, info rows say info. Found on run 140428Z: 16 read_peak residency rows had no verdict.
+// verdict its kind allows: holds, warn and untestable only from a model check, passes only from an
+// instrument check, met and missed only from a target, info rows say info. Found on run 140428Z: 16 read_peak residency rows had no verdict.
 TEST(Kinds, EveryCommittedRunsRowsHaveAVerdictTheirKindAllows) {
   const std::filesystem::path results = WARPCOST_RESULTS;
   std::vector<std::filesystem::path> runs;
@@ -561,13 +686,19 @@ TEST(Kinds, EveryCommittedRunsRowsHaveAVerdictTheirKindAllows) {
   const std::set<std::string> model = {verdict::kHolds, verdict::kFails, verdict::kWarn, verdict::kUntestable,
                                        verdict::kThrottled, verdict::kError};
   const std::set<std::string> target = {verdict::kMet, verdict::kMissed, verdict::kError};
+  const std::set<std::string> check = {verdict::kPasses, verdict::kFails, verdict::kError};
   const std::set<std::string> info = {verdict::kInfo, verdict::kError};
   for (const auto& path : runs) {
     const RunData run = read_run(path);
     std::size_t checked = 0;
     for (const Row& r : evaluate_run(run)) {
-      const std::set<std::string>& allowed =
-          r.kind == kind::kModel ? model : r.kind == kind::kTarget ? target : info;
+      ASSERT_TRUE(r.kind == kind::kModel || r.kind == kind::kTarget || r.kind == kind::kCheck ||
+                  r.kind == kind::kInfo)
+          << r.family << " " << r.metric << ": unknown kind '" << r.kind << "'";
+      const std::set<std::string>& allowed = r.kind == kind::kModel    ? model
+                                             : r.kind == kind::kTarget ? target
+                                             : r.kind == kind::kCheck  ? check
+                                                                       : info;
       EXPECT_TRUE(allowed.count(r.verdict)) << path << ": " << r.family << " " << r.benchmark << " " << r.params
                                             << " " << r.metric << ": kind " << r.kind << ", verdict '"
                                             << r.verdict << "'";
@@ -696,7 +827,8 @@ TEST(Glance, HoldsFailsAndFailsHoldingPerWarpInColumnsOfTheirOwn) {
   const auto at_line = md.find("| divergence | `grid_slowdown` | model |");
   ASSERT_NE(at_line, std::string::npos);
   const std::string line = md.substr(at_line, md.find('\n', at_line) - at_line);
-  const std::string counts = " | " + std::to_string(holds) + " | " + std::to_string(fails) + " | " +
+  // holds | passes (none: a model metric) | fails | fails, per-warp holds
+  const std::string counts = " | " + std::to_string(holds) + " | 0 | " + std::to_string(fails) + " | " +
                              std::to_string(per_warp) + " | ";
   EXPECT_NE(line.find(counts), std::string::npos) << line << " wants" << counts;
 }

@@ -235,22 +235,34 @@ Knee measured_knee(const std::vector<std::pair<double, double>>& points, double 
       k.rate_at_knee = rate;
     }
   }
+  // R: the second-largest rate, so a single high point cannot set the band.
+  double largest = -1.0;
+  double second = -1.0;
+  for (const auto& [warps, rate] : points) {
+    if (rate > largest) {
+      second = largest;
+      largest = rate;
+    } else if (rate > second) {
+      second = rate;
+    }
+  }
+  k.reference = second >= 0.0 ? second : largest;
   k.flat_from = -1;
   double last = 0.0;
   for (const auto& [warps, rate] : points) {
     last = std::max(last, warps);
-    if (rate >= (1.0 - kKneePlateauBand) * k.plateau && (k.flat_from < 0 || warps < k.flat_from)) {
+    if (rate >= (1.0 - kKneePlateauBand) * k.reference && (k.flat_from < 0 || warps < k.flat_from)) {
       k.flat_from = warps;
     }
   }
-  k.lowest_beyond = 1.0;
   for (const auto& [warps, rate] : points) {
-    if (warps <= k.flat_from) continue;
-    ++k.flat_points;
-    k.lowest_beyond = std::min(k.lowest_beyond, k.plateau > 0.0 ? rate / k.plateau : 0.0);
+    if (warps < k.flat_from) continue;
+    const bool inside = std::fabs(rate - k.reference) <= kKneePlateauBand * k.reference;
+    if (!inside) ++k.outliers;
+    if (inside && warps > k.flat_from) ++k.flat_points;
   }
   k.flat_span = k.flat_from > 0.0 ? last / k.flat_from : 0.0;
-  k.saturated = k.flat_points >= kKneePlateauPoints && k.lowest_beyond >= 1.0 - kKneePlateauBand &&
+  k.saturated = k.flat_points >= kKneePlateauPoints && k.outliers <= kKneePlateauOutliers &&
                 k.flat_span >= kKneePlateauSpan;
   return k;
 }

@@ -107,16 +107,18 @@ struct LittlesLaw {
 LittlesLaw littles_law(double bandwidth_bytes_per_s, double latency_s,
                        double bytes_in_flight_per_warp);
 
-// Evidence of saturation a knee needs. The plateau starts at the fewest warps reaching
-// (1 - kKneePlateauBand) of the largest rate; the curve saturates when (a) at least
-// kKneePlateauPoints swept points lie beyond that start, (b) all of them stay within the band of the
-// largest rate (the last points flat within 5 % of each other), and (c) the last swept point has at
-// least kKneePlateauSpan times the start's warps. (c) is what tells a plateau from a curve still
-// rising in proportion to its warps: such a curve climbs its last 5 % of rate over its last 5 % of
-// warps (61..64 of 64), so a densely swept straight line meets (a) and (b); a plateau holds its rate
-// while the warps grow twice as much as the band (W = 16 on the H200: 48..64 warps within 1.5 %).
-// Otherwise the knee is not reached in the sweep and no knee model can be tested on the curve.
+// Evidence that a curve is flat over its end (docs/verdicts.md, "plateau rule"). The reference R is
+// the curve's second-largest rate, so no single point sets it; the plateau starts at s, the fewest
+// warps reaching (1 - kKneePlateauBand) R. The curve is flat when (a) at least kKneePlateauPoints
+// swept points past s lie within the band of R (either side), (b) at most kKneePlateauOutliers
+// swept points at or past s lie outside it, and (c) the last swept point has at least
+// kKneePlateauSpan times s's warps. One noisy point cannot flip it: a dip or a spike is the one
+// outlier (b), and a spike cannot be R. (c) tells a plateau from a curve still rising in proportion
+// to its warps: such a curve climbs its last 5 % of rate over its last 5 % of warps (61..64 of 64),
+// so a densely swept straight line meets (a) and (b); a plateau holds its rate while the warps grow
+// twice as much as the band.
 inline constexpr int kKneePlateauPoints = 2;
+inline constexpr int kKneePlateauOutliers = 1;
 inline constexpr double kKneePlateauBand = 0.05;
 inline constexpr double kKneePlateauSpan = 1.0 + 2 * kKneePlateauBand;
 
@@ -124,14 +126,16 @@ struct Knee {
   double plateau = 0;        // the largest rate of the curve
   double warps = 0;          // fewest warps whose rate reaches fraction x plateau
   double rate_at_knee = 0;
-  double flat_from = 0;      // fewest warps reaching (1 - kKneePlateauBand) x plateau
-  int flat_points = 0;       // swept points beyond flat_from
-  double lowest_beyond = 0;  // the lowest rate among them, as a share of the plateau
-  double flat_span = 0;      // last swept warps / flat_from
-  bool saturated = false;    // (a), (b) and (c) above
+  double reference = 0;      // R: the second-largest rate (the only one's, for one point)
+  double flat_from = 0;      // s: fewest warps reaching (1 - kKneePlateauBand) x R
+  int flat_points = 0;       // swept points past s within the band of R
+  int outliers = 0;          // swept points at or past s outside the band of R
+  double flat_span = 0;      // last swept warps / s
+  bool saturated = false;    // (a), (b) and (c) above: flat over the sweep's end
 };
 // knee = min { warps : rate(warps) >= fraction x max rate }, over (warps, rate) points in any order;
-// saturated says whether the curve shows a plateau past it (else the knee is not reached in the sweep).
+// saturated says whether the curve is flat over its end. When it is not, the knee is a lower bound
+// of the true one: the true plateau is at least the largest rate measured.
 Knee measured_knee(const std::vector<std::pair<double, double>>& warps_and_rate, double fraction);
 
 // ---- device facts ----------------------------------------------------------------------------

@@ -44,7 +44,7 @@ struct Comparison {
   const BenchmarkResult* ref = nullptr;
   double model = 1.0;             // predicted slowdown
   std::string model_text;
-  double tolerance = kSplitTolerance;
+  double tolerance = split_tolerance();
   // Sum of the region spans of the populated paths' uniform runs; 0 when not known.
   double populated_spans = 0.0;
   std::string tag;
@@ -246,12 +246,12 @@ void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector
     r.unit = "ratio";
     r.model = "no divergence: a whole-warp " + what + " costs what a uniform " + what + " warp costs";
     r = with_prediction(r, 1.0);
-    const bool holds = within(r, kSplitTolerance);
+    const bool holds = within(r, split_tolerance());
     const double noise = std::hypot(counter_cv(b, counter), counter_cv(*ref, schema::divergence::counter::kWarpCyclesMedian));
-    judge(r, std::fabs(*r.rel_error), kSplitTolerance, noise);
+    judge(r, std::fabs(*r.rel_error), split_tolerance(), noise);
     r.why = tag + "the " + what + " warps took " + fixed(b.counter_median(counter), 0) +
             " cycles, the all-" + what + " grid's warps " + fixed(cycles(*ref), 0) +
-            (holds ? "" : noise_note(std::fabs(*r.rel_error), kSplitTolerance, noise));
+            (holds ? "" : noise_note(std::fabs(*r.rel_error), split_tolerance(), noise));
     rows.push_back(r);
   };
   side("if_warp_slowdown", "first_path_warp_cycles_median", ref_if, "if");
@@ -311,13 +311,13 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
     r.unit = "ratio";
     r.model = "equal bodies cost the same: case p alone = case 0 alone";
     r = with_prediction(r, 1.0);
-    const bool holds = within(r, kSplitTolerance);
+    const bool holds = within(r, split_tolerance());
     const double noise = std::hypot(counter_cv(b, schema::divergence::counter::kWarpCyclesMedian), counter_cv(*ref, schema::divergence::counter::kWarpCyclesMedian));
-    judge(r, std::fabs(*r.rel_error), kSplitTolerance, noise);
+    judge(r, std::fabs(*r.rel_error), split_tolerance(), noise);
     r.why = tag + "case " + std::to_string(first) + " alone took " + fixed(cycles(b), 0) +
             " cycles a warp, case 0 alone " + fixed(cycles(*ref), 0) +
             (holds ? "" : ": the same instructions cost differently at another place in the binary" +
-                              noise_note(std::fabs(*r.rel_error), kSplitTolerance, noise));
+                              noise_note(std::fabs(*r.rel_error), split_tolerance(), noise));
     rows.push_back(r);
     return;
   }
@@ -329,7 +329,7 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
       std::vector<model::BranchPath>(static_cast<std::size_t>(n), model::BranchPath{1, 1.0}), 1.0);
   c.model_text = is_switch ? "k-way switch, equal paths: T = number of populated paths x T_path"
                            : "two-level if, equal leaves: T = number of populated leaves x T_leaf";
-  c.tolerance = is_switch ? kKWayTolerance : kSplitTolerance;
+  c.tolerance = is_switch ? kKWayTolerance : split_tolerance();
   c.populated_spans = static_cast<double>(n) * span(*ref);
   c.tag = tag;
 
@@ -374,10 +374,10 @@ Row example_row(const BenchmarkResult& b, const BenchmarkResult& ref, const std:
   r.unit = "ratio";
   r.model = "T = sum of the populated paths; slowdown = T / T_uniform";
   r = with_prediction(r, predicted);
-  const bool holds = within(r, kSplitTolerance);
+  const bool holds = within(r, split_tolerance());
   const double noise = std::hypot(counter_cv(b, schema::divergence::counter::kWarpCyclesMedian), counter_cv(ref, schema::divergence::counter::kWarpCyclesMedian));
-  judge(r, std::fabs(*r.rel_error), kSplitTolerance, noise);
-  r.why = why + (holds ? "" : noise_note(std::fabs(*r.rel_error), kSplitTolerance, noise));
+  judge(r, std::fabs(*r.rel_error), split_tolerance(), noise);
+  r.why = why + (holds ? "" : noise_note(std::fabs(*r.rel_error), split_tolerance(), noise));
   return r;
 }
 

@@ -57,9 +57,12 @@ std::string example_of(long long x, long long y, long long z) {
   return "shape";
 }
 
+// An instrument check: a count the programming model fixes (warps of a block, the tail's mask and
+// full warps, every thread's place), read back to prove the instrument reads what it should. No
+// GPU measurement could move it, so it passes or fails apart from the model checks.
 Row exact_row(const BenchmarkResult& b, const std::string& metric, double measured,
               const std::string& model, double predicted, const std::string& why_holds,
-              const std::string& why_fails, const char* on_miss = verdict::kFails) {
+              const std::string& why_fails) {
   Row r = base_row(b);
   r.metric = metric;
   r.value = measured;
@@ -67,14 +70,14 @@ Row exact_row(const BenchmarkResult& b, const std::string& metric, double measur
   r.model = model;
   r = with_prediction(r, predicted);
   const bool same = measured == predicted;
-  r.kind = kind::kModel;
-  r.verdict = same ? verdict::kHolds : on_miss;
+  r.kind = kind::kCheck;
+  r.verdict = same ? verdict::kPasses : verdict::kFails;
   r.why = same ? why_holds : why_fails;
   return r;
 }
 
-// A count the kernel cannot get other than the model says (one block on one SM, the tail's thread
-// count it computes itself): shown as info, with the model beside it.
+// A count no model owes (one clock64 value per warp, which independent thread scheduling may
+// split): shown as info, with the model beside it.
 Row construction_row(Row r, const std::string& note) {
   r.kind = kind::kInfo;
   r.verdict = verdict::kInfo;
@@ -121,10 +124,10 @@ void evaluate_schedule(const BenchmarkResult& b, std::vector<Row>& rows) {
                           " warps read several clock64 values: independent thread scheduling "
                           "split them");
   rows.push_back(construction_row(one, "allowed since cc 7.0, not a model check"));
-  rows.push_back(construction_row(
-      exact_row(b, "distinct_sms", b.counter_median(schema::partial_warp::counter::kDistinctSms), "one block runs on one SM", 1.0,
-                tag + "all threads on one SM", tag + "threads of one block reported several SMs"),
-      "true by the programming model, not a test of warps"));
+  // One block runs on one SM by the programming model: an instrument check of the %smid reads.
+  rows.push_back(exact_row(b, "distinct_sms", b.counter_median(schema::partial_warp::counter::kDistinctSms),
+                           "one block runs on one SM", 1.0, tag + "all threads on one SM",
+                           tag + "threads of one block reported several SMs"));
 
   // The worked examples this shape answers, as rows of their own for the report's table.
   const char* example = nullptr;
@@ -208,8 +211,10 @@ void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Ro
   occ.model = "min(max blocks/SM, floor(max warps/SM / ceil(P/32)))";
   occ = with_prediction(occ, predicted);
   const bool same = occ.value == predicted;
-  occ.kind = kind::kModel;
-  occ.verdict = same ? verdict::kHolds : verdict::kFails;
+  // The occupancy API evaluates this very formula from the kernel's registers and shared memory:
+  // an instrument check (the launch reserves what the sweep assumes), not a model of the GPU.
+  occ.kind = kind::kCheck;
+  occ.verdict = same ? verdict::kPasses : verdict::kFails;
   occ.why = std::string(same ? "the occupancy API reserves " : "the occupancy API gives ") +
             fixed(occ.value, 0) + " blocks of " + std::to_string(warps) + " warp slots (" +
             fixed(occ.value * static_cast<double>(warps), 0) + " of " + fixed(max_warps, 0) +
@@ -302,13 +307,12 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
   const model::GridTail g = model::grid_tail(total, block);
   const std::string tag = "N = " + std::to_string(total) + ", B = " + std::to_string(block) + ": ";
   // The bench counts the threads that passed the kernel's own guard i < N: equal to the model by
-  // construction, so shown, not judged.
-  rows.push_back(construction_row(
-      exact_row(b, "tail_active_threads", b.counter_median(schema::partial_warp::counter::kTailActiveThreadsObserved),
-                "N - B(ceil(N/B) - 1)", static_cast<double>(g.last_block_threads),
-                tag + "the last block runs " + std::to_string(g.last_block_threads) + " threads",
-                tag + "the last block ran a different number of threads"),
-      "the guard i < N sets it"));
+  // construction, an instrument check of the bench's own count.
+  rows.push_back(exact_row(b, "tail_active_threads", b.counter_median(schema::partial_warp::counter::kTailActiveThreadsObserved),
+                           "N - B(ceil(N/B) - 1)", static_cast<double>(g.last_block_threads),
+                           tag + "the last block runs " + std::to_string(g.last_block_threads) +
+                               " threads (the guard i < N sets it)",
+                           tag + "the last block ran a different number of threads"));
   rows.push_back(exact_row(b, "tail_full_warps", b.counter_median(schema::partial_warp::counter::kTailFullWarpsObserved),
                            "floor(last / 32)", static_cast<double>(g.last_block_full_warps),
                            tag + std::to_string(g.last_block_full_warps) + " full warps + " +
@@ -445,8 +449,9 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
     r.model = "ceil(P/32) warps a block, x blocks";
     r = with_prediction(r, blocks * static_cast<double>(warps));
     const bool same = r.value == *r.predicted;
-    r.kind = kind::kModel;
-    r.verdict = same ? verdict::kHolds : verdict::kFails;
+    // The launch configuration fixes the warps launched: an instrument check of the counter pass.
+    r.kind = kind::kCheck;
+    r.verdict = same ? verdict::kPasses : verdict::kFails;
     r.why = tag + "the hardware launched " + fixed(r.value, 0) + " warps for " + fixed(blocks, 0) +
             " block(s): " +
             (same ? "ceil(P/32) = " + std::to_string(warps) + " each"

@@ -224,19 +224,23 @@ double param_or(const BenchmarkResult& b, const std::string& key, double otherwi
   return b.has_param(key) ? b.param(key) : otherwise;
 }
 
-// Why a curve shows no plateau (models.hpp: kKneePlateau*).
+// Why a curve is or is not flat over its end (models.hpp: kKneePlateau*).
 std::string plateau_text(const model::Knee& k) {
-  return "95% of the largest rate first at " + fixed(k.flat_from, 0) + " warps/SM, " +
-         std::to_string(k.flat_points) + " point(s) past it, the lowest at " +
-         fixed(100 * k.lowest_beyond, 1) + "%, the sweep ending at " + fixed(k.flat_span, 2) +
-         "x its warps (a plateau needs >= " + std::to_string(model::kKneePlateauPoints) +
-         " points, all within 5%, over >= " + fixed(model::kKneePlateauSpan, 2) + "x the warps)";
+  return "95% of the second-largest rate first at " + fixed(k.flat_from, 0) + " warps/SM, " +
+         std::to_string(k.flat_points) + " point(s) past it within 5%, " + std::to_string(k.outliers) +
+         " outside, the sweep ending at " + fixed(k.flat_span, 2) + "x its warps (flat needs >= " +
+         std::to_string(model::kKneePlateauPoints) + " points within 5%, at most " +
+         std::to_string(model::kKneePlateauOutliers) + " outside, over >= " +
+         fixed(model::kKneePlateauSpan, 2) + "x the warps)";
 }
 
 // A knee model's row: the measured knee against a prediction from the unloaded latency and the
-// instructions per load. A prediction outside the warps/SM the sweep measured cannot be held
-// against it: "untestable here". The knee is one pick among the sweep's points, with no noise of
-// its own, so a miss fails (no warn).
+// instructions per load, by the knee rule (docs/verdicts.md). t = max(2 warps, 25 % of the knee).
+// On a curve flat over its end the knee is measured: within t holds, else fails, inside the sweep
+// or beyond it; only a prediction under the first swept point, when the knee is that point, cannot
+// be decided. On a curve not flat the knee is a lower bound: a prediction under knee - t fails, any
+// other is untestable here. The knee is one pick among the sweep's points, with no noise of its
+// own, so a miss fails (no warn).
 Row knee_row(const std::string& params, const std::string& metric, const model::Knee& knee,
              double predicted, double swept_min, double swept_max, const std::string& model_text,
              const std::string& why) {
@@ -251,23 +255,38 @@ Row knee_row(const std::string& params, const std::string& metric, const model::
   r.model = model_text;
   r.kind = kind::kModel;
   r = with_prediction(r, predicted);
-  if (!knee.saturated) {
-    // No plateau past the 90 % point: the curve may still be rising, so there is no knee to hold
-    // any prediction against.
-    r.verdict = verdict::kUntestable;
-    r.why = why + "; the knee is not reached in the sweep: " + plateau_text(knee);
-    return r;
-  }
-  if (predicted > swept_max || predicted < swept_min) {
-    r.verdict = verdict::kUntestable;
-    r.why = why + "; the prediction lies outside the " + fixed(swept_min, 0) + ".." +
-            fixed(swept_max, 0) + " warps/SM this sweep measured";
-    return r;
-  }
+  const double tolerance = std::max(kKneeAbsolute, kKneeRelative * measured);
   const double miss = std::fabs(measured - predicted);
-  const bool holds = miss <= std::max(kKneeAbsolute, kKneeRelative * measured);
+  const std::string sweep = fixed(swept_min, 0) + ".." + fixed(swept_max, 0) + " warps/SM swept";
+  if (!knee.saturated) {
+    if (predicted < measured - tolerance) {
+      r.verdict = verdict::kFails;
+      r.why = why + "; the curve is not flat over the sweep's end (" + plateau_text(knee) +
+              "), so the knee lies at " + fixed(measured, 0) +
+              " warps/SM or later: the prediction is under it by " + fixed(measured - predicted, 0) +
+              " (more than " + fixed(tolerance, 0) + ")";
+      return r;
+    }
+    r.verdict = verdict::kUntestable;
+    r.why = why + "; the knee is not reached in the sweep (" + plateau_text(knee) + "): it lies at " +
+            fixed(measured, 0) + " warps/SM or later, " +
+            (predicted > swept_max ? "the prediction beyond the " + sweep
+                                   : std::string("the prediction not under it")) +
+            ", so the data cannot decide";
+    return r;
+  }
+  if (predicted < swept_min && measured <= swept_min) {
+    r.verdict = verdict::kUntestable;
+    r.why = why + "; the knee is the sweep's first point (" + sweep +
+            "), so it may lie anywhere under it, where the prediction lies";
+    return r;
+  }
+  const bool holds = miss <= tolerance;
   r.verdict = holds ? verdict::kHolds : verdict::kFails;
-  r.why = why + (holds ? "" : "; the model misses by " + fixed(miss, 0) + " warps/SM");
+  r.why = why + (holds ? "" : "; the model misses by " + fixed(miss, 0) + " warps/SM") +
+          (predicted > swept_max ? " (the prediction lies beyond the " + sweep +
+                                       ", on a curve flat over its end)"
+                                 : "");
   return r;
 }
 
@@ -335,8 +354,9 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     m.why = "fewest warps/SM reaching 90% of the curve's plateau " + fixed(knee.plateau / 1e12, 3) +
             " TB/s (" + std::to_string(members.size()) + " residencies, " + fixed(swept_min, 0) + ".." +
             fixed(swept_max, 0) + ")" +
-            (knee.saturated ? ", plateau from " + fixed(knee.flat_from, 0) + " warps/SM"
-                            : ": not reached in the sweep, " + plateau_text(knee));
+            (knee.saturated ? ", flat from " + fixed(knee.flat_from, 0) + " warps/SM"
+                            : ": not flat over the sweep's end (a lower bound of the knee), " +
+                                  plateau_text(knee));
     rows.push_back(m);
     if (found == dram.end()) continue;  // no chase in this run: no unloaded latency to hold against
     const double latency = found->second.cycles;

@@ -221,13 +221,13 @@ TEST(DivergenceReport, SummaryTablesAndTheMeasuredWorkedExamples) {
   st.unit = "count";
   st.value = 3;
   st.predicted = 3;
-  st.verdict = "holds";
+  st.verdict = "passes";
   other.rows.push_back(st);
   const std::string both = worked_examples_markdown({other, er});
-  EXPECT_NE(both.find("| " + low + "× (holds) on NVIDIA H200, fixture-gpu/20260104T000000Z; 3 warps (holds) on "),
+  EXPECT_NE(both.find("| " + low + "× (holds) on NVIDIA H200, fixture-gpu/20260104T000000Z; 3 warps (passes) on "),
             std::string::npos)
       << both;
-  EXPECT_NE(both.find("192 of 192 threads mapped (holds)"), std::string::npos) << both;
+  EXPECT_NE(both.find("192 of 192 threads mapped (passes)"), std::string::npos) << both;
   // Without runs the table still prints, with nothing measured.
   EXPECT_NE(worked_examples_markdown().find("| 7 | 20/12 split, 30 + 30 cycles | Σ populated paths | "
                                             "60 cycles, 2.0× | — |"),

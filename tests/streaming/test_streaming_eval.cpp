@@ -64,8 +64,11 @@ TEST(MeasuredKnee, APlateauNeedsFlatPointsOverAWiderSpanOfWarps) {
   std::vector<std::pair<double, double>> line;
   for (int w = 1; w <= 64; ++w) line.emplace_back(w, 0.07 * w);
   const model::Knee l = model::measured_knee(line, 0.9);
-  EXPECT_DOUBLE_EQ(l.warps, 58);
-  EXPECT_DOUBLE_EQ(l.flat_from, 61);
+  EXPECT_DOUBLE_EQ(l.warps, 58);  // 0.07 w >= 0.9 x 4.48 first at w = 57.6 -> 58
+  // R = the second-largest rate, 0.07 x 63 = 4.41; 95 % of it, 4.19, is first reached at 60
+  // (0.07 x 59.85): 64 / 60 = 1.07 < 1.10.
+  EXPECT_DOUBLE_EQ(l.reference, 0.07 * 63);
+  EXPECT_DOUBLE_EQ(l.flat_from, 60);
   EXPECT_FALSE(l.saturated);
   // Rising to 4.4 at 32 warps and flat (within 2 %) to 64: a plateau from 32.
   const model::Knee p = model::measured_knee({{8, 1.1}, {16, 2.2}, {24, 3.9}, {32, 4.4}, {48, 4.5}, {64, 4.45}}, 0.9);
@@ -75,6 +78,34 @@ TEST(MeasuredKnee, APlateauNeedsFlatPointsOverAWiderSpanOfWarps) {
   // that falls out of the band.
   EXPECT_FALSE(model::measured_knee({{8, 1.1}, {16, 2.2}, {32, 4.4}, {64, 4.5}}, 0.9).saturated);
   EXPECT_FALSE(model::measured_knee({{8, 1.1}, {32, 4.4}, {48, 4.5}, {64, 3.9}}, 0.9).saturated);
+}
+
+TEST(MeasuredKnee, OneNoisyPointCannotFlipThePlateau) {
+  // Flat at 4.4..4.5 from 32 to 64 warps with one dip at 40 (4.2). R = 4.45 (the second-largest
+  // rate), s = 32 (4.4 >= 0.95 x 4.45 = 4.2275); of the points from 32 on, only 4.2 lies outside
+  // 4.45 +- 0.2225: one outlier, 3 points past s inside, 64/32 = 2 >= 1.10: flat. (The rule before
+  // issue 21 held every point past s to 95 % of the largest rate, 4.275, and 4.2 broke it.)
+  const std::vector<std::pair<double, double>> dip = {{8, 1.1},  {16, 2.2}, {24, 3.9}, {32, 4.4},
+                                                      {40, 4.2}, {48, 4.5}, {56, 4.45}, {64, 4.45}};
+  const model::Knee d = model::measured_knee(dip, 0.9);
+  EXPECT_DOUBLE_EQ(d.reference, 4.45);
+  EXPECT_DOUBLE_EQ(d.flat_from, 32);
+  EXPECT_EQ(d.outliers, 1);
+  EXPECT_EQ(d.flat_points, 3);
+  EXPECT_TRUE(d.saturated);
+  EXPECT_DOUBLE_EQ(d.warps, 32);  // 0.9 x 4.5 = 4.05: 24 reads 3.9, 32 reads 4.4
+  // A second dip (56 at 4.1) is two outliers: not flat.
+  std::vector<std::pair<double, double>> two = dip;
+  two[6].second = 4.1;
+  EXPECT_FALSE(model::measured_knee(two, 0.9).saturated);
+  // One spike: flat at 4.4 from 32 to 64, 48 reading 4.9. R = 4.4 (the spike cannot be R), s = 32,
+  // the spike is the one outlier: flat. Measured against the spike (the old rule), 4.4 is 10 %
+  // under it and the curve showed no plateau.
+  const model::Knee spike =
+      model::measured_knee({{8, 1.1}, {16, 2.2}, {32, 4.4}, {40, 4.4}, {48, 4.9}, {56, 4.4}, {64, 4.4}}, 0.9);
+  EXPECT_DOUBLE_EQ(spike.reference, 4.4);
+  EXPECT_EQ(spike.outliers, 1);
+  EXPECT_TRUE(spike.saturated);
 }
 
 TEST(StreamingEvaluation, KneeAndEachModelsPredictionInNumbers) {
@@ -93,9 +124,23 @@ TEST(StreamingEvaluation, KneeAndEachModelsPredictionInNumbers) {
   // 200 instructions a load: ceil(800/200) = 4 a scheduler, 16 an SM, where the knee is.
   EXPECT_EQ(find_row(evaluate_run(with_instructions(200)), "knee", kW16, "knee_model_ceil_l_over_w").verdict,
             "holds");
-  // 20 a load: 40 a scheduler, 160 an SM, past the sweep's 64: untestable here, not holds.
-  EXPECT_EQ(find_row(evaluate_run(with_instructions(20)), "knee", kW16, "knee_model_ceil_l_over_w").verdict,
-            "untestable here");
+  // 20 a load: 40 a scheduler, 160 an SM, past the sweep's 64. The curve is flat from its knee
+  // (16) to 64, so the knee lies inside the sweep and 160 is a miss by 144 warps (the knee rule).
+  const Row beyond = find_row(evaluate_run(with_instructions(20)), "knee", kW16, "knee_model_ceil_l_over_w");
+  EXPECT_DOUBLE_EQ(*beyond.predicted, 160);
+  EXPECT_EQ(beyond.verdict, "fails") << beyond.why;
+  // The same prediction on the curve cut at 16 warps/SM (the sweep ends at its knee, 16/16 < 1.10:
+  // not flat): the knee may lie beyond the sweep, where 160 lies. The data cannot decide.
+  analysis::Run cut = with_instructions(20);
+  cut.benchmarks.erase(std::remove_if(cut.benchmarks.begin(), cut.benchmarks.end(),
+                                      [](const BenchmarkResult& b) {
+                                        return b.benchmark == "read_independent" &&
+                                               b.param("alu_per_load") == 16 && b.param("warps_per_sm") > 16;
+                                      }),
+                       cut.benchmarks.end());
+  const Row open = find_row(evaluate_run(cut), "knee", kW16, "knee_model_ceil_l_over_w");
+  EXPECT_DOUBLE_EQ(*open.predicted, 160);
+  EXPECT_EQ(open.verdict, "untestable here") << open.why;
   // Little: 4.5 TB/s x 900 cycles at the run's clock over 512 bytes a warp, per SM: a consistency
   // figure (the loaded latency is measured at the knee), so info.
   const Row l = find_row(rows, "knee", kW16, "littles_law_consistency");
