@@ -77,7 +77,8 @@ Records parse_records(const std::string& text, int* skipped_lines) {
         r.occupancy_blocks_per_sm = j.at("occupancy_blocks_per_sm").get<int>();
         r.launch_error = j.value("launch_error", "");
         if (j.contains("metrics")) {
-          for (const auto& [k, v] : j.at("metrics").items()) r.metrics[k] = v.get<double>();
+          // null: the library's NaN, a ratio over nothing (no instruction issued): 0.
+          for (const auto& [k, v] : j.at("metrics").items()) r.metrics[k] = v.is_null() ? 0.0 : v.get<double>();
         }
         out.launches.push_back(std::move(r));
       } else {

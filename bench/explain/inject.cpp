@@ -26,6 +26,7 @@
 #include <cxxabi.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -98,7 +99,7 @@ struct ContextState {
   std::unique_ptr<HostConfig> config;
 };
 
-// The launch being profiled between its API enter and exit (at most one: g_mutex is held).
+// The launch being profiled between its API enter and exit (at most one: the thread that set g_busy).
 struct ActiveLaunch {
   CUpti_RangeProfiler_Object* profiler = nullptr;
   std::vector<std::uint8_t> counter_data;
@@ -106,7 +107,11 @@ struct ActiveLaunch {
   json record;
 };
 
+// g_mutex guards the counts and the records file for short moments only; it is never held while the
+// application's launch runs, so no callback waits on another thread's launch (the driver may hold
+// its own locks around callbacks). A launch that arrives while another is profiled runs unprofiled.
 std::mutex g_mutex;
+bool g_busy = false;  // a launch is being profiled (guarded by g_mutex)
 RecordFile g_records;
 Settings g_settings;
 std::map<CUcontext, std::unique_ptr<ContextState>> g_contexts;
@@ -115,6 +120,8 @@ long g_seen = 0;       // launches of any kernel
 long g_matched = 0;    // launches whose name matched the filter
 long g_attempted = 0;  // launches the profiler was started for (the limit counts these)
 long g_profiled = 0;   // launches with a record of counters
+long g_busy_skipped = 0;  // matching launches that came while another was profiled
+long g_active_index = 0;  // the profiled launch's index among the matching ones
 bool g_stopped = false;  // a fault that would repeat on every launch: profile no more
 thread_local bool t_holds_launch = false;
 
@@ -277,7 +284,7 @@ void begin_launch(const CUpti_CallbackData& data, const LaunchShape& shape, cons
                   const char* mangled) {
   ContextState& state = context_state(data.context);
   json record = {{"record", "launch"},
-                 {"index", g_matched - 1},
+                 {"index", g_active_index},
                  {"name", name},
                  {"mangled", mangled != nullptr ? mangled : ""},
                  {"grid", {shape.grid[0], shape.grid[1], shape.grid[2]}},
@@ -382,7 +389,10 @@ void end_launch(const CUpti_CallbackData& data) {
     }
     const std::vector<double> values = active.context->config->evaluate(active.counter_data, 0);
     json metrics = json::object();
-    for (std::size_t m = 0; m < values.size(); ++m) metrics[active.context->config->metrics()[m]] = values[m];
+    // A ratio over nothing (no instruction issued) is NaN: written as null, read back as 0.
+    for (std::size_t m = 0; m < values.size(); ++m) {
+      metrics[active.context->config->metrics()[m]] = std::isfinite(values[m]) ? json(values[m]) : json(nullptr);
+    }
     active.record["metrics"] = std::move(metrics);
   } catch (...) {
     disable(active.profiler);
@@ -403,7 +413,13 @@ bool wanted(const std::string& name, const char* mangled) {
   }
   ++g_matched;
   if (g_stopped || g_attempted >= g_settings.limit) return false;
+  if (g_busy) {
+    ++g_busy_skipped;
+    return false;
+  }
   ++g_attempted;
+  g_busy = true;
+  g_active_index = g_matched - 1;
   return true;
 }
 
@@ -422,18 +438,19 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     if (!shape) return;
     const char* mangled = data->symbolName;
     if (mangled == nullptr && cuFuncGetName(&mangled, shape->function) != CUDA_SUCCESS) mangled = nullptr;
-    g_mutex.lock();
     const std::string name = demangle(mangled);
-    if (!wanted(name, mangled)) {
-      g_mutex.unlock();
-      return;
+    {
+      std::lock_guard<std::mutex> lock(g_mutex);
+      if (!wanted(name, mangled)) return;  // wanted() set g_busy when it said yes
     }
+    // Only this thread touches g_active until it clears g_busy.
     try {
       begin_launch(*data, *shape, name, mangled);
-      t_holds_launch = true;  // g_mutex stays held until this launch's API exit
+      t_holds_launch = true;
     } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(g_mutex);
       report_fault("launch enter", e);
-      g_mutex.unlock();
+      g_busy = false;
     }
     return;
   }
@@ -442,21 +459,25 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     try {
       end_launch(*data);
     } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(g_mutex);
       report_fault("launch exit", e);
     }
-    g_mutex.unlock();
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_busy = false;
   }
 }
 
 void write_end() {
-  // A thread still inside a profiled launch at exit holds the lock: then there is no trailer.
+  // A launch still being profiled at exit (another thread) means no trailer: the tool then reports
+  // that the application ended before it.
   std::unique_lock<std::mutex> lock(g_mutex, std::try_to_lock);
-  if (!lock.owns_lock()) return;
+  if (!lock.owns_lock() || g_busy) return;
   g_records.write({{"record", "end"},
                    {"launches_seen", g_seen},
                    {"launches_matched", g_matched},
                    {"launches_attempted", g_attempted},
                    {"launches_profiled", g_profiled},
+                   {"launches_skipped_busy", g_busy_skipped},
                    {"stopped_by_fault", g_stopped}});
 }
 
