@@ -155,7 +155,8 @@ analysis::Run csv_run(const Session& s) {
 }
 
 int run_explain(const Options& o) {
-  const fs::path library = o.inject_path.empty() ? default_inject_library() : fs::path(o.inject_path);
+  // Absolute: the driver opens it from the application's working directory.
+  const fs::path library = fs::absolute(o.inject_path.empty() ? default_inject_library() : fs::path(o.inject_path));
   if (!fs::is_regular_file(library)) {
     std::cerr << "warpcost explain: the injection library " << library
               << " is missing; build it (cmake --build --preset <preset> --target warpcost_inject) or pass --inject\n";
