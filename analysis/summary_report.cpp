@@ -114,6 +114,15 @@ std::string run_section(const EvaluatedRun& er, const SummaryOptions& o) {
         ", warpcost " + cell(git_rev_text(c.text(key::kGitRev))) + ", " + cell(c.text(key::kUtc)) +
         ". Full tables: [report.md](" + link(er.run.source.parent_path() / "report.md", o.link_base) +
         ").\n\n";
+  if (const auto it = c.values.find("run_status"); it != c.values.end() && it->second.rfind("partial", 0) == 0) {
+    md += "**A partial run** (" + cell(it->second) + "): " + std::to_string(er.run.benchmarks.size()) +
+          " points measured; the families and points it lacks are not judged here.\n\n";
+  }
+  if (const auto it = c.values.find("other_gpu_processes");
+      it != c.values.end() && it->second != "none" && it->second.rfind("unknown", 0) != 0) {
+    md += "**Another process used this GPU during the run** (" + cell(it->second) +
+          "): its work is in these times.\n\n";
+  }
   std::vector<std::string> families;
   std::map<std::string, Tally> tallies;
   for (const Row& r : er.rows) {
@@ -214,7 +223,9 @@ std::string summary_report(const std::vector<EvaluatedRun>& runs, const SummaryO
       const EvaluatedRun& er = *others[i];
       Tally t;
       for (const Row& r : er.rows) count(t, r);
-      md += "| " + cell(er.run.run_id()) + " | " + run_status_of(er.run) + " | " +
+      const auto partial = er.run.context.values.find("run_status");
+      const bool is_partial = partial != er.run.context.values.end() && partial->second.rfind("partial", 0) == 0;
+      md += "| " + cell(er.run.run_id()) + " | " + run_status_of(er.run) + (is_partial ? ", partial" : "") + " | " +
             cell(er.run.context.text(schema::key::kGpuName)) + " | " + std::to_string(t.holds) + " | " +
             std::to_string(t.fails) + " | " + std::to_string(t.warn) + " | " + std::to_string(t.passes) +
             " | " + std::to_string(t.check_fails) + " | " + std::to_string(t.error) +

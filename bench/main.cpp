@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cctype>
+#include <csignal>
 #include <cstdio>
 #include <algorithm>
 #include <cstdlib>
@@ -13,7 +14,11 @@
 #include <sstream>
 #include <exception>
 #include <filesystem>
+#include <set>
+#include <unistd.h>
+#include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,7 +30,9 @@
 #include "bench/common/cuda_raii.hpp"
 #include "bench/common/cupti_profiler.hpp"
 #include "bench/common/device_info.hpp"
+#include "bench/common/gpu_lock.hpp"
 #include "bench/common/nvml_clock.hpp"
+#include "bench/common/plan.hpp"
 #include "bench/common/progress.hpp"
 #include "bench/common/run_annotation.hpp"
 #include "bench/common/sampling.hpp"
@@ -34,6 +41,11 @@
 #include "analysis/calibration/schema.hpp"
 #include "analysis/core/counters.hpp"
 #include "analysis/streaming/schema.hpp"
+
+// The profile --benchmark_list_tests plans for where no device is visible and none is named.
+#ifndef WARPCOST_LIST_PROFILE
+#define WARPCOST_LIST_PROFILE "h200"
+#endif
 
 #ifndef WARPCOST_GIT_REVISION
 #define WARPCOST_GIT_REVISION "unknown"
@@ -63,11 +75,15 @@ namespace {
 // ctest treats this exit code as "skipped" (SKIP_RETURN_CODE), so the smoke test of a machine
 // without a GPU reports a skip, not a pass.
 constexpr int kExitNoDevice = 77;
+// Another warpcost run holds the GPU (EX_TEMPFAIL: try again later).
+constexpr int kExitGpuBusy = 75;
 
 struct Options {
   std::string results_root;
   int device = 0;
   bool check_device_only = false;
+  std::string device_profile;  // --device_profile: plan for this GPU instead of the device here
+  GpuLock::Mode gpu_lock = GpuLock::Mode::kRefuse;
   counters::Settings counters;
   sampling::Rule sampling;
 };
@@ -92,8 +108,16 @@ const char* const kOwnFlagsHelp =
     "  --warpcost_noise=F            stop sampling a point at relative std <= F (default 0.005)\n"
     "  --warpcost_min_samples=N      at least N timed launches a point (default 10)\n"
     "  --warpcost_time_cap=S         or stop after S seconds of sampling a point (default 0.05)\n"
-    "--help and --benchmark_list_tests need no GPU. Exit codes: 0 done, 1 a benchmark or CUDA call\n"
-    "failed, 2 usage error, 77 no CUDA device.\n"
+    "  --warpcost_gpu_lock=refuse|wait  another warpcost run on the same GPU: refuse, naming it\n"
+    "                                (exit 75, the default), or wait for it to end\n"
+    "  --device_profile=NAME|FILE    with --benchmark_list_tests: the plan for that GPU (a row of\n"
+    "                                data/device-profiles.csv, or a CSV file of that form), no GPU needed\n"
+    "The suite is planned from the device (its warps/SM, L2, memory); a point it cannot run is left\n"
+    "out and named on stderr as not on this GPU. --help and --benchmark_list_tests need no GPU\n"
+    "(without one, the list is the plan of profile " WARPCOST_LIST_PROFILE ", said so). Exit codes: 0 done,\n"
+    "1 a benchmark or CUDA call failed, 2 usage error, 75 another warpcost run holds the GPU, 77 no\n"
+    "NVIDIA GPU or driver found, 128 + N interrupted by signal N (the points measured are filed as a\n"
+    "partial run).\n"
     "Google Benchmark flags:\n";
 
 // --benchmark_list_tests as Google Benchmark reads it: bare, or =true/yes/1 (and their cases).
@@ -150,6 +174,14 @@ Options parse_own_flags(int& argc, char** argv) {
       options.sampling.min_samples = static_cast<int>(n);
       options.sampling.min_samples_at_cap = std::min(options.sampling.min_samples_at_cap, options.sampling.min_samples);
       options.sampling.max_samples = std::max(options.sampling.max_samples, options.sampling.min_samples);
+    } else if (take_flag(arg, "warpcost_gpu_lock", value)) {
+      if (value != "refuse" && value != "wait") {
+        throw std::invalid_argument("--warpcost_gpu_lock=" + value + ": allowed: refuse, wait");
+      }
+      options.gpu_lock = value == "wait" ? GpuLock::Mode::kWait : GpuLock::Mode::kRefuse;
+    } else if (take_flag(arg, "device_profile", value)) {
+      if (value.empty()) throw std::invalid_argument("--device_profile=: name a profile of data/device-profiles.csv or a CSV file");
+      options.device_profile = value;
     } else if (arg == "--warpcost_check_device") {
       options.check_device_only = true;
     } else if (take_flag(arg, "warpcost_counters", value)) {
@@ -171,6 +203,19 @@ Options parse_own_flags(int& argc, char** argv) {
     throw std::invalid_argument("sampling: " + p);
   }
   return options;
+}
+
+// The plan for `facts`: every family's planner registers its points; those the device cannot run
+// are named on stderr ("not on this GPU") and returned for the run's context.
+std::vector<plan::Omission> plan_for(const DeviceFacts& facts) {
+  plan::Plan p(facts);
+  plan::plan_suite(p);
+  std::fprintf(stderr, "warpcost-bench: the plan for the %s: %zu points, %zu not on this GPU\n",
+               facts.label().c_str(), p.points(), p.omitted().size());
+  for (const auto& o : p.omitted()) {
+    std::fprintf(stderr, "warpcost-bench: not on this GPU: %s: %s\n", o.point.c_str(), o.why.c_str());
+  }
+  return p.omitted();
 }
 
 // The counter pass for this run, proven on one warp before any benchmark relies on it: a 1-block,
@@ -336,7 +381,8 @@ std::string run_counter_phase(counters::CounterPass& pass, RunAnnotation& annota
     std::fprintf(stderr, "warpcost-bench: no counters for %s: %s\n", key.c_str(), why.c_str());
   };
   std::size_t i = 0;
-  while (i < jobs.size() && pass.active()) {
+  // A signal during the counter phase ends it between batches; the timing stays complete.
+  while (i < jobs.size() && pass.active() && interrupting_signal() == 0) {
     std::size_t end = i;
     while (end < jobs.size() && end - i < kCounterBatch && jobs[end].family == jobs[i].family) ++end;
     std::vector<std::string> batch_keys;
@@ -428,9 +474,21 @@ int run(int argc, char** argv) {
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   Options options;
+  DeviceFacts profile;
   try {
     options = parse_own_flags(argc, argv);
+    if (!options.device_profile.empty()) {
+      profile = find_device_profile(options.device_profile);
+      if (!list_tests_requested(argc, argv)) {
+        throw std::invalid_argument("--device_profile=" + options.device_profile +
+                                    " plans for a GPU that is not here; allowed only with --benchmark_list_tests "
+                                    "(a run is planned from the device it runs on)");
+      }
+    }
   } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "warpcost-bench: %s\n", e.what());
+    return 2;
+  } catch (const ProfileError& e) {
     std::fprintf(stderr, "warpcost-bench: %s\n", e.what());
     return 2;
   }
@@ -459,6 +517,22 @@ int run(int argc, char** argv) {
     if (benchmark::ReportUnrecognizedArguments(early_argc, early_argv.data())) return 2;
   }
   if (list_tests_requested(argc, argv)) {
+    DeviceFacts facts = profile;
+    if (options.device_profile.empty()) {
+      std::string why;
+      if (visible_device_count(why) > options.device) {
+        WARPCOST_CUDA(cudaSetDevice(options.device));
+        facts = facts_of(bench_device());
+      } else {
+        facts = find_device_profile(WARPCOST_LIST_PROFILE);
+        std::fprintf(stderr,
+                     "warpcost-bench: no NVIDIA GPU or driver found here (%s); the list is the plan for profile %s "
+                     "(--device_profile=NAME plans for another GPU)\n",
+                     why.empty() ? ("no device " + std::to_string(options.device)).c_str() : why.c_str(),
+                     WARPCOST_LIST_PROFILE);
+      }
+    }
+    plan_for(facts);
     benchmark::RunSpecifiedBenchmarks();  // lists the names, runs nothing
     benchmark::Shutdown();
     return 0;
@@ -467,7 +541,7 @@ int run(int argc, char** argv) {
   std::string why;
   const int devices = visible_device_count(why);
   if (devices == 0) {
-    std::fprintf(stderr, "warpcost-bench: no CUDA device is visible (%s); nothing to measure.\n",
+    std::fprintf(stderr, "warpcost-bench: no NVIDIA GPU or driver found (%s); nothing to measure.\n",
                  why.c_str());
     return kExitNoDevice;
   }
@@ -482,6 +556,7 @@ int run(int argc, char** argv) {
   }
   WARPCOST_CUDA(cudaSetDevice(options.device));
   const DeviceInfo& info = bench_device();
+  const std::vector<plan::Omission> omitted = plan_for(facts_of(info));
   // A metric list the user named is checked against the chip before anything is timed or written
   // (the one case where CUPTI is touched before the timing phase; the default run never does).
   if (!options.counters.metrics.empty()) {
@@ -504,6 +579,16 @@ int run(int argc, char** argv) {
   const std::string uuid_hex = info.uuid.rfind("GPU-", 0) == 0 ? info.uuid.substr(4) : info.uuid;
   const std::string stamp = utc_format(now, "%Y%m%dT%H%M%SZ") + "-" + uuid_hex.substr(0, 8);
   const std::string run_id = gpu_slug(info.name) + "/" + stamp;
+
+  // One warpcost run a GPU: a second waits or refuses, naming the run that holds it.
+  std::unique_ptr<GpuLock> gpu_lock;
+  try {
+    gpu_lock = std::make_unique<GpuLock>(info.uuid, run_id, options.gpu_lock);
+    if (!gpu_lock->held()) std::fprintf(stderr, "warpcost-bench: %s\n", gpu_lock->why().c_str());
+  } catch (const GpuBusy& e) {
+    std::fprintf(stderr, "warpcost-bench: %s\n", e.what());
+    return kExitGpuBusy;
+  }
 
   fs::path final_dir;
   fs::path partial_dir;
@@ -538,6 +623,18 @@ int run(int argc, char** argv) {
   char bus_id[64] = {};
   WARPCOST_CUDA(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, options.device));
   NvmlClock nvml(bus_id);
+  // Other processes computing on this GPU (NVML's list), looked at before, between and after the
+  // phases: their work would be in this run's times.
+  std::set<unsigned int> other_processes;
+  std::string processes_why;
+  auto look_for_other_processes = [&] {
+    for (const unsigned int pid : nvml.other_compute_processes(static_cast<unsigned int>(::getpid()), processes_why)) {
+      if (other_processes.insert(pid).second) {
+        std::fprintf(stderr, "warpcost-bench: another process (%u) is using the GPU during this run; its times may be off\n", pid);
+      }
+    }
+  };
+  look_for_other_processes();
   if (nvml.available()) {
     set_sm_clock_source([&nvml] { return static_cast<double>(nvml.sm_mhz()); });
   } else {
@@ -550,6 +647,11 @@ int run(int argc, char** argv) {
                               options.counters.enabled ? "pending: the counter phase runs after all timing"
                                                        : "off: --warpcost_counters=off");
   benchmark::AddCustomContext("sm_clock_max_mhz", std::to_string(info.sm_clock_max_khz / 1000));
+  {
+    std::string text;
+    for (const auto& o : omitted) text += (text.empty() ? "" : "; ") + o.point + ": " + o.why;
+    benchmark::AddCustomContext("not_on_this_gpu", text.empty() ? "none" : text);
+  }
   benchmark::AddCustomContext("launch_overhead_seconds", std::to_string(overhead));
   const sampling::Rule& rule = sampling_rule();
   benchmark::AddCustomContext(
@@ -567,6 +669,7 @@ int run(int argc, char** argv) {
   const auto suite_start = std::chrono::steady_clock::now();
   progress::Tracker timing("timing", names);
   ProgressReporter reporter(timing);
+  install_interrupt_handlers();
   if (listing_only) {
     benchmark::RunSpecifiedBenchmarks();
   } else {
@@ -574,10 +677,22 @@ int run(int argc, char** argv) {
   }
   benchmark::Shutdown();
   const double timing_seconds = seconds_since(suite_start);
+  look_for_other_processes();
+  const int signal = interrupting_signal();
+  if (signal != 0) {
+    // What was measured stays, as a run marked partial; no counter pass (it would run after all
+    // timing, which did not end).
+    std::fprintf(stderr, "warpcost-bench: interrupted (%s); filing the points measured so far as a partial run\n",
+                 signal == SIGINT ? "SIGINT" : "SIGTERM");
+    options.counters.enabled = false;
+    counter_jobs().clear();
+  }
 
   // Phase 2: the counter pass over every point that left counter work.
   std::string counter_units;
-  std::string counter_status = options.counters.enabled ? "" : "off: --warpcost_counters=off";
+  std::string counter_status = signal != 0                  ? "off: the run was interrupted before the counter phase"
+                               : options.counters.enabled ? ""
+                                                          : "off: --warpcost_counters=off";
   std::vector<std::pair<std::string, double>> counter_family_seconds;
   const auto counters_start = std::chrono::steady_clock::now();
   if (options.counters.enabled && !counter_jobs().empty()) {
@@ -594,6 +709,7 @@ int run(int argc, char** argv) {
           run_counter_phase(*g_counter_pass, run_annotation(), counter_family_seconds, failed);
       counter_status = g_counter_pass->status();
       if (failed > 0) counter_status += "; no counters for " + std::to_string(failed) + " point(s), first: " + first;
+      if (interrupting_signal() != 0) counter_status += "; interrupted: later points have no counters";
     } else {
       counter_status = g_counter_pass->status();
     }
@@ -602,6 +718,7 @@ int run(int argc, char** argv) {
     counter_status = "on: no benchmark of this run has counters";
   }
   const double counter_seconds = seconds_since(counters_start);
+  look_for_other_processes();
   const double suite_seconds = seconds_since(suite_start);
   counter_jobs().clear();
   release_shared_buffers();
@@ -633,8 +750,38 @@ int run(int argc, char** argv) {
   annotation.context["counter_wall_seconds"] = fixed2(counter_seconds);
   annotation.context["family_wall_seconds"] = progress::wall_text(family_seconds);
   annotation.context[schema::key::kCounterPass] = counter_status;
+  {
+    std::string text;
+    for (const unsigned int pid : other_processes) {
+      std::string name;
+      std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+      std::getline(comm, name);
+      text += (text.empty() ? "" : "; ") + std::string("pid ") + std::to_string(pid) + (name.empty() ? "" : " (" + name + ")");
+    }
+    annotation.context["other_gpu_processes"] =
+        !text.empty() ? text : processes_why.empty() ? "none" : "unknown: " + processes_why;
+  }
+  if (signal != 0) {
+    annotation.drop_error_message = kInterruptedMessage;
+    annotation.context["run_status"] = std::string("partial: interrupted by ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                                       " during the timing phase; the points measured before it are kept";
+  } else {
+    annotation.context["run_status"] = "complete";
+  }
   if (!counter_units.empty()) annotation.context[schema::key::kCounterUnits] = counter_units;
   annotate_run(json, annotation);
+  if (signal != 0) {
+    bool measured = false;
+    try {
+      measured = !analysis::read_run(json).benchmarks.empty();
+    } catch (const analysis::RunFormatError&) {
+    }
+    if (!measured) {
+      fs::remove_all(partial_dir);
+      std::fprintf(stderr, "warpcost-bench: interrupted before any point was measured; no run filed\n");
+      return 128 + signal;
+    }
+  }
   const std::vector<std::string> errors = errored_benchmarks(json);
   if (!errors.empty()) {
     const fs::path failed = final_dir.string() + ".failed";
@@ -647,7 +794,9 @@ int run(int argc, char** argv) {
   print_rates(json);
   fs::rename(partial_dir, final_dir);
   std::printf("%s\n", final_dir.c_str());
-  return 0;
+  std::fflush(stdout);
+  // 128 + the signal, as a shell reports a process the signal ended: the run is filed, but partial.
+  return signal != 0 ? 128 + signal : 0;
 }
 
 }  // namespace

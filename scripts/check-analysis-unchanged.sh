@@ -39,10 +39,11 @@ if [ $status -ne 0 ]; then
   exit 1
 fi
 # With BASE_BENCH and NEW_BENCH (two warpcost-bench builds), the benchmark names and parameters
-# the suite registers must be the same too (--benchmark_list_tests needs no GPU).
+# the suite registers must be the same too (--benchmark_list_tests needs no GPU). Only the list
+# (stdout) is compared: the plan's notes ("the plan for ...", "not on this GPU: ...") go to stderr.
 if [ -n "${BASE_BENCH:-}" ] && [ -n "${NEW_BENCH:-}" ]; then
-  "$BASE_BENCH" --benchmark_list_tests >"$work/base.list" 2>&1
-  "$NEW_BENCH" --benchmark_list_tests >"$work/new.list" 2>&1
+  "$BASE_BENCH" --benchmark_list_tests >"$work/base.list" 2>/dev/null
+  "$NEW_BENCH" --benchmark_list_tests >"$work/new.list" 2>/dev/null
   python3 "$root/scripts/renames.py" "$work/base.list"
   if ! diff "$work/base.list" "$work/new.list" >"$work/list.diff"; then
     head -20 "$work/list.diff" || true

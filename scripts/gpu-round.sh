@@ -61,6 +61,7 @@ step "warpcost-stream examples" examples stream.txt warpcost-stream "read" "read
   "read --warps-per-sm 4 --alu 16 --dependent" "one-per-thread --block-threads 32" \
   "one-per-thread --block-threads 1024" "chase --footprint-kib 16" "chase --footprint-kib 4194304"
 step "SASS of the divergence and streaming kernels" bash -c "set -o pipefail; scripts/check-sass.sh build/h200/kernels/libwarpcost_kernels.a --print | tee \"$OUT/sass.txt\""
+step "robustness: SIGINT, the GPU lock, another process, the device's plan" scripts/gpu-round-robustness.sh build/h200
 step "warpcost explain on examples/explain: proof, ncu cross-check, overhead" scripts/gpu-round-explain.sh build/h200 "$OUT"
 fi
 if [ "${WARPCOST_ROUND_NCU:-0}" = 1 ]; then

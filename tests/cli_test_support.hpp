@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -55,16 +57,25 @@ class CliTest : public ::testing::Test {
  protected:
   static inline const std::filesystem::path kFixtures = WARPCOST_FIXTURES;
 
+  // The folder is this process's own: named by its pid, so two builds running the tests at once
+  // never share one; a death test's child (gtest's "threadsafe" style re-runs the binary) takes its
+  // parent's folder, since the parent checks what the child left there.
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    const bool death_test_child = !GTEST_FLAG_GET(internal_run_death_test).empty();
+    const long owner = death_test_child ? static_cast<long>(::getppid()) : static_cast<long>(::getpid());
     dir_ = std::filesystem::temp_directory_path() /
-           ("warpcost-" + std::string(info->test_suite_name()) + "-" + info->name());
-    std::filesystem::remove_all(dir_);
+           ("warpcost-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" + std::to_string(owner));
+    if (death_test_child) return;
+    owns_dir_ = true;
+    std::filesystem::remove_all(dir_);  // a crashed earlier process of the same pid
     std::filesystem::create_directories(dir_);
     std::filesystem::copy(kFixtures / "runs", dir_ / "results",
                           std::filesystem::copy_options::recursive);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void TearDown() override {
+    if (owns_dir_) std::filesystem::remove_all(dir_);
+  }
 
   int analyze(const std::vector<std::string>& args) {
     out_.str("");
@@ -87,6 +98,7 @@ class CliTest : public ::testing::Test {
     return all;
   }
 
+  bool owns_dir_ = false;
   std::filesystem::path dir_;
   std::ostringstream out_;
   std::ostringstream err_;

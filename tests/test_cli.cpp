@@ -60,6 +60,26 @@ TEST_F(AnalyzeCli, SingleRunWritesCsvAndReportIntoItsFolder) {
   EXPECT_NE(report.find("1600 slots, 80 warps > 64: short 16"), std::string::npos);
 }
 
+// A run the user interrupted (context run_status "partial: ...") and one during which another
+// process used the GPU (other_gpu_processes): the summary names both, for the run they concern.
+TEST_F(AnalyzeCli, TheSummaryNamesAPartialRunAndAnotherProcessOnTheGpu) {
+  for (const char* stamp : {"20260101T000000Z", "20260102T000000Z"}) {
+    const fs::path json = dir_ / "results" / "fixture-gpu" / stamp / "bench.json";
+    std::string text = slurp(json);
+    const std::size_t at = text.find("\"context\": {");
+    ASSERT_NE(at, std::string::npos);
+    text.insert(at + std::string("\"context\": {").size(),
+                "\"run_status\": \"partial: interrupted by SIGINT during the timing phase\", "
+                "\"other_gpu_processes\": \"pid 4242 (python3)\", ");
+    std::ofstream(json) << text;
+  }
+  const fs::path report = dir_ / "summary.md";
+  ASSERT_EQ(analyze({"--quiet", "--report", report.string(), (dir_ / "results").string()}), kExitOk) << err_.str();
+  const std::string md = slurp(report);
+  EXPECT_NE(md.find("**A partial run** (partial: interrupted by SIGINT during the timing phase)"), std::string::npos) << md;
+  EXPECT_NE(md.find("**Another process used this GPU during the run** (pid 4242 (python3))"), std::string::npos) << md;
+}
+
 TEST_F(AnalyzeCli, MergedCsvHasTheFixedHeaderAndTypedColumns) {
   const fs::path csv = dir_ / "all.csv";
   ASSERT_EQ(analyze({"--quiet", "--csv", csv.string(), "--report", (dir_ / "all.md").string(),

@@ -38,7 +38,7 @@ void expect_usage_error(const std::string& command, const std::string& message) 
   const Outcome o = run(command);
   EXPECT_EQ(o.exit_code, 2) << command << "\n" << o.output;
   EXPECT_NE(o.output.find(message), std::string::npos) << command << "\n" << o.output;
-  EXPECT_EQ(o.output.find("no CUDA device"), std::string::npos) << command << ": looked for a device first";
+  EXPECT_EQ(o.output.find("no NVIDIA GPU or driver found ("), std::string::npos) << command << ": looked for a device first";
 }
 
 TEST(BenchCli, HelpNeedsNoGpu) {
@@ -62,7 +62,18 @@ TEST(BenchCli, TheBenchmarkListNeedsNoGpuAndHonoursTheFilter) {
   EXPECT_EQ(some.output.find("\ndivergence/"), std::string::npos) << some.output;  // no such line
 }
 
+// Without a GPU or a driver the bench says so in those words first (CUDA's error name after, for
+// a search), and exits 77; on a machine with a GPU there is nothing to see.
+TEST(BenchCli, NoGpuOrDriverIsSaidPlainly) {
+  const Outcome o = run(kBench + " --warpcost_check_device");
+  if (o.exit_code == 0) GTEST_SKIP() << "a GPU is visible here: " << o.output;
+  EXPECT_EQ(o.exit_code, 77) << o.output;
+  EXPECT_EQ(o.output.rfind("warpcost-bench: no NVIDIA GPU or driver found (", 0), 0u) << o.output;
+  EXPECT_LT(o.output.find("no NVIDIA GPU or driver found"), o.output.find("cudaError")) << o.output;
+}
+
 TEST(BenchCli, AnUnknownFlagIsNamedAndExits2) {
+  expect_usage_error(kBench + " --warpcost_gpu_lock=maybe", "--warpcost_gpu_lock=maybe: allowed: refuse, wait");
   expect_usage_error(kBench + " --benchmark_filtr=d2d", "--benchmark_filtr=d2d");
   expect_usage_error(kBench + " --warpcost_result_root=x", "--warpcost_result_root=x");
   expect_usage_error(kBench + " --warpcost_counters=maybe", "allowed: on, off");

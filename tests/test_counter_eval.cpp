@@ -3,6 +3,8 @@
 // name and unit, and each model check's verdict, including the ones the hardware fails.
 #include <gtest/gtest.h>
 
+#include "tests/temp_dir.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -210,14 +212,13 @@ TEST(CounterEvaluationWithoutCounters, AWrongWarpCountFails) {
     ++replaced;
   }
   ASSERT_EQ(replaced, 7) << "5 repetitions, the mean and the median";
-  const auto dir = std::filesystem::temp_directory_path() / "warpcost_counter_eval";
-  std::filesystem::create_directories(dir);
+  const test_support::TempDir temp("counter-eval");
+  const auto dir = temp.path();
   std::ofstream(dir / "bench.json") << changed;
   const auto rows = evaluate_run(read_run(dir / "bench.json"));
   const Row r = row(rows, "schedule", "x=48;y=1;z=1", kWarps);
   EXPECT_EQ(r.value, 3);
   EXPECT_EQ(r.verdict, "fails");
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // evaluators build are the keys the reader makes of a run name.
 #include <gtest/gtest.h>
 
+#include "tests/temp_dir.hpp"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -132,8 +134,8 @@ TEST(Registry, SchemaOneNamesAreReadAsSchemaTwos) {
   text = replace_all(text, "partial_warp/staircase/threads:", "partial_warp/staircase/block_threads:");
   text = replace_all(text, "partial_warp/grid_tail/block:256/threads:",
                      "partial_warp/grid_tail/block_threads:256/total_threads:");
-  const fs::path dir = fs::temp_directory_path() / ("warpcost_registry_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const test_support::TempDir temp("registry");
+  const fs::path dir = temp.path();
   const fs::path v2 = dir / "bench.json";
   std::ofstream(v2) << text;
   const analysis::Run old_run = read_run(v1);
@@ -159,7 +161,6 @@ TEST(Registry, SchemaOneNamesAreReadAsSchemaTwos) {
   bool kept = false;
   for (const auto& b : literal.benchmarks) kept = kept || (b.benchmark == "staircase" && b.has_param("threads"));
   EXPECT_TRUE(kept);
-  fs::remove_all(dir);
 }
 
 }  // namespace

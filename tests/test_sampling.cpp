@@ -3,16 +3,22 @@
 // the analysis' run reader.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "analysis/core/run_reader.hpp"
+#include "bench/common/gpu_lock.hpp"
 #include "bench/common/progress.hpp"
 #include "bench/common/run_annotation.hpp"
 #include "bench/common/sampling.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -133,10 +139,11 @@ TEST(Progress, TrackerCountsPerFamilyInFirstSeenOrder) {
 
 const fs::path kFixture = fs::path(WARPCOST_FIXTURES) / "runs/fixture-gpu/20260101T000000Z/bench.json";
 
+// A copy in a folder of this process's own (mkdtemp), removed when the test binary exits.
 fs::path copy_of_fixture(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("warpcost-annotation-" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  static std::vector<std::unique_ptr<test_support::TempDir>> dirs;
+  dirs.push_back(std::make_unique<test_support::TempDir>("annotation-" + name));
+  const fs::path dir = dirs.back()->path();
   fs::copy_file(kFixture, dir / "bench.json");
   return dir / "bench.json";
 }
@@ -200,6 +207,68 @@ TEST(RunAnnotation, AKeyThatMatchesNoBenchmarkIsAnErrorAndLeavesTheFile) {
     EXPECT_NE(std::string(e.what()).find("calibration/sm_clock/999"), std::string::npos) << e.what();
   }
   EXPECT_EQ(fs::file_size(json), size);
+}
+
+// An interrupted run: the points the interrupt left unmeasured (their error is kInterruptedMessage)
+// are dropped, every measured one stays, and the context says the run is partial.
+TEST(RunAnnotation, AnInterruptedRunKeepsWhatWasMeasuredAndSaysItIsPartial) {
+  const fs::path json = copy_of_fixture("interrupted");
+  const analysis::Run before = analysis::read_run(json);
+  ASSERT_GE(before.benchmarks.size(), 3u);
+  // Mark the last two entries as the interrupt leaves them (text edit: the fixture as written).
+  std::string text;
+  {
+    std::ifstream in(json);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  int marked = 0;
+  for (std::size_t at = text.rfind("\"run_name\""); at != std::string::npos && marked < 2;
+       at = at == 0 ? std::string::npos : text.rfind("\"run_name\"", at - 1)) {
+    text.insert(at, std::string("\"error_occurred\": true, \"error_message\": \"") + kInterruptedMessage + "\", ");
+    ++marked;
+  }
+  ASSERT_EQ(marked, 2);
+  std::ofstream(json) << text;
+  RunAnnotation a;
+  a.drop_error_message = kInterruptedMessage;
+  a.context["run_status"] = "partial: interrupted by SIGINT";
+  auto entries = [](const fs::path& file) {
+    std::ifstream in(file);
+    const std::string all((std::istreambuf_iterator<char>(in)), {});
+    std::size_t n = 0;
+    for (auto at = all.find("\"run_name\""); at != std::string::npos; at = all.find("\"run_name\"", at + 1)) ++n;
+    return n;
+  };
+  const std::size_t entries_before = entries(json);
+  annotate_run(json, a);
+  EXPECT_EQ(entries(json) + 2, entries_before);
+  const analysis::Run after = analysis::read_run(json);
+  EXPECT_FALSE(after.benchmarks.empty());
+  for (const auto& b : after.benchmarks) EXPECT_FALSE(b.error) << b.run_name;
+  EXPECT_EQ(after.context.text("run_status"), "partial: interrupted by SIGINT");
+}
+
+// One warpcost run a GPU: a second lock on the same GPU is refused naming the holder's run, and
+// is taken once the first is gone.
+TEST(GpuLock, ASecondRunOnTheSameGpuIsRefusedNamingTheFirst) {
+  const std::string uuid = "GPU-warpcost-test-" + std::to_string(::getpid());
+  {
+    GpuLock first(uuid, "nvidia-test/run-a", GpuLock::Mode::kRefuse);
+    ASSERT_TRUE(first.held()) << first.why();
+    try {
+      GpuLock second(uuid, "nvidia-test/run-b", GpuLock::Mode::kRefuse);
+      ADD_FAILURE() << "a second lock on one GPU was taken";
+    } catch (const GpuBusy& e) {
+      EXPECT_NE(std::string(e.what()).find("in use by another warpcost run (run nvidia-test/run-a, process "),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  {
+    GpuLock again(uuid, "nvidia-test/run-b", GpuLock::Mode::kRefuse);
+    EXPECT_TRUE(again.held()) << again.why();
+  }
+  fs::remove(GpuLock::path_for(uuid));
 }
 
 TEST(RunReader, RejectsSampleTimesThatAreNotTimes) {

@@ -6,6 +6,7 @@
 
 #include "analysis/coalescing/coalescing_model.hpp"
 #include "analysis/coalescing/schema.hpp"
+#include "analysis/core/result_schema.hpp"
 #include "analysis/core/statistics.hpp"
 #include "analysis/core/text_format.hpp"
 #include "analysis/evaluation_support.hpp"
@@ -152,6 +153,17 @@ CoalescingModel coalescing_model(const BenchmarkResult& b) {
   return m;
 }
 
+// "32 blocks, 64 warps on the NVIDIA H200": the caps as the run's context records them.
+std::string residency_caps(const Run& run) {
+  const auto& v = run.context.values;
+  auto text = [&v](const std::string& key) {
+    const auto it = v.find(key);
+    return it == v.end() ? std::string("?") : it->second;
+  };
+  return text(schema::key::kMaxBlocksPerSm) + " blocks, " + text(schema::key::kMaxWarpsPerSm) + " warps on the " +
+         text(schema::key::kGpuName);
+}
+
 void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
   const CoalescingModel m = coalescing_model(b);
   const std::string example = m.example.empty() ? "" : m.example + "; ";
@@ -188,7 +200,7 @@ void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<R
     if (m.reference_benchmark.empty()) {
       bw.verdict = verdict::kInfo;
       bw.why = example + "blocks of " + std::to_string(iparam(b, co::param::kBlockThreads)) +
-               " threads are bound by how many an SM holds (32 blocks, 64 warps on the H200), not by sectors: "
+               " threads are bound by how many an SM holds (" + residency_caps(run) + "), not by sectors: "
                "no bandwidth model";
     } else if (m.is_reference) {
       bw.verdict = verdict::kInfo;

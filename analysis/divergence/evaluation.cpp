@@ -210,7 +210,9 @@ void evaluate_split(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
     }
     c.model = 1.0;
     c.model_text = "one populated path: time = T_else = T_if (Ex 8's edge)";
-    c.populated_spans = span(b);  // its own region: checks that the fixed part is the same
+    // The one populated path costs T_else = T_if: its region span is the reference's (k = 32),
+    // never the judged point's own (which would predict the point from itself).
+    c.populated_spans = span(*ref_if);
   } else if (equal) {
     c.model = model::divergence_slowdown({{static_cast<int>(k), 1.0}, {static_cast<int>(32 - k), 1.0}}, 1.0);
     c.model_text = "both sides populated, equal bodies: T = T_if + T_else = 2 T (Ex 7)";

@@ -1,5 +1,6 @@
 // The divergence family's summary tables: the split sweep, the k-way switch, the nested if and the
 // residency sweep, each a grid of slowdowns beside the model, built from the evaluated rows.
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -67,6 +68,7 @@ std::string divergence_summary_markdown(const EvaluatedRun& er) {
   std::set<long long> residencies;
   std::set<long long> path_counts;
   std::set<long long> leaf_counts;
+  long long nested_full = 0;  // the nested ifs' full residency as the run planned it from its device
   for (const Row& r : er.rows) {
     if (r.family != schema::divergence::kFamily || r.metric != "warp_cycles") continue;
     const Params p = parse_key_values(r.params);
@@ -82,7 +84,10 @@ std::string divergence_summary_markdown(const EvaluatedRun& er) {
         p.at(schema::divergence::param::kWarpsPerSm) == "4") {
       path_counts.insert(std::stoll(p.at(schema::divergence::param::kPaths)));
     }
-    if (r.benchmark == schema::divergence::benchmark::kNested) leaf_counts.insert(std::stoll(p.at(schema::divergence::param::kLeaves)));
+    if (r.benchmark == schema::divergence::benchmark::kNested) {
+      leaf_counts.insert(std::stoll(p.at(schema::divergence::param::kLeaves)));
+      nested_full = std::max(nested_full, std::stoll(p.at(schema::divergence::param::kWarpsPerSm)));
+    }
   }
   if (equal_trips.empty()) return {};
 
@@ -142,8 +147,9 @@ std::string divergence_summary_markdown(const EvaluatedRun& er) {
 
   if (!leaf_counts.empty()) {
     md += "\n### Divergence: two-level nested if\n\n";
-    md += "| populated leaves | per warp, 4 warps/SM | grid, 4 warps/SM | per warp, 64 warps/SM | "
-          "grid, 64 warps/SM | model |\n|---|---|---|---|---|---|\n";
+    const std::string full = std::to_string(nested_full);
+    md += "| populated leaves | per warp, 4 warps/SM | grid, 4 warps/SM | per warp, " + full + " warps/SM | "
+          "grid, " + full + " warps/SM | model |\n|---|---|---|---|---|---|\n";
     for (const long long n : leaf_counts) {
       if (n == 1) continue;
       auto p = [&](const char* warps) {
@@ -151,8 +157,8 @@ std::string divergence_summary_markdown(const EvaluatedRun& er) {
       };
       md += "| " + std::to_string(n) + " | " + idx.cell("nested", p("4"), "warp_slowdown") + " | " +
             idx.cell("nested", p("4"), "grid_slowdown", false) + " | " +
-            idx.cell("nested", p("64"), "warp_slowdown") + " | " +
-            idx.cell("nested", p("64"), "grid_slowdown") + " | " + std::to_string(n) + " |\n";
+            idx.cell("nested", p(full.c_str()), "warp_slowdown") + " | " +
+            idx.cell("nested", p(full.c_str()), "grid_slowdown") + " | " + std::to_string(n) + " |\n";
     }
   }
 

@@ -8,6 +8,7 @@
 
 #include "analysis/calibration/schema.hpp"
 #include "bench/common/bench_support.hpp"
+#include "bench/common/plan.hpp"
 #include "bench/common/timing.hpp"
 #include "kernels/common/probe_kernels.hpp"
 #include "analysis/core/counters.hpp"
@@ -120,36 +121,28 @@ void launch_overhead(benchmark::State& state) {
   });
 }
 
+// ~20 M cycles is ~10 ms at 2 GHz, long against the globaltimer's update interval. The copies:
+// 256 MiB already dwarfs the L2 of every GPU in data/device-profiles.csv; 4 GiB is the size
+// published copy rates use. A copy whose two buffers and the L2 flush buffers would take more than
+// half the device's memory is not on that GPU. One launch alone shows the full launch latency; 64
+// back to back show the issue rate.
+[[maybe_unused]] const bool planned = plan::add_planner([](plan::Plan& p) {
+  const DeviceFacts& d = p.device();
+  auto clock = p.benchmark(family().run_name(bench_name::kSmClock), family().arg_names(bench_name::kSmClock), sm_clock,
+                           benchmark::kMillisecond);
+  p.add(clock, {20'000'000});
+  auto copy = p.benchmark(family().run_name(bench_name::kD2dCopy), family().arg_names(bench_name::kD2dCopy), d2d_copy,
+                          benchmark::kMillisecond);
+  for (const std::int64_t mib : {256, 1024, 4096}) {
+    const auto bytes = static_cast<std::uint64_t>(mib * kMiB);
+    p.add(copy, {mib},
+          plan::memory_problem(d, 2 * bytes + 2 * static_cast<std::uint64_t>(d.l2_bytes), "a copy of " + std::to_string(mib) + " MiB"));
+  }
+  auto launches = p.benchmark(family().run_name(bench_name::kLaunchOverhead),
+                              family().arg_names(bench_name::kLaunchOverhead), launch_overhead, benchmark::kMicrosecond);
+  p.add(launches, {1});
+  p.add(launches, {64});
+});
+
 }  // namespace
-
-// ~20 M cycles is ~10 ms at 2 GHz, long against the globaltimer's update interval.
-BENCHMARK(sm_clock)
-    ->Name(family().run_name(bench_name::kSmClock))
-    ->ArgNames(family().arg_names(bench_name::kSmClock))
-    ->Arg(20'000'000)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
-
-// 256 MiB already dwarfs a 60 MiB L2; 4 GiB is the size published copy rates use.
-BENCHMARK(d2d_copy)
-    ->Name(family().run_name("d2d_copy"))
-    ->ArgNames(family().arg_names("d2d_copy"))
-    ->Arg(256)
-    ->Arg(1024)
-    ->Arg(4096)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
-
-// One launch alone shows the full launch latency; 64 back to back show the issue rate.
-BENCHMARK(launch_overhead)
-    ->Name(family().run_name(bench_name::kLaunchOverhead))
-    ->ArgNames(family().arg_names(bench_name::kLaunchOverhead))
-    ->Arg(1)
-    ->Arg(64)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
 }  // namespace warpcost

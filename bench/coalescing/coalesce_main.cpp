@@ -121,7 +121,7 @@ int run(int argc, char** argv) {
   const co::Point p = parse(argc, argv);
   std::string why;
   if (warpcost::visible_device_count(why) == 0) {
-    std::fprintf(stderr, "warpcost-coalesce: no CUDA device is visible (%s)\n", why.c_str());
+    std::fprintf(stderr, "warpcost-coalesce: no NVIDIA GPU or driver found (%s)\n", why.c_str());
     return kExitNoDevice;
   }
   const warpcost::DeviceInfo device = warpcost::query_device_info(0);

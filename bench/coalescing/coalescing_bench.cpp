@@ -15,6 +15,7 @@
 #include "bench/coalescing/coalescing_plan.hpp"
 #include "bench/coalescing/coalescing_runner.hpp"
 #include "bench/common/bench_support.hpp"
+#include "bench/common/plan.hpp"
 #include "bench/common/timing.hpp"
 
 namespace warpcost::coalescing {
@@ -92,21 +93,33 @@ void run_point(benchmark::State& state, Kind kind) {
   });
 }
 
-[[maybe_unused]] const bool registered = [] {
+// Every point of the declared sweep the device can run: its block within the device's block cap,
+// every DRAM footprint (the 2 GiB region, Ex 9's frames) at least kDramRegionPerL2 times the L2 and
+// the region within half the device's memory; the L2 sweep's region is planned from the L2 itself
+// (l2_region_bytes). A point outside these is not on this GPU.
+[[maybe_unused]] const bool planned = plan::add_planner([](plan::Plan& plan) {
+  const DeviceFacts& d = plan.device();
+  const std::string region = plan::memory_problem(d, kDramRegionBytes, "the coalescing family's buffer");
+  auto dram_problem = [&d](std::uint64_t footprint, const std::string& what) {
+    if (footprint >= static_cast<std::uint64_t>(kDramRegionPerL2) * static_cast<std::uint64_t>(d.l2_bytes)) return std::string();
+    return what + " of " + std::to_string(footprint) + " bytes is not " + std::to_string(kDramRegionPerL2) +
+           " times the L2 of the " + d.label() + " (" + std::to_string(d.l2_bytes) + " bytes)";
+  };
   for (const Kind kind : kKinds) {
     const std::string name = std::string(kFamily) + "/" + bench_name(kind);
-    benchmark::internal::Benchmark* b =
-        benchmark::RegisterBenchmark(name.c_str(), [kind](benchmark::State& state) { run_point(state, kind); });
-    b->ArgNames(arg_names(kind));
+    auto b = plan.benchmark(name, arg_names(kind), [kind](benchmark::State& state) { run_point(state, kind); },
+                            benchmark::kMicrosecond);
     for (const Point& p : sweep()) {
       if (p.kind != kind) continue;
       const std::vector<long long> args = args_of(p);
-      b->Args(std::vector<std::int64_t>(args.begin(), args.end()));
+      std::string why = point_problem(p, d.max_threads_per_block);
+      if (why.empty()) why = region;
+      if (why.empty() && kind == Kind::kBlock2d) why = dram_problem(plan_image(p.x, p.y).footprint_bytes(), "Ex 9's frames");
+      if (why.empty() && kind != Kind::kLoadL2 && kind != Kind::kBlock2d) why = dram_problem(kDramRegionBytes, "the DRAM region");
+      plan.add(b, std::vector<std::int64_t>(args.begin(), args.end()), why);
     }
-    b->Iterations(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
   }
-  return true;
-}();
+});
 
 }  // namespace
 }  // namespace warpcost::coalescing

@@ -182,7 +182,16 @@ WarpRequest tile_request(const Point& p) {
                                        : strided_request(p.elem_bytes, p.stride, p.offset);
 }
 
-TilePlan plan_tiles(const Point& p, int sm_count, int max_threads_per_sm) {
+std::uint64_t l2_region_bytes(long long l2_bytes) {
+  if (l2_bytes < 3 * static_cast<long long>(kSectorBytes)) {
+    throw std::invalid_argument("l2_region_bytes: an L2 of " + std::to_string(l2_bytes) + " bytes; allowed: 96 or more");
+  }
+  std::uint64_t region = 1;
+  while (region * 2 <= static_cast<std::uint64_t>(l2_bytes) / 3) region *= 2;
+  return region;
+}
+
+TilePlan plan_tiles(const Point& p, int sm_count, int max_threads_per_sm, long long l2_bytes) {
   if (p.kind == Kind::kBlock2d || p.kind == Kind::kPartialBlock) {
     throw std::invalid_argument("plan_tiles: not a tile benchmark");
   }
@@ -201,7 +210,7 @@ TilePlan plan_tiles(const Point& p, int sm_count, int max_threads_per_sm) {
     span = std::max<std::uint64_t>(span, r.addresses[static_cast<std::size_t>(lane)] + static_cast<std::uint64_t>(p.elem_bytes));
   }
   t.pitch_bytes = static_cast<std::uint32_t>(std::max<std::uint64_t>(kSectorBytes, next_pow2(span)));
-  t.region_bytes = p.kind == Kind::kLoadL2 ? kL2RegionBytes : kDramRegionBytes;
+  t.region_bytes = p.kind == Kind::kLoadL2 ? l2_region_bytes(l2_bytes) : kDramRegionBytes;
   t.region_tiles = static_cast<std::uint32_t>(t.region_bytes / t.pitch_bytes);
   t.blocks = static_cast<unsigned int>(sm_count * (max_threads_per_sm / kTileBlockThreads));
   t.total_warps = t.blocks * (kTileBlockThreads / kWarpSize);

@@ -44,12 +44,13 @@ std::string threads_problem(long long threads, long long max_threads);
 // Every parameter of the point that can be checked without a device (the block limit given).
 std::string point_problem(const Point& p, long long max_threads_per_block);
 
-// Sizes every launch shares: the DRAM sweep cycles over 2 GiB (34x the H200's 60 MiB L2, so a
-// pass's sectors are gone from the L2 when the next pass comes), the L2 sweep over 16 MiB, and every
-// launch moves about 512 MiB of sectors by the model (~130 us from DRAM on the H200), so the launch
+// Sizes every launch shares: the DRAM sweep cycles over 2 GiB (the planner keeps it, like every
+// DRAM footprint, at least kDramRegionPerL2 = 4 times the device's L2, so a pass's sectors are gone from the L2 when the next pass comes: 16x the
+// largest L2 in data/device-profiles.csv), the L2 sweep over l2_region_bytes(L2), and every launch
+// moves about 512 MiB of sectors by the model (~130 us from DRAM on an HBM3e GPU), so the launch
 // overhead is the same share of every point and cancels in the bandwidth ratio.
 inline constexpr std::uint64_t kDramRegionBytes = std::uint64_t{2} << 30;
-inline constexpr std::uint64_t kL2RegionBytes = std::uint64_t{16} << 20;
+inline constexpr int kDramRegionPerL2 = 4;
 inline constexpr std::uint64_t kMovedTargetBytes = std::uint64_t{512} << 20;
 inline constexpr int kTileBlockThreads = 256;
 inline constexpr int kUnroll = 4;  // loads in flight a thread in the tile and segment kernels
@@ -79,7 +80,11 @@ struct TilePlan {
   std::uint64_t useful_bytes() const { return tiles() * kWarpSize * static_cast<std::uint64_t>(elem_bytes); }
 };
 WarpRequest tile_request(const Point& p);
-TilePlan plan_tiles(const Point& p, int sm_count, int max_threads_per_sm);
+// The L2 sweep's region on a device with `l2_bytes` of L2: the largest power of two at most a third
+// of it, so the region, the warps' sums and whatever else the launch touches stay well inside
+// (16 MiB of a 50 or 60 MiB L2, 1 MiB of a 4 MiB one).
+std::uint64_t l2_region_bytes(long long l2_bytes);
+TilePlan plan_tiles(const Point& p, int sm_count, int max_threads_per_sm, long long l2_bytes);
 
 // The 1D-block kernel: block b handles segments s = b + k * blocks, k < segments_per_block, in
 // slot s mod region_slots at byte slot * pitch; thread t reads the 4-byte element t there.

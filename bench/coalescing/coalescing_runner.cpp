@@ -52,7 +52,7 @@ CoalescingRunner::CoalescingRunner(const DeviceInfo& device, const Point& point,
       warp_sums_ = DeviceBuffer<std::uint32_t>(std::uint64_t{segments_.blocks} * static_cast<std::uint64_t>((point.threads + 31) / 32));
       break;
     default:
-      tiles_ = plan_tiles(point, device.sm_count, device.max_threads_per_sm);
+      tiles_ = plan_tiles(point, device.sm_count, device.max_threads_per_sm, device.l2_bytes);
       warp_sums_ = DeviceBuffer<std::uint32_t>(tiles_.total_warps);
       break;
   }

@@ -1,5 +1,6 @@
 #include "bench/common/bench_support.hpp"
 
+#include <csignal>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -34,6 +35,22 @@ State& state() {
 }
 
 }  // namespace
+
+namespace {
+volatile std::sig_atomic_t g_signal = 0;
+
+void on_interrupt(int signal) {
+  g_signal = signal;
+  std::signal(signal, SIG_DFL);  // a second one ends the process
+}
+}  // namespace
+
+void install_interrupt_handlers() {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+}
+
+int interrupting_signal() { return static_cast<int>(g_signal); }
 
 sampling::Rule& sampling_rule() { return state().rule; }
 

@@ -26,8 +26,19 @@ namespace warpcost {
 // The device selected in main(), queried once.
 const DeviceInfo& bench_device();
 
+// SIGINT or SIGTERM during the suite: the point being measured finishes, every later one is skipped
+// (kInterruptedMessage) and main() files what was measured as a run marked partial. A second signal
+// ends the process at once (the default action is restored by the first).
+void install_interrupt_handlers();
+// 0, or the signal that interrupted the run.
+int interrupting_signal();
+
 template <class Body>
 void run_guarded(benchmark::State& state, Body&& body) {
+  if (interrupting_signal() != 0) {
+    state.SkipWithError(kInterruptedMessage);
+    return;
+  }
   try {
     std::forward<Body>(body)();
   } catch (const std::exception& e) {

@@ -57,8 +57,11 @@ int visible_device_count(std::string& why) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
-    why = std::string("cudaGetDeviceCount returned ") + cudaGetErrorName(status) + " (" +
-          cudaGetErrorString(status) + ")";
+    // Said plainly first; CUDA's own name for it after, for a search.
+    const char* plain = status == cudaErrorNoDevice             ? "the driver sees no NVIDIA GPU"
+                        : status == cudaErrorInsufficientDriver ? "no NVIDIA driver is loaded, or it is older than this CUDA runtime needs"
+                                                                : "CUDA cannot reach the GPU";
+    why = std::string(plain) + "; cudaGetDeviceCount: " + cudaGetErrorName(status);
     return 0;
   }
   if (count == 0) why = "cudaGetDeviceCount found 0 devices";
@@ -82,6 +85,8 @@ DeviceInfo query_device_info(int device) {
   info.max_threads_per_block = prop.maxThreadsPerBlock;
   for (int d = 0; d < 3; ++d) info.max_block_dim[d] = prop.maxThreadsDim[d];
   info.l2_bytes = prop.l2CacheSize;
+  info.registers_per_sm = prop.regsPerMultiprocessor;
+  info.registers_per_block = prop.regsPerBlock;
   info.shared_per_sm = attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
   info.shared_per_block_optin = attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   info.shared_reserved_per_block = attribute(cudaDevAttrReservedSharedMemoryPerBlock, device);
@@ -99,6 +104,32 @@ DeviceInfo query_device_info(int device) {
   info.driver_version = kernel_module_version();
   if (info.driver_version.empty()) info.driver_version = "cuda-driver-api-" + info.cuda_driver_api;
   return info;
+}
+
+DeviceFacts facts_of(const DeviceInfo& info) {
+  DeviceFacts f;
+  f.gpu = info.name;
+  f.cc_major = info.cc_major;
+  f.cc_minor = info.cc_minor;
+  f.sm_count = info.sm_count;
+  f.warp_size = info.warp_size;
+  f.max_warps_per_sm = info.max_warps_per_sm;
+  f.max_blocks_per_sm = info.max_blocks_per_sm;
+  f.max_threads_per_block = info.max_threads_per_block;
+  f.registers_per_sm = info.registers_per_sm;
+  f.registers_per_block = info.registers_per_block;
+  f.shared_per_sm = info.shared_per_sm;
+  f.shared_per_block_optin = info.shared_per_block_optin;
+  f.shared_reserved_per_block = info.shared_reserved_per_block;
+  f.l2_bytes = info.l2_bytes;
+  f.global_memory_bytes = info.global_memory_bytes;
+  f.memory_bus_width_bits = info.memory_bus_width_bits;
+  f.memory_clock_khz = info.memory_clock_khz;
+  f.sm_clock_max_khz = info.sm_clock_max_khz;
+  f.schedulers_per_sm = 4;
+  f.sector_bytes = 32;
+  f.source = "cudaDeviceProp of device " + std::to_string(info.index);
+  return f;
 }
 
 std::string gpu_slug(const std::string& name) {

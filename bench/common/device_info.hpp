@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bench/common/cuda_raii.hpp"
+#include "bench/common/device_facts.hpp"
 #include "kernels/common/probe_kernels.hpp"
 
 namespace warpcost {
@@ -23,6 +24,8 @@ struct DeviceInfo {
   int max_threads_per_block = 0;
   int max_block_dim[3] = {0, 0, 0};
   long long l2_bytes = 0;
+  long long registers_per_sm = 0;
+  long long registers_per_block = 0;
   long long shared_per_sm = 0;           // bytes of shared memory an SM has for blocks
   long long shared_per_block_optin = 0;  // the most one block may ask for (opt-in)
   long long shared_reserved_per_block = 0;  // what the system keeps per resident block
@@ -40,6 +43,11 @@ struct DeviceInfo {
 int visible_device_count(std::string& why);
 
 DeviceInfo query_device_info(int device);
+
+// The facts a plan is made from (device_facts.hpp), as this device reports them. Schedulers per SM
+// (no property gives it) and the L2 sector size are 4 and 32 bytes on every architecture warpcost
+// builds for (cc 7.5 to 12.0: the CUDA C++ Programming Guide's compute capability sections).
+DeviceFacts facts_of(const DeviceInfo& info);
 
 // "NVIDIA H200" -> "nvidia-h200": the folder a GPU's runs are filed under.
 std::string gpu_slug(const std::string& name);

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <stdexcept>
+#include <type_traits>
 
 namespace warpcost {
 namespace {
@@ -17,6 +18,18 @@ using ShutdownFn = Result (*)();
 using ByBusIdFn = Result (*)(const char*, Device*);
 using ClockFn = Result (*)(Device, int, unsigned int*);
 using ErrorStringFn = const char* (*)(Result);
+// nvmlProcessInfo_t of the _v2/_v3 calls, and nvmlProcessInfo_v1_t of the first.
+struct ProcessInfo {
+  unsigned int pid;
+  unsigned long long used_gpu_memory;
+  unsigned int gpu_instance_id;
+  unsigned int compute_instance_id;
+};
+struct ProcessInfoV1 {
+  unsigned int pid;
+  unsigned long long used_gpu_memory;
+};
+constexpr Result kInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
 
 std::string result_text(void* error_string, Result r) {
   const char* text = error_string != nullptr ? reinterpret_cast<ErrorStringFn>(error_string)(r) : nullptr;
@@ -37,6 +50,13 @@ NvmlClock::NvmlClock(const std::string& pci_bus_id) {
   get_clock_ = dlsym(library_, "nvmlDeviceGetClockInfo");
   error_string_ = dlsym(library_, "nvmlErrorString");
   shutdown_ = dlsym(library_, "nvmlShutdown");
+  for (const char* name : {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"}) {
+    if (processes_ == nullptr) processes_ = dlsym(library_, name);
+  }
+  if (processes_ == nullptr) {
+    processes_ = dlsym(library_, "nvmlDeviceGetComputeRunningProcesses");
+    processes_v1_ = processes_ != nullptr;
+  }
   if (init == nullptr || by_bus == nullptr || get_clock_ == nullptr || shutdown_ == nullptr) {
     why_ = "libnvidia-ml.so.1 lacks nvmlInit_v2, nvmlDeviceGetHandleByPciBusId_v2, nvmlDeviceGetClockInfo "
            "or nvmlShutdown";
@@ -72,6 +92,49 @@ unsigned int NvmlClock::sm_mhz() const {
   const Result r = reinterpret_cast<ClockFn>(get_clock_)(device_, kClockSm, &mhz);
   if (r != 0) throw std::runtime_error("nvmlDeviceGetClockInfo(NVML_CLOCK_SM): " + result_text(error_string_, r));
   return mhz;
+}
+
+std::vector<unsigned int> NvmlClock::other_compute_processes(unsigned int self, std::string& why) const {
+  std::vector<unsigned int> others;
+  if (device_ == nullptr || processes_ == nullptr) {
+    why = device_ == nullptr ? why_ : "libnvidia-ml.so.1 lacks nvmlDeviceGetComputeRunningProcesses";
+    return others;
+  }
+  auto list = [&](auto* infos, unsigned int& count) {
+    using Info = std::remove_pointer_t<decltype(infos)>;
+    using Fn = Result (*)(Device, unsigned int*, Info*);
+    return reinterpret_cast<Fn>(processes_)(device_, &count, infos);
+  };
+  auto collect = [&](auto tag) {
+    using Info = decltype(tag);
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      unsigned int count = 0;
+      Result r = list(static_cast<Info*>(nullptr), count);
+      if (r != 0 && r != kInsufficientSize) {
+        why = "nvmlDeviceGetComputeRunningProcesses: " + result_text(error_string_, r);
+        return;
+      }
+      std::vector<Info> infos(count + 4);  // room for processes that start in between
+      count = static_cast<unsigned int>(infos.size());
+      r = list(infos.data(), count);
+      if (r == kInsufficientSize) continue;
+      if (r != 0) {
+        why = "nvmlDeviceGetComputeRunningProcesses: " + result_text(error_string_, r);
+        return;
+      }
+      for (unsigned int i = 0; i < count; ++i) {
+        if (infos[i].pid != self) others.push_back(infos[i].pid);
+      }
+      return;
+    }
+    why = "nvmlDeviceGetComputeRunningProcesses: the list kept growing";
+  };
+  if (processes_v1_) {
+    collect(ProcessInfoV1{});
+  } else {
+    collect(ProcessInfo{});
+  }
+  return others;
 }
 
 }  // namespace warpcost

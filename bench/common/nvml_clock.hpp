@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace warpcost {
 
@@ -20,6 +21,9 @@ class NvmlClock {
   const std::string& why() const noexcept { return why_; }
   // The current SM clock in MHz; throws std::runtime_error naming the NVML result on failure.
   unsigned int sm_mhz() const;
+  // The compute processes NVML sees on the device other than `self` (process ids; empty when none
+  // or when NVML cannot list them: `why` then says so). In a container NVML may list none.
+  std::vector<unsigned int> other_compute_processes(unsigned int self, std::string& why) const;
 
  private:
   void* library_ = nullptr;
@@ -27,6 +31,8 @@ class NvmlClock {
   void* get_clock_ = nullptr;
   void* error_string_ = nullptr;
   void* shutdown_ = nullptr;
+  void* processes_ = nullptr;
+  bool processes_v1_ = false;
   std::string why_;
 };
 

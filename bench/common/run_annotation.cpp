@@ -34,6 +34,16 @@ void annotate_run(const std::filesystem::path& bench_json, const RunAnnotation& 
   }
   for (const auto& [key, value] : a.context) doc["context"][key] = value;
 
+  if (!a.drop_error_message.empty()) {
+    auto& list = doc["benchmarks"];
+    nlohmann::json kept = nlohmann::json::array();
+    for (auto& entry : list) {
+      const bool dropped = entry.is_object() && entry.value("error_occurred", false) &&
+                           entry.value("error_message", std::string()) == a.drop_error_message;
+      if (!dropped) kept.push_back(std::move(entry));
+    }
+    list = std::move(kept);
+  }
   std::map<std::string, std::size_t> repetition;
   std::set<std::string> matched;
   for (auto& entry : doc["benchmarks"]) {

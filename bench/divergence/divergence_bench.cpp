@@ -13,6 +13,7 @@
 
 #include "analysis/divergence/schema.hpp"
 #include "bench/common/bench_support.hpp"
+#include "bench/common/plan.hpp"
 #include "bench/common/timing.hpp"
 #include "bench/divergence/divergence_runner.hpp"
 #include "analysis/core/counters.hpp"
@@ -31,10 +32,10 @@ constexpr int kWarmupLaunches = 2;
 constexpr int kTrips = 384;
 // The unequal bodies: T_if = 4 T_else.
 constexpr int kShortTrips = kTrips / 4;
-// One warp per scheduler (latency-bound: issue slots mostly idle) and the device's full residency
-// (16 warps per scheduler: issue-bound).
+// One warp per scheduler (latency-bound: issue slots mostly idle; 4 schedulers an SM on every
+// architecture warpcost builds for) and the device's full residency (divergence_full_residency:
+// issue-bound), planned from the device.
 constexpr int kOnePerScheduler = 4;
-constexpr int kFullResidency = 64;
 
 void run_divergence(benchmark::State& state, const DivergenceConfig& config, const std::string& name, int ranges) {
   run_guarded(state, [&] {
@@ -130,85 +131,68 @@ void nested(benchmark::State& state) {
   run_divergence(state, c, family().run_name(bench_name::kNested), 3);
 }
 
-void every_split(benchmark::internal::Benchmark* b, int else_trips, int warps_per_sm) {
-  for (int k = 0; k <= 32; ++k) b->Args({k, kTrips, else_trips, warps_per_sm});
-}
-
-void pattern_configs(benchmark::internal::Benchmark* b) { every_split(b, kTrips, kOnePerScheduler); }
-
-// The low-lanes sweep carries the extra configurations: every k at full residency too, unequal
-// bodies at every k (and k = 0, 16, 32 at full residency), the residency sweep (k = 0, 16, 32 at
-// 8, 16 and 32 warps/SM) and Ex 8's empty else (k = 32 with a zero-trip else).
-void low_lane_configs(benchmark::internal::Benchmark* b) {
-  every_split(b, kTrips, kOnePerScheduler);
-  every_split(b, kTrips, kFullResidency);
-  every_split(b, kShortTrips, kOnePerScheduler);
-  for (const int k : {0, 16, 32}) b->Args({k, kTrips, kShortTrips, kFullResidency});
+// The sweeps, each at one warp per scheduler and at the device's full residency `full`:
+// if/else patterns at every k; the low-lanes sweep carries the extra configurations (every k at
+// full residency too, unequal bodies at every k and k = 0, 16, 32 at full residency, the residency
+// sweep k = 0, 16, 32 at 8, 16 and 32 warps/SM where the device holds them, and Ex 8's empty else);
+// the switch at every path count, every path alone (paths = 1 from each first path: what each case
+// costs by itself), and the powers of two again at full residency; the warp-uniform control and
+// the nested ifs at both residencies. A residency the device cannot hold is not on it; a sweep
+// point that meets the device's full residency is planned once.
+[[maybe_unused]] const bool planned = plan::add_planner([](plan::Plan& p) {
+  const DeviceFacts& d = p.device();
+  auto warps_problem = [&d](BranchKind kind, int warps) {
+    const int full = divergence_full_residency(d, kind);
+    return warps <= full ? std::string()
+                         : "warps per SM = " + std::to_string(warps) + "; the " + d.label() + " holds at most " +
+                               std::to_string(full) + " of this kernel in whole blocks";
+  };
+  const int full_if = divergence_full_residency(d, BranchKind::kIfElse);
+  const int full_switch = divergence_full_residency(d, BranchKind::kSwitch);
+  const int full_nested = divergence_full_residency(d, BranchKind::kNested);
+  auto split_benchmark = [&p](const char* name, kernels::SplitPattern pattern) {
+    const std::string run_name = family().run_name(name);
+    return p.benchmark(run_name, family().arg_names(name),
+                       [pattern, run_name](benchmark::State& state) { split(state, pattern, run_name); },
+                       benchmark::kMicrosecond);
+  };
+  auto every_split = [&](plan::Plan::Handle b, int else_trips, int warps) {
+    for (int k = 0; k <= 32; ++k) p.add(b, {k, kTrips, else_trips, warps}, warps_problem(BranchKind::kIfElse, warps));
+  };
+  auto low = split_benchmark(bench_name::kSplitLow, kernels::SplitPattern::kLowLanes);
+  every_split(low, kTrips, kOnePerScheduler);
+  every_split(low, kTrips, full_if);
+  every_split(low, kShortTrips, kOnePerScheduler);
+  for (const int k : {0, 16, 32}) p.add(low, {k, kTrips, kShortTrips, full_if});
   for (const int warps : {8, 16, 32}) {
-    for (const int k : {0, 16, 32}) b->Args({k, kTrips, kTrips, warps});
+    for (const int k : {0, 16, 32}) p.add(low, {k, kTrips, kTrips, warps}, warps_problem(BranchKind::kIfElse, warps));
   }
-  b->Args({32, kTrips, 0, kOnePerScheduler});
-}
+  p.add(low, {32, kTrips, 0, kOnePerScheduler});
+  every_split(split_benchmark(bench_name::kSplitInterleaved, kernels::SplitPattern::kInterleaved), kTrips,
+              kOnePerScheduler);
+  every_split(split_benchmark(bench_name::kSplitRandom, kernels::SplitPattern::kRandom), kTrips, kOnePerScheduler);
 
-// Every path count with one warp per scheduler, then every path alone (paths = 1 from each first
-// path: what each case costs by itself), and the powers of two again at full residency.
-void switch_configs(benchmark::internal::Benchmark* b) {
-  for (int paths = 1; paths <= 32; ++paths) b->Args({paths, 0, kTrips, kOnePerScheduler});
-  for (int first = 1; first < 32; ++first) b->Args({1, first, kTrips, kOnePerScheduler});
-  for (const int paths : {1, 2, 4, 8, 16, 32}) b->Args({paths, 0, kTrips, kFullResidency});
-}
+  // Even warps all-if, odd warps all-else: half the threads on each side and no warp diverges.
+  auto uniform = p.benchmark(family().run_name(bench_name::kWarpUniform), family().arg_names(bench_name::kWarpUniform),
+                             warp_uniform, benchmark::kMicrosecond);
+  for (const int warps : {kOnePerScheduler, 8, 16, 32, full_if}) {
+    p.add(uniform, {kTrips, kTrips, warps}, warps_problem(BranchKind::kIfElse, warps));
+  }
+  p.add(uniform, {kTrips, kShortTrips, kOnePerScheduler});
+  p.add(uniform, {kTrips, kShortTrips, full_if});
+
+  auto k_ways = p.benchmark(family().run_name(bench_name::kSwitch), family().arg_names(bench_name::kSwitch), k_way,
+                            benchmark::kMicrosecond);
+  for (int paths = 1; paths <= 32; ++paths) p.add(k_ways, {paths, 0, kTrips, kOnePerScheduler});
+  for (int first = 1; first < 32; ++first) p.add(k_ways, {1, first, kTrips, kOnePerScheduler});
+  for (const int paths : {1, 2, 4, 8, 16, 32}) p.add(k_ways, {paths, 0, kTrips, full_switch});
+
+  auto nests = p.benchmark(family().run_name(bench_name::kNested), family().arg_names(bench_name::kNested), nested,
+                           benchmark::kMicrosecond);
+  for (const int warps : {kOnePerScheduler, full_nested}) {
+    for (const int leaves : {1, 2, 3, 4}) p.add(nests, {leaves, kTrips, warps});
+  }
+});
 
 }  // namespace
-
-BENCHMARK_CAPTURE(split, low, kernels::SplitPattern::kLowLanes, family().run_name(bench_name::kSplitLow))
-    ->Name(family().run_name(bench_name::kSplitLow))
-    ->ArgNames(family().arg_names(bench_name::kSplitLow))
-    ->Apply(low_lane_configs)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
-BENCHMARK_CAPTURE(split, interleaved, kernels::SplitPattern::kInterleaved, family().run_name(bench_name::kSplitInterleaved))
-    ->Name(family().run_name(bench_name::kSplitInterleaved))
-    ->ArgNames(family().arg_names(bench_name::kSplitInterleaved))
-    ->Apply(pattern_configs)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
-BENCHMARK_CAPTURE(split, random, kernels::SplitPattern::kRandom, family().run_name(bench_name::kSplitRandom))
-    ->Name(family().run_name(bench_name::kSplitRandom))
-    ->ArgNames(family().arg_names(bench_name::kSplitRandom))
-    ->Apply(pattern_configs)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
-// Even warps all-if, odd warps all-else: half the threads on each side and no warp diverges.
-BENCHMARK(warp_uniform)
-    ->Name(family().run_name(bench_name::kWarpUniform))
-    ->ArgNames(family().arg_names(bench_name::kWarpUniform))
-    ->ArgsProduct({{kTrips}, {kTrips}, {kOnePerScheduler, 8, 16, 32, kFullResidency}})
-    ->Args({kTrips, kShortTrips, kOnePerScheduler})
-    ->Args({kTrips, kShortTrips, kFullResidency})
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
-BENCHMARK(k_way)
-    ->Name(family().run_name(bench_name::kSwitch))
-    ->ArgNames(family().arg_names(bench_name::kSwitch))
-    ->Apply(switch_configs)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
-BENCHMARK(nested)
-    ->Name(family().run_name(bench_name::kNested))
-    ->ArgNames(family().arg_names(bench_name::kNested))
-    ->ArgsProduct({{1, 2, 3, 4}, {kTrips}, {kOnePerScheduler, kFullResidency}})
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
 }  // namespace warpcost

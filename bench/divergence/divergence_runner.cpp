@@ -23,6 +23,13 @@ constexpr int kWarpsPerBlock = static_cast<int>(kernels::kDivergenceBlockThreads
 
 }  // namespace
 
+int divergence_full_residency(const DeviceFacts& facts, BranchKind kind) {
+  int blocks = facts.max_blocks_per_sm;
+  if (facts.profile.empty()) blocks = std::min(blocks, kernels::divergence_blocks_per_sm(kernel_of(kind)));
+  const int cap = std::min(facts.max_warps_per_sm, blocks * kWarpsPerBlock);
+  return cap / kWarpsPerBlock * kWarpsPerBlock;
+}
+
 std::string divergence_config_problem(const DivergenceConfig& c, int max_warps_per_sm,
                                       int resident_blocks_per_sm) {
   switch (c.kind) {
@@ -142,8 +149,19 @@ WarpCycleSummary summarize_warps(const DivergenceConfig& c, const kernels::Split
   return s;
 }
 
-DivergenceRunner::DivergenceRunner(const DeviceInfo& device, const DivergenceConfig& config)
-    : config_(config) {
+namespace {
+
+// warps_per_sm = 0: the device's full residency for the kind's kernel.
+DivergenceConfig with_residency(const DeviceInfo& device, DivergenceConfig c) {
+  if (c.warps_per_sm == 0) c.warps_per_sm = divergence_full_residency(facts_of(device), c.kind);
+  return c;
+}
+
+}  // namespace
+
+DivergenceRunner::DivergenceRunner(const DeviceInfo& device, const DivergenceConfig& requested)
+    : config_(with_residency(device, requested)) {
+  const DivergenceConfig& config = config_;
   const int resident = kernels::divergence_blocks_per_sm(kernel_of(config.kind));
   const std::string problem = divergence_config_problem(config, device.max_warps_per_sm, resident);
   if (!problem.empty()) throw std::invalid_argument(problem);

@@ -28,13 +28,19 @@ struct DivergenceConfig {
   int first_path = 0;  // switch: lane l takes path (first_path + l mod paths) mod 32
   int leaves = 1;  // nested: 1..4
   int trips = 384;
-  // residency: warps per SM, in blocks of 4 warps, one wave
-  int warps_per_sm = 64;
+  // residency: warps per SM, in blocks of 4 warps, one wave; 0: the device's full residency
+  int warps_per_sm = 0;
 };
 
 // Empty when the configuration can run; otherwise one sentence naming the value and what is
 // allowed. `resident_blocks_per_sm` is what the occupancy API allows for the kernel; with
 // max_warps_per_sm <= 0 (no device yet) the residency is checked only for its shape.
+// The most warps/SM the kind's kernel can hold on the device in whole blocks: the device's warp and
+// block caps, and, for the device this process runs on (facts.profile empty), the occupancy API's
+// answer for the compiled kernel (its registers). A profile has no compiled kernel to ask, so its
+// cap is the architectural one.
+int divergence_full_residency(const DeviceFacts& facts, BranchKind kind);
+
 std::string divergence_config_problem(const DivergenceConfig& config, int max_warps_per_sm,
                                       int resident_blocks_per_sm);
 

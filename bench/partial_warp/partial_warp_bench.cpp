@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -14,6 +15,7 @@
 
 #include "analysis/partial_warp/schema.hpp"
 #include "bench/common/bench_support.hpp"
+#include "bench/common/plan.hpp"
 #include "bench/common/timing.hpp"
 #include "bench/partial_warp/schedule_recorder.hpp"
 #include "kernels/partial_warp/partial_warp.hpp"
@@ -249,48 +251,47 @@ void grid_tail(benchmark::State& state) {
   });
 }
 
-// Every P up to 128, then the two sides of each multiple of 32 up to 1024, so every step of the
-// staircase has three points and every P has its next multiple of 32 in the sweep.
-void staircase_sizes(benchmark::internal::Benchmark* b) {
-  for (int p = 1; p <= 128; ++p) b->Arg(p);
+// The lesson's 1D shapes, the issue's, and every block of the worked examples (Ex 1, 2, 3, 3b, 4,
+// 9 and the self-test's 72); a shape with more threads than the device's block cap is not on it.
+// The staircase: every P up to 128, then the two sides of each multiple of 32 up to the device's
+// block cap, so every step has three points and every P has its next multiple of 32 in the sweep.
+// The grid tail: one to four blocks of 256, each on its own SM (a grid of more blocks than the
+// device has SMs is not on it): the note's 1000 = 3 x 256 + 232, and single blocks whose warp count
+// crosses 1, 2, 4 and 8 warps; every N whose last warp is partial has its whole-warp neighbour
+// 32·ceil(N/32) in the sweep.
+[[maybe_unused]] const bool planned = plan::add_planner([](plan::Plan& p) {
+  const DeviceFacts& d = p.device();
+  auto block_problem = [&d](std::int64_t threads) {
+    return threads <= d.max_threads_per_block
+               ? std::string()
+               : std::to_string(threads) + " threads a block; the " + d.label() + " allows at most " +
+                     std::to_string(d.max_threads_per_block);
+  };
+  auto shapes = p.benchmark(family().run_name(bench_name::kSchedule), family().arg_names(bench_name::kSchedule),
+                            schedule, benchmark::kMicrosecond);
+  for (const auto& [x, y, z] : std::vector<std::array<std::int64_t, 3>>{
+           {32, 1, 1}, {33, 1, 1}, {48, 1, 1}, {64, 1, 1}, {100, 1, 1}, {256, 1, 1}, {1023, 1, 1},
+           {1024, 1, 1}, {16, 1, 1}, {72, 1, 1}, {48, 4, 1}, {8, 4, 3}, {30, 30, 1}, {32, 8, 1}}) {
+    p.add(shapes, {x, y, z}, block_problem(x * y * z));
+  }
+  auto stairs = p.benchmark(family().run_name(bench_name::kStaircase), family().arg_names(bench_name::kStaircase),
+                            staircase, benchmark::kMicrosecond);
+  for (int threads = 1; threads <= 128; ++threads) p.add(stairs, {threads}, block_problem(threads));
   for (int k = 5; k <= 32; ++k) {
-    for (const int p : {32 * k - 1, 32 * k, 32 * k + 1}) {
-      if (p > 128 && p <= 1024) b->Arg(p);
+    for (const int threads : {32 * k - 1, 32 * k, 32 * k + 1}) {
+      if (threads > 128 && threads <= 1024) p.add(stairs, {threads}, block_problem(threads));
     }
   }
-}
+  auto tail = p.benchmark(family().run_name(bench_name::kGridTail), family().arg_names(bench_name::kGridTail),
+                          grid_tail, benchmark::kMicrosecond);
+  for (const std::int64_t total : {1, 31, 32, 33, 64, 65, 96, 128, 129, 160, 232, 256, 769, 800, 1000, 1024}) {
+    const std::int64_t blocks = (total + 255) / 256;
+    p.add(tail, {256, total},
+          blocks <= d.sm_count ? block_problem(256)
+                               : std::to_string(blocks) + " blocks, one an SM; the " + d.label() + " has " +
+                                     std::to_string(d.sm_count) + " SMs");
+  }
+});
 
 }  // namespace
-
-// The lesson's 1D shapes, the issue's, and every block of the worked examples (Ex 1, 2, 3, 3b, 4,
-// 9 and the self-test's 72).
-BENCHMARK(schedule)
-    ->Name(family().run_name(bench_name::kSchedule))
-    ->ArgNames(family().arg_names(bench_name::kSchedule))
-    ->Args({32, 1, 1})->Args({33, 1, 1})->Args({48, 1, 1})->Args({64, 1, 1})->Args({100, 1, 1})
-    ->Args({256, 1, 1})->Args({1023, 1, 1})->Args({1024, 1, 1})->Args({16, 1, 1})->Args({72, 1, 1})
-    ->Args({48, 4, 1})->Args({8, 4, 3})->Args({30, 30, 1})->Args({32, 8, 1})
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
-BENCHMARK(staircase)
-    ->Name(family().run_name(bench_name::kStaircase))
-    ->ArgNames(family().arg_names(bench_name::kStaircase))
-    ->Apply(staircase_sizes)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
-// One to four blocks of 256, each on its own SM: the note's 1000 = 3 × 256 + 232, and single blocks
-// whose warp count crosses 1, 2, 4 and 8 warps; every N whose last warp is partial has its
-// whole-warp neighbour 32·ceil(N/32) in the sweep.
-BENCHMARK(grid_tail)
-    ->Name(family().run_name(bench_name::kGridTail))
-    ->ArgNames(family().arg_names(bench_name::kGridTail))
-    ->ArgsProduct({{256}, {1, 31, 32, 33, 64, 65, 96, 128, 129, 160, 232, 256, 769, 800, 1000, 1024}})
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
 }  // namespace warpcost

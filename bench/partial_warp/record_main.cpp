@@ -64,7 +64,7 @@ int run(int argc, char** argv) {
 
   std::string why;
   if (warpcost::visible_device_count(why) == 0) {
-    std::fprintf(stderr, "warpcost-record: no CUDA device is visible (%s)\n", why.c_str());
+    std::fprintf(stderr, "warpcost-record: no NVIDIA GPU or driver found (%s)\n", why.c_str());
     return kExitNoDevice;
   }
   const warpcost::DeviceInfo device = warpcost::query_device_info(0);

@@ -40,7 +40,7 @@ const char* const kUsage =
     "       warpcost-stream chase --footprint-kib F [--stride] [--steps S]\n"
     "                                        single-thread pointer chase over "
     "F KiB\n"
-    "       defaults: N = 64, W = 0, 16-byte loads, independent ALU work, M = "
+    "       defaults: N = the device's warp cap, W = 0, 16-byte loads, independent ALU work, M = "
     "512, T = 256,\n"
     "                 a random ring, S = 65536\n";
 
@@ -55,6 +55,7 @@ std::uint64_t positive(const std::string& flag, const std::string& text, std::ui
 struct Options {
   std::string mode;
   warpcost::StreamConfig read;
+  bool warps_given = false;  // --warps-per-sm named (else the device's warp cap)
   warpcost::OnePerThreadConfig one;
   warpcost::ChaseConfig chase;
 };
@@ -88,6 +89,7 @@ Options parse(int argc, char** argv) {
     const std::string value = argv[++i];
     if (o.mode == "read" && flag == "--warps-per-sm") {
       o.read.warps_per_sm = small_int(flag, value);
+      o.warps_given = true;
     } else if (o.mode == "read" && flag == "--alu") {
       o.read.kernel.alu_per_load = small_int(flag, value);
     } else if (o.mode == "read" && flag == "--load-bytes") {
@@ -112,7 +114,7 @@ Options parse(int argc, char** argv) {
     if (const std::string p = warpcost::kernels::stream_kernel_problem(o.read.kernel); !p.empty()) {
       throw UsageError(p);
     }
-    if (o.read.warps_per_sm < 1) {
+    if (o.warps_given && o.read.warps_per_sm < 1) {
       throw UsageError("warps per SM = " + std::to_string(o.read.warps_per_sm) +
                        "; allowed: 1 up to the device's warp cap");
     }
@@ -141,7 +143,7 @@ int run(int argc, char** argv) {
   const Options o = parse(argc, argv);
   std::string why;
   if (warpcost::visible_device_count(why) == 0) {
-    std::fprintf(stderr, "warpcost-stream: no CUDA device is visible (%s)\n", why.c_str());
+    std::fprintf(stderr, "warpcost-stream: no NVIDIA GPU or driver found (%s)\n", why.c_str());
     return kExitNoDevice;
   }
   const warpcost::DeviceInfo device = warpcost::query_device_info(0);

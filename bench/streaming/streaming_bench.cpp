@@ -21,6 +21,7 @@
 
 #include "analysis/streaming/schema.hpp"
 #include "bench/common/bench_support.hpp"
+#include "bench/common/plan.hpp"
 #include "bench/common/timing.hpp"
 #include "bench/streaming/streaming_runner.hpp"
 #include "analysis/core/counters.hpp"
@@ -37,14 +38,14 @@ namespace streaming_bench = schema::streaming::benchmark;
 
 constexpr int kWarmupLaunches = 1;
 constexpr std::uint32_t kStreamSeed = 5;
-// A launch reads at least 8x the L2 (60 MiB on the H200), and never less than 2
+// A launch reads at least 8x the device's L2, and never less than 2
 // GiB, so the stream comes from DRAM (a launch starts where the previous one's
 // L2-resident tail is not) and the launch and the grid's ramp-up and drain are
 // a few microseconds of a 450+ us launch.
 constexpr std::uint64_t kMinStreamBytes = 2048 * kMiB;
 
-std::uint64_t stream_bytes(const DeviceInfo& device) {
-  const auto eight_l2 = static_cast<std::uint64_t>(8 * device.l2_bytes);
+std::uint64_t stream_bytes(long long l2_bytes) {
+  const auto eight_l2 = static_cast<std::uint64_t>(8 * l2_bytes);
   const std::uint64_t rounded = (eight_l2 + kMiB - 1) / kMiB * kMiB;
   return std::max(kMinStreamBytes, rounded);
 }
@@ -109,7 +110,7 @@ void stream_read(benchmark::State& state, StreamShape shape) {
     c.kernel.use =
         shape == StreamShape::kDependent ? kernels::AluUse::kDependent : kernels::AluUse::kIndependent;
     c.warps_per_sm = static_cast<int>(state.range(2));
-    c.bytes = stream_bytes(device);
+    c.bytes = stream_bytes(device.l2_bytes);
     c.seed = kStreamSeed;
     Stream stream;
     EventPair events;
@@ -157,7 +158,7 @@ void stream_one_per_thread(benchmark::State& state) {
     const DeviceInfo& device = bench_device();
     OnePerThreadConfig c;
     c.threads_per_block = static_cast<int>(state.range(0));
-    c.bytes = stream_bytes(device);
+    c.bytes = stream_bytes(device.l2_bytes);
     c.seed = kStreamSeed;
     Stream stream;
     EventPair events;
@@ -207,7 +208,7 @@ void stream_peak(benchmark::State& state) {
     if (const std::string p = kernels::peak_problem(loads, static_cast<int>(threads)); !p.empty()) {
       throw std::invalid_argument(p);
     }
-    const std::uint64_t bytes = stream_bytes(device);
+    const std::uint64_t bytes = stream_bytes(device.l2_bytes);
     const std::uint64_t elements = bytes / 16;
     Stream stream;
     EventPair events;
@@ -245,113 +246,111 @@ void stream_peak(benchmark::State& state) {
   });
 }
 
-// 16 KiB to 4 GiB in powers of two.
-void footprints(benchmark::internal::Benchmark* b) {
-  for (long long kib = 16; kib <= 4LL * 1024 * 1024; kib *= 2) b->Arg(kib);
-}
-
-// Counts a uniform block size can hold exactly with at most 32 blocks of at
-// most 32 warps: every count to 64 except the primes above 32, which the runner
-// would refuse with the reason.
-bool holdable(int warps) {
-  for (int b = 1; b <= 32; ++b) {
-    if (warps % b == 0 && warps / b <= 32) return true;
+// The chase: 16 KiB to 4 GiB in powers of two (a ring that would take more than half the device's
+// memory is not on it). The read stream at every warps/SM count a uniform block size can hold
+// exactly, from 1 to the device's cap (a count no block size divides into the device's block cap,
+// such as a prime above 32 with 32 blocks, is not a point of the sweep; one whose blocks shared
+// memory cannot pin is not on this GPU), for every compiled W; 4-
+// and 8-byte loads at powers of two, 48 and the cap. The dependent chain at W up to 64 (256 FFMAs
+// a load at one warp per SM would take 0.1 s a launch). The batched loads: more in flight a warp
+// moves the knee to fewer warps (Little's law) and the plateau is where the peak read is found;
+// each batch holds U 16-byte values in registers, and U stops where the registers do: at 64, 48
+// and 32 warps/SM for U = 2, 4, 8 (what the occupancy API allowed the sm_90 build: 8 loads in
+// flight at most 36 warps/SM, 4 at most 48), below the device's cap, and on the device this
+// process runs on the occupancy API has the last word. A point outside the device's caps is not on
+// it. Then the one-load-per-thread stream at every block size to the block cap, and the plain peak
+// read (loads per thread 1..8 at four block sizes).
+[[maybe_unused]] const bool planned = plan::add_planner([](plan::Plan& p) {
+  const DeviceFacts& d = p.device();
+  auto chase_benchmark = [&p](const char* name, kernels::RingOrder order) {
+    return p.benchmark(latency_family().run_name(name), latency_family().arg_names(name),
+                       [order](benchmark::State& state) { chase(state, order); }, benchmark::kMillisecond);
+  };
+  for (const auto& [name, order] : {std::pair{latency_bench::kChaseRandom, kernels::RingOrder::kRandom},
+                                    std::pair{latency_bench::kChaseStride, kernels::RingOrder::kStride}}) {
+    auto b = chase_benchmark(name, order);
+    for (std::int64_t kib = 16; kib <= 4LL * 1024 * 1024; kib *= 2) {
+      p.add(b, {kib}, plan::memory_problem(d, static_cast<std::uint64_t>(kib) * 1024, "a ring of " + std::to_string(kib) + " KiB"));
+    }
   }
-  return false;
-}
-
-void full_sweep(benchmark::internal::Benchmark* b) {
+  const std::string buffer = plan::memory_problem(d, stream_bytes(d.l2_bytes), "the stream's input buffer");
+  auto read_benchmark = [&p](StreamShape shape) {
+    const char* name = kStreamNames[static_cast<int>(shape)];
+    return p.benchmark(streaming_family().run_name(name), streaming_family().arg_names(name),
+                       [shape](benchmark::State& state) { stream_read(state, shape); }, benchmark::kMicrosecond);
+  };
+  auto kernel_of = [](int bytes, int second, StreamShape shape) {
+    kernels::StreamKernelConfig k;
+    k.load_bytes = bytes;
+    if (shape == StreamShape::kBatched) {
+      k.loads_in_flight = second;
+    } else {
+      k.alu_per_load = second;
+    }
+    k.use = shape == StreamShape::kDependent ? kernels::AluUse::kDependent : kernels::AluUse::kIndependent;
+    return k;
+  };
+  // "" or why the device cannot run the point; the sweep's own gaps (not holdable anywhere in the
+  // device's caps) are skipped by the caller.
+  auto why_not = [&](int bytes, int second, StreamShape shape, int warps) {
+    if (!buffer.empty()) return buffer;
+    if (const std::string r = plan::residency_problem(d, warps); !r.empty()) return r;
+    return stream_residency_problem(d, kernel_of(bytes, second, shape), warps);
+  };
+  auto with_cap = [&d](std::vector<int> warps) {
+    if (std::find(warps.begin(), warps.end(), d.max_warps_per_sm) == warps.end()) warps.push_back(d.max_warps_per_sm);
+    return warps;
+  };
+  auto independent = read_benchmark(StreamShape::kIndependent);
   for (const int w : kernels::kStreamAluCounts) {
-    for (int warps = 1; warps <= 64; ++warps) {
-      if (holdable(warps)) b->Args({16, w, warps});
+    for (int warps = 1; warps <= d.max_warps_per_sm; ++warps) {
+      const std::string shape = plan_residency(warps, residency_limits(d)).problem;
+      if (shape.find("cannot be held exactly") != std::string::npos) continue;  // not a point of the sweep
+      p.add(independent, {16, w, warps}, why_not(16, w, StreamShape::kIndependent, warps));
     }
   }
   for (const int bytes : {4, 8}) {
-    for (const int warps : {1, 2, 4, 8, 16, 32, 48, 64}) b->Args({bytes, 0, warps});
-  }
-}
-
-// W up to 64: a dependent chain of 256 FFMAs a load at one warp per SM would
-// take 0.1 s a launch.
-void dependent_sweep(benchmark::internal::Benchmark* b) {
-  for (const int w : {1, 8, 64}) {
-    for (const int warps : {1, 2, 4, 8, 16, 32, 64}) b->Args({16, w, warps});
-  }
-}
-
-// More loads in flight a warp: Little's law says the knee moves to fewer warps,
-// and the plateau is where the peak read is found.
-// Each batch holds U 16-byte values in registers: on the H200 the occupancy API allows 8 loads in
-// flight at most 36 warps/SM and 4 at most 48, so each U stops where its registers do.
-void batched_sweep(benchmark::internal::Benchmark* b) {
-  for (const auto& [u, most] : {std::pair{2, 64}, std::pair{4, 48}, std::pair{8, 32}}) {
-    for (const int warps : {1, 2, 4, 8, 12, 16, 24, 32, 48, 64}) {
-      if (warps <= most) b->Args({16, u, warps});
+    for (const int warps : with_cap({1, 2, 4, 8, 16, 32, 48, 64})) {
+      p.add(independent, {bytes, 0, warps}, why_not(bytes, 0, StreamShape::kIndependent, warps));
     }
   }
-}
-
-void block_sizes(benchmark::internal::Benchmark* b) {
-  for (int threads = 32; threads <= 1024; threads += 32) b->Arg(threads);
-}
+  auto dependent = read_benchmark(StreamShape::kDependent);
+  for (const int w : {1, 8, 64}) {
+    for (const int warps : with_cap({1, 2, 4, 8, 16, 32, 64})) {
+      p.add(dependent, {16, w, warps}, why_not(16, w, StreamShape::kDependent, warps));
+    }
+  }
+  auto batched = read_benchmark(StreamShape::kBatched);
+  for (const auto& [u, most] : {std::pair{2, 64}, std::pair{4, 48}, std::pair{8, 32}}) {
+    for (const int warps : {1, 2, 4, 8, 12, 16, 24, 32, 48, 64}) {
+      if (warps <= most) p.add(batched, {16, u, warps}, why_not(16, u, StreamShape::kBatched, warps));
+    }
+  }
+  auto one_per_thread = p.benchmark(streaming_family().run_name(streaming_bench::kReadOnePerThread),
+                                    streaming_family().arg_names(streaming_bench::kReadOnePerThread),
+                                    stream_one_per_thread, benchmark::kMicrosecond);
+  for (int threads = 32; threads <= 1024; threads += 32) {
+    p.add(one_per_thread, {threads},
+          !buffer.empty() ? buffer
+          : threads <= d.max_threads_per_block
+              ? std::string()
+              : std::to_string(threads) + " threads a block; the " + d.label() + " allows at most " +
+                    std::to_string(d.max_threads_per_block));
+  }
+  auto peak = p.benchmark(streaming_family().run_name(streaming_bench::kReadPeak),
+                          streaming_family().arg_names(streaming_bench::kReadPeak), stream_peak,
+                          benchmark::kMicrosecond);
+  for (const int threads : {128, 256, 512, 1024}) {
+    for (const int loads : {1, 2, 4, 8}) {
+      p.add(peak, {loads, threads},
+            !buffer.empty() ? buffer
+            : threads <= d.max_threads_per_block
+                ? std::string()
+                : std::to_string(threads) + " threads a block; the " + d.label() + " allows at most " +
+                      std::to_string(d.max_threads_per_block));
+    }
+  }
+});
 
 }  // namespace
-
-BENCHMARK_CAPTURE(chase, random, kernels::RingOrder::kRandom)
-    ->Name(latency_family().run_name(latency_bench::kChaseRandom))
-    ->ArgNames(latency_family().arg_names(latency_bench::kChaseRandom))
-    ->Apply(footprints)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
-
-BENCHMARK_CAPTURE(chase, stride, kernels::RingOrder::kStride)
-    ->Name(latency_family().run_name(latency_bench::kChaseStride))
-    ->ArgNames(latency_family().arg_names(latency_bench::kChaseStride))
-    ->Apply(footprints)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
-
-BENCHMARK_CAPTURE(stream_read, independent, StreamShape::kIndependent)
-    ->Name(streaming_family().run_name(streaming_bench::kReadIndependent))
-    ->ArgNames(streaming_family().arg_names(streaming_bench::kReadIndependent))
-    ->Apply(full_sweep)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
-BENCHMARK_CAPTURE(stream_read, dependent, StreamShape::kDependent)
-    ->Name(streaming_family().run_name(streaming_bench::kReadDependent))
-    ->ArgNames(streaming_family().arg_names(streaming_bench::kReadDependent))
-    ->Apply(dependent_sweep)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
-BENCHMARK_CAPTURE(stream_read, batched, StreamShape::kBatched)
-    ->Name(streaming_family().run_name(streaming_bench::kReadBatched))
-    ->ArgNames(streaming_family().arg_names(streaming_bench::kReadBatched))
-    ->Apply(batched_sweep)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
-BENCHMARK(stream_one_per_thread)
-    ->Name(streaming_family().run_name(streaming_bench::kReadOnePerThread))
-    ->ArgNames(streaming_family().arg_names(streaming_bench::kReadOnePerThread))
-    ->Apply(block_sizes)
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
-// Loads per thread 1..8 at four block sizes: the plain read the peak asks for.
-BENCHMARK(stream_peak)
-    ->Name(streaming_family().run_name(streaming_bench::kReadPeak))
-    ->ArgNames(streaming_family().arg_names(streaming_bench::kReadPeak))
-    ->ArgsProduct({{1, 2, 4, 8}, {128, 256, 512, 1024}})
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-
 }  // namespace warpcost

@@ -67,6 +67,29 @@ ResidencyLimits residency_limits(const DeviceInfo& d) {
           d.shared_per_block_optin, d.shared_reserved_per_block, d.cc_major >= 8 ? 128 : 256};
 }
 
+ResidencyLimits residency_limits(const DeviceFacts& d) {
+  return {d.max_warps_per_sm,       d.max_blocks_per_sm,         d.max_threads_per_block,    d.shared_per_sm,
+          d.shared_per_block_optin, d.shared_reserved_per_block, d.cc_major >= 8 ? 128 : 256};
+}
+
+std::string stream_residency_problem(const DeviceFacts& facts, const kernels::StreamKernelConfig& kernel,
+                                     int warps_per_sm) {
+  const ResidencyPlan plan = plan_residency(warps_per_sm, residency_limits(facts));
+  if (!plan.problem.empty() || !facts.profile.empty()) return plan.problem;
+  const void* function = kernels::stream_kernel_function(kernel);
+  const int threads = plan.warps_per_block * 32;
+  WARPCOST_CUDA(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(plan.shared_bytes)));
+  WARPCOST_CUDA(cudaFuncSetAttribute(function, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     cudaSharedmemCarveoutMaxShared));
+  int resident = 0;
+  WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, function, threads,
+                                                              static_cast<std::size_t>(plan.shared_bytes)));
+  if (resident == plan.blocks_per_sm) return {};
+  return "warps per SM = " + std::to_string(warps_per_sm) + ": the occupancy API allows " + std::to_string(resident) +
+         " blocks of " + std::to_string(threads) + " threads, not the planned " + std::to_string(plan.blocks_per_sm);
+}
+
 ResidencyPlan plan_residency(int w, const ResidencyLimits& l) {
   ResidencyPlan p;
   p.warps_per_sm = w;
@@ -113,7 +136,8 @@ StreamRunner::StreamRunner(const DeviceInfo& device, const StreamConfig& config,
   if (const std::string problem = kernels::stream_kernel_problem(config.kernel); !problem.empty()) {
     throw std::invalid_argument(problem);
   }
-  plan_ = plan_residency(config.warps_per_sm, residency_limits(device));
+  if (config_.warps_per_sm == 0) config_.warps_per_sm = device.max_warps_per_sm;
+  plan_ = plan_residency(config_.warps_per_sm, residency_limits(device));
   if (!plan_.problem.empty()) throw std::invalid_argument(plan_.problem);
   const auto width = static_cast<std::uint64_t>(config.kernel.load_bytes);
   if (config.bytes < width || config.bytes % 16 != 0) {
@@ -136,7 +160,7 @@ StreamRunner::StreamRunner(const DeviceInfo& device, const StreamConfig& config,
   WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads,
                                                               static_cast<std::size_t>(plan_.shared_bytes)));
   if (resident != plan_.blocks_per_sm) {
-    throw std::invalid_argument("warps per SM = " + std::to_string(config.warps_per_sm) +
+    throw std::invalid_argument("warps per SM = " + std::to_string(config_.warps_per_sm) +
                                 ": the occupancy API allows " + std::to_string(resident) + " blocks of " +
                                 std::to_string(threads) + " threads with " + bytes_text(plan_.shared_bytes) +
                                 " of shared memory, not the planned " + std::to_string(plan_.blocks_per_sm));

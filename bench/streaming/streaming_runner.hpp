@@ -41,10 +41,17 @@ struct ResidencyLimits {
 ResidencyLimits residency_limits(const DeviceInfo& device);
 
 ResidencyPlan plan_residency(int warps_per_sm, const ResidencyLimits& limits);
+ResidencyLimits residency_limits(const DeviceFacts& facts);
+
+// "" when the stream kernel `kernel` can be held at exactly `warps_per_sm` on the device: the plan
+// above from the device's caps and, for the device this process runs on (facts.profile empty), the
+// occupancy API's answer for the compiled kernel as the runner asks it. Else why not.
+std::string stream_residency_problem(const DeviceFacts& facts, const kernels::StreamKernelConfig& kernel,
+                                     int warps_per_sm);
 
 struct StreamConfig {
   kernels::StreamKernelConfig kernel;
-  int warps_per_sm = 64;
+  int warps_per_sm = 0;  // 0: the device's warp cap
   std::uint64_t bytes = 0;  // buffer size; at least 8x the L2 for a DRAM stream
   std::uint32_t seed = 5;
 };

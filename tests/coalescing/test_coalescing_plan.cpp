@@ -18,6 +18,7 @@ namespace {
 
 constexpr int kH200Sms = 132;
 constexpr int kH200ThreadsPerSm = 2048;
+constexpr long long kH200L2 = 62914560;  // the committed H200 run's l2_bytes
 
 TEST(CoalescingPlan, TheSweepIsModestAndItsCountedSubsetSmall) {
   const std::vector<Point>& s = sweep();
@@ -75,7 +76,7 @@ TEST(CoalescingPlan, ValidatorsNameTheValueAndWhatIsAllowed) {
   p.elem_bytes = 4;
   p.stride = 0;
   EXPECT_EQ(point_problem(p, 1024), "stride = 0 elements; allowed: 1..1024");
-  EXPECT_THROW(plan_tiles(p, kH200Sms, kH200ThreadsPerSm), std::invalid_argument);
+  EXPECT_THROW(plan_tiles(p, kH200Sms, kH200ThreadsPerSm, kH200L2), std::invalid_argument);
 }
 
 // Tiles never share a sector (so DRAM moves each request's sectors), every slot is inside the
@@ -84,7 +85,7 @@ TEST(CoalescingPlan, ValidatorsNameTheValueAndWhatIsAllowed) {
 TEST(CoalescingPlan, TilesOwnTheirSectorsAndEveryLaunchMovesTheSameSectorBytes) {
   for (const Point& p : sweep()) {
     if (p.kind == Kind::kBlock2d || p.kind == Kind::kPartialBlock) continue;
-    const TilePlan t = plan_tiles(p, kH200Sms, kH200ThreadsPerSm);
+    const TilePlan t = plan_tiles(p, kH200Sms, kH200ThreadsPerSm, kH200L2);
     EXPECT_EQ(t.pitch_bytes % kSectorBytes, 0u);
     EXPECT_EQ(t.pitch_bytes & (t.pitch_bytes - 1), 0u) << "pitch must be a power of two";
     EXPECT_EQ(t.region_tiles & (t.region_tiles - 1), 0u);
@@ -104,10 +105,22 @@ TEST(CoalescingPlan, TheL2RegionFitsTheH200sL2AndTheDramRegionDoesNot) {
   const std::uint64_t l2 = 60u << 20;
   Point p;
   p.kind = Kind::kLoadL2;
-  EXPECT_LT(plan_tiles(p, kH200Sms, kH200ThreadsPerSm).region_bytes, l2 / 2);
+  EXPECT_LT(plan_tiles(p, kH200Sms, kH200ThreadsPerSm, kH200L2).region_bytes, l2 / 2);
   p.kind = Kind::kLoadDram;
-  EXPECT_GT(plan_tiles(p, kH200Sms, kH200ThreadsPerSm).region_bytes, 16 * l2);
+  EXPECT_GT(plan_tiles(p, kH200Sms, kH200ThreadsPerSm, kH200L2).region_bytes, 16 * l2);
   EXPECT_GT(plan_image(32, 8).footprint_bytes(), 8 * l2);
+}
+
+// The largest power of two at most a third of the L2, by hand: 60 MiB / 3 = 20 MiB -> 16 MiB;
+// 50 MiB -> 16 MiB; 40 MiB / 3 = 13.3 MiB -> 8 MiB; 4 MiB / 3 = 1.33 MiB -> 1 MiB; 96 MiB -> 32 MiB.
+TEST(CoalescingPlan, TheL2RegionIsTheLargestPowerOfTwoWithinAThirdOfTheL2) {
+  EXPECT_EQ(l2_region_bytes(60LL << 20), 16u << 20);
+  EXPECT_EQ(l2_region_bytes(50LL << 20), 16u << 20);
+  EXPECT_EQ(l2_region_bytes(40LL << 20), 8u << 20);
+  EXPECT_EQ(l2_region_bytes(4LL << 20), 1u << 20);
+  EXPECT_EQ(l2_region_bytes(96LL << 20), 32u << 20);
+  EXPECT_EQ(l2_region_bytes(48LL << 20), 16u << 20);
+  EXPECT_THROW(l2_region_bytes(0), std::invalid_argument);
 }
 
 // The replay folds what the kernel folds: a hand-made 1-tile plan whose sum is computed here from
@@ -149,7 +162,7 @@ TEST(CoalescingPlan, TheStoreCheckCatchesAShiftedOrStrayStore) {
   p.kind = Kind::kStoreDram;
   p.elem_bytes = 4;
   p.stride = 2;
-  const TilePlan t = plan_tiles(p, kH200Sms, kH200ThreadsPerSm);
+  const TilePlan t = plan_tiles(p, kH200Sms, kH200ThreadsPerSm, kH200L2);
   const std::uint32_t slot = 7;
   const std::uint64_t base = std::uint64_t{slot} * t.pitch_bytes;
   std::vector<std::uint8_t> bytes(t.pitch_bytes);

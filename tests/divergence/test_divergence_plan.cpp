@@ -81,6 +81,7 @@ TEST(NestedMasks, PopulateOneToFourLeaves) {
 
 TEST(DivergenceConfig, ProblemsNameTheValueAndWhatIsAllowed) {
   DivergenceConfig ok;
+  ok.warps_per_sm = 64;  // (the default, 0, is the device's full residency, resolved by the runner)
   EXPECT_EQ(divergence_config_problem(ok, 64, 16), "");
   DivergenceConfig c = ok;
   c.k = 33;

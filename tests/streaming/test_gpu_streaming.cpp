@@ -84,7 +84,7 @@ TEST(GpuStream, SumsMatchTheHostReplayAtEveryWidthAndUse) {
   const DeviceInfo device = query_device_info(0);
   Stream stream;
   const StreamConfig configs[] = {
-      {{16, 0, kernels::AluUse::kIndependent}, 64, 64ull << 20, 5},
+      {{16, 0, kernels::AluUse::kIndependent}, device.max_warps_per_sm, 64ull << 20, 5},
       {{4, 8, kernels::AluUse::kDependent}, 4, 16ull << 20, 6},
       {{8, 256, kernels::AluUse::kIndependent}, 33, 16ull << 20, 7},
       {{16, 1, kernels::AluUse::kDependent}, 1, 16ull << 20, 8},
