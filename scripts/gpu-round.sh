@@ -63,6 +63,7 @@ step "warpcost-stream examples" examples stream.txt warpcost-stream "read" "read
 step "SASS of the divergence and streaming kernels" bash -c "set -o pipefail; scripts/check-sass.sh build/h200/kernels/libwarpcost_kernels.a --print | tee \"$OUT/sass.txt\""
 step "robustness: SIGINT, the GPU lock, another process, the device's plan" scripts/gpu-round-robustness.sh build/h200
 step "warp primitives: SASS and its negative control, synccheck, examples" scripts/gpu-round-primitives.sh build/h200 "$OUT"
+step "warpcost explain on examples/explain: proof, ncu cross-check, overhead" scripts/gpu-round-explain.sh build/h200 "$OUT"
 fi
 if [ "${WARPCOST_ROUND_NCU:-0}" = 1 ]; then
   step "ncu cross-check of the counter pass" bash -c "scripts/ncu-crosscheck.sh build/h200 \"$OUT/ncu\" && tar czf \"$OUT/ncu.tar.gz\" -C \"$OUT\" ncu && rm -r \"$OUT/ncu\""

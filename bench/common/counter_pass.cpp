@@ -34,31 +34,6 @@ UnknownMetric::UnknownMetric(const std::string& metric, const std::string& chip)
                             chip + "` lists them"),
       metric_(metric) {}
 
-std::string unavailable_advice(int cupti_result) {
-  switch (cupti_result) {
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-      return "counters are not permitted for this user (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): run as "
-             "root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0 "
-             "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-      return "another profiler is attached (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): under "
-             "ncu or nsys, pass --warpcost_counters=off";
-    case CUPTI_ERROR_HARDWARE_BUSY:
-      return "the counters are in use by another client (CUPTI_ERROR_HARDWARE_BUSY): run again when "
-             "it has finished";
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_NOT_COMPATIBLE:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_NOT_INITIALIZED:
-      return "CUPTI cannot profile this device or driver (" + std::to_string(cupti_result) +
-             "): a virtualised or unsupported GPU, or a driver older than the CUPTI library";
-    default:
-      return {};
-  }
-}
-
 Settings parse_settings(const std::string& counters_flag, const std::string& metrics_flag) {
   Settings s;
   if (counters_flag == "on" || counters_flag.empty()) {

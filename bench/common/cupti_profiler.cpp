@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "bench/common/cupti_host_config.hpp"
 #include "kernels/common/cuda_check.hpp"
 
 namespace warpcost::counters {
@@ -33,14 +34,6 @@ void check_cupti(CUptiResult result, const char* call, const char* file, int lin
 }
 
 #define WARPCOST_CUPTI(call) check_cupti((call), #call, __FILE__, __LINE__)
-
-// CUPTI's parameter structs: the size set, everything else zero (value-initialised).
-template <class Params>
-Params params(std::size_t struct_size) {
-  Params p{};
-  p.structSize = struct_size;
-  return p;
-}
 
 // A user replay of many passes means the metric list is far larger than any family's.
 constexpr std::size_t kMaxPasses = 64;
@@ -64,48 +57,6 @@ CUcontext current_context() {
   return ctx;
 }
 
-// A host object for `chip`, optionally restricted to the counters the device has available.
-class HostObject {
- public:
-  HostObject(const std::string& chip, const std::uint8_t* availability) {
-    auto p = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    p.pChipName = chip.c_str();
-    p.pCounterAvailabilityImage = availability;
-    WARPCOST_CUPTI(cuptiProfilerHostInitialize(&p));
-    host_ = p.pHostObject;
-  }
-  ~HostObject() {
-    auto p =
-        params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-    p.pHostObject = host_;
-    const CUptiResult r = cuptiProfilerHostDeinitialize(&p);
-    if (r != CUPTI_SUCCESS) std::fprintf(stderr, "warpcost: cuptiProfilerHostDeinitialize: %d\n", r);
-  }
-  HostObject(const HostObject&) = delete;
-  HostObject& operator=(const HostObject&) = delete;
-  CUpti_Profiler_Host_Object* get() const noexcept { return host_; }
-
-  // The CUPTI result of adding `names` to this object's configuration.
-  CUptiResult add(std::vector<const char*>& names) {
-    auto p = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-    p.pHostObject = host_;
-    p.ppMetricNames = names.data();
-    p.numMetrics = names.size();
-    return cuptiProfilerHostConfigAddMetrics(&p);
-  }
-
- private:
-  CUpti_Profiler_Host_Object* host_ = nullptr;
-};
-
-std::vector<const char*> c_names(const std::vector<std::string>& metrics) {
-  std::vector<const char*> names;
-  for (const auto& m : metrics) names.push_back(m.c_str());
-  return names;
-}
-
 }  // namespace
 
 std::map<std::string, std::string> metric_units(const std::string& chip,
@@ -115,7 +66,7 @@ std::map<std::string, std::string> metric_units(const std::string& chip,
     // A base name without its roll-up has properties but cannot be collected, so each name is
     // also added to a configuration of its own.
     HostObject host(chip, nullptr);
-    auto p = params<CUpti_Profiler_Host_GetMetricProperties_Params>(
+    auto p = cupti_params<CUpti_Profiler_Host_GetMetricProperties_Params>(
         CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
     p.pHostObject = host.get();
     p.pMetricName = m.c_str();
@@ -130,49 +81,35 @@ std::map<std::string, std::string> metric_units(const std::string& chip,
 struct CuptiProfiler::Config {
   Config(const std::string& chip, const std::vector<unsigned char>& availability,
          const std::vector<std::string>& metric_list)
-      : metrics(metric_list), names(c_names(metrics)), host(chip, availability.data()) {
-    const CUptiResult added = host.add(names);
-    if (added != CUPTI_SUCCESS) {
-      metric_units(chip, metrics);  // throws UnknownMetric when a name is the reason
-      WARPCOST_CUPTI(added);
+      : host(make(chip, availability, metric_list)) {}
+
+  // A refused configuration is reported as the metric name the chip does not know, where one is
+  // the reason, else as the CUPTI result (with the advice when it means "no counters here").
+  static HostConfig make(const std::string& chip, const std::vector<unsigned char>& availability,
+                         const std::vector<std::string>& metric_list) {
+    try {
+      return HostConfig(chip, availability.data(), metric_list);
+    } catch (const CuptiCallError& e) {
+      metric_units(chip, metric_list);  // throws UnknownMetric when a name is the reason
+      check_cupti(e.result(), "HostConfig", __FILE__, __LINE__);
+      throw;
     }
-    auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
-        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-    size.pHostObject = host.get();
-    WARPCOST_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
-    image.resize(size.configImageSize);
-    auto get = params<CUpti_Profiler_Host_GetConfigImage_Params>(
-        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-    get.pHostObject = host.get();
-    get.configImageSize = image.size();
-    get.pConfigImage = image.data();
-    WARPCOST_CUPTI(cuptiProfilerHostGetConfigImage(&get));
-    auto n = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(
-        CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
-    n.configImageSize = image.size();
-    n.pConfigImage = image.data();
-    WARPCOST_CUPTI(cuptiProfilerHostGetNumOfPasses(&n));
-    passes = n.numOfPasses;
   }
 
-  std::vector<std::string> metrics;
-  std::vector<const char*> names;
-  HostObject host;
-  std::vector<std::uint8_t> image;
-  std::size_t passes = 0;
+  HostConfig host;
 };
 
 CuptiProfiler::CuptiProfiler() {
   WARPCOST_CUDA(cudaFree(nullptr));  // the primary context exists before CUPTI looks for it
-  auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  auto init = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
   WARPCOST_CUPTI(cuptiProfilerInitialize(&init));
   int device = 0;
   WARPCOST_CUDA(cudaGetDevice(&device));
-  auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  auto chip = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   chip.deviceIndex = static_cast<std::size_t>(device);
   WARPCOST_CUPTI(cuptiDeviceGetChipName(&chip));
   chip_ = chip.pChipName;
-  auto avail = params<CUpti_Profiler_GetCounterAvailability_Params>(
+  auto avail = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
       CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   avail.ctx = current_context();
   WARPCOST_CUPTI(cuptiProfilerGetCounterAvailability(&avail));
@@ -183,7 +120,7 @@ CuptiProfiler::CuptiProfiler() {
 
 CuptiProfiler::~CuptiProfiler() {
   configs_.clear();
-  auto p = params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
+  auto p = cupti_params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
   const CUptiResult r = cuptiProfilerDeInitialize(&p);
   if (r != CUPTI_SUCCESS) std::fprintf(stderr, "warpcost: cuptiProfilerDeInitialize: %d\n", r);
 }
@@ -198,7 +135,7 @@ CuptiProfiler::Config& CuptiProfiler::config_for(const std::vector<std::string>&
 
 std::size_t CuptiProfiler::passes(const std::vector<std::string>& metrics) const {
   const auto it = configs_.find(metrics);
-  return it == configs_.end() ? 0 : it->second->passes;
+  return it == configs_.end() ? 0 : it->second->host.passes();
 }
 
 Values CuptiProfiler::profile(const std::vector<std::string>& metrics, const std::string& range_name,
@@ -218,7 +155,7 @@ std::vector<Values> CuptiProfiler::profile_batch(const std::vector<std::string>&
   std::vector<std::string> names;
   for (std::size_t i = 0; i < ranges; ++i) names.push_back("r" + std::to_string(i));
 
-  auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+  auto enable = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   enable.ctx = current_context();
   WARPCOST_CUPTI(cuptiRangeProfilerEnable(&enable));
   CUpti_RangeProfiler_Object* const profiler = enable.pRangeProfilerObject;
@@ -226,33 +163,33 @@ std::vector<Values> CuptiProfiler::profile_batch(const std::vector<std::string>&
   struct DisableOnExit {
     CUpti_RangeProfiler_Object* object;
     ~DisableOnExit() {
-      auto p = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+      auto p = cupti_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
       p.pRangeProfilerObject = object;
       const CUptiResult r = cuptiRangeProfilerDisable(&p);
       if (r != CUPTI_SUCCESS) std::fprintf(stderr, "warpcost: cuptiRangeProfilerDisable: %d\n", r);
     }
   } disable_on_exit{profiler};
 
-  auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+  auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
   size.pRangeProfilerObject = profiler;
-  size.pMetricNames = config.names.data();
-  size.numMetrics = config.names.size();
+  size.pMetricNames = config.host.names().data();
+  size.numMetrics = config.host.names().size();
   size.maxNumOfRanges = ranges;
   size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
   WARPCOST_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
   std::vector<std::uint8_t> data(size.counterDataSize);
-  auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+  auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   init.pRangeProfilerObject = profiler;
   init.counterDataSize = data.size();
   init.pCounterData = data.data();
   WARPCOST_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&init));
 
-  auto set = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  auto set = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
   set.pRangeProfilerObject = profiler;
-  set.configSize = config.image.size();
-  set.pConfig = config.image.data();
+  set.configSize = config.host.image().size();
+  set.pConfig = config.host.image().data();
   set.counterDataImageSize = data.size();
   set.pCounterDataImage = data.data();
   set.range = CUPTI_UserRange;
@@ -273,36 +210,36 @@ std::vector<Values> CuptiProfiler::profile_batch(const std::vector<std::string>&
       throw std::runtime_error("counter pass needed more than " + std::to_string(kMaxPasses) +
                                " replay passes");
     }
-    auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+    auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
     start.pRangeProfilerObject = profiler;
     WARPCOST_CUPTI(cuptiRangeProfilerStart(&start));
     for (std::size_t i = 0; i < ranges; ++i) {
       auto push =
-          params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+          cupti_params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
       push.pRangeProfilerObject = profiler;
       push.pRangeName = names[i].c_str();
       WARPCOST_CUPTI(cuptiRangeProfilerPushRange(&push));
       launches[i]();
       WARPCOST_CUDA(cudaDeviceSynchronize());
-      auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+      auto pop = cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
       pop.pRangeProfilerObject = profiler;
       WARPCOST_CUPTI(cuptiRangeProfilerPopRange(&pop));
     }
-    auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
     stop.pRangeProfilerObject = profiler;
     WARPCOST_CUPTI(cuptiRangeProfilerStop(&stop));
     all_submitted = stop.isAllPassSubmitted != 0;
   }
 
   auto decode =
-      params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+      cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   decode.pRangeProfilerObject = profiler;
   WARPCOST_CUPTI(cuptiRangeProfilerDecodeData(&decode));
   if (decode.numOfRangeDropped != 0) {
     throw std::runtime_error("counter pass: CUPTI dropped " + std::to_string(decode.numOfRangeDropped) +
                              " of " + std::to_string(ranges) + " range(s)");
   }
-  auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+  auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = data.data();
   info.counterDataImageSize = data.size();
@@ -314,10 +251,9 @@ std::vector<Values> CuptiProfiler::profile_batch(const std::vector<std::string>&
 
   std::vector<Values> out(ranges);
   std::vector<bool> filled(ranges, false);
-  std::vector<double> values(config.names.size());
   for (std::size_t index = 0; index < ranges; ++index) {
     // Each decoded range is matched to its launch by name, not by position.
-    auto range = params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
+    auto range = cupti_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
         CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
     range.pCounterDataImage = data.data();
     range.counterDataImageSize = data.size();
@@ -333,17 +269,8 @@ std::vector<Values> CuptiProfiler::profile_batch(const std::vector<std::string>&
       throw std::runtime_error("counter pass: decoded range " + std::to_string(index) + " is named '" + name +
                                "', which is no launch of the batch or a second time");
     }
-    auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-    eval.pHostObject = config.host.get();
-    eval.pCounterDataImage = data.data();
-    eval.counterDataImageSize = data.size();
-    eval.rangeIndex = index;
-    eval.ppMetricNames = config.names.data();
-    eval.numMetrics = config.names.size();
-    eval.pMetricValues = values.data();
-    WARPCOST_CUPTI(cuptiProfilerHostEvaluateToGpuValues(&eval));
-    for (std::size_t m = 0; m < values.size(); ++m) out[launch][config.metrics[m]] = values[m];
+    const std::vector<double> values = config.host.evaluate(data, index);
+    for (std::size_t m = 0; m < values.size(); ++m) out[launch][config.host.metrics()[m]] = values[m];
     filled[launch] = true;
   }
   return out;

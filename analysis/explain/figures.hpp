@@ -1,0 +1,61 @@
+// This GPU's measured curves, taken from the evaluated rows of its newest suite run under results/:
+// the figures `warpcost explain` prices a kernel's warp-granularity costs with. Each is optional:
+// a run without a family (or without its counter pass) leaves that figure out, and the views that
+// need it say they cannot be priced.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/evaluation.hpp"
+
+namespace warpcost::explain {
+
+struct CurvePoint {
+  double x = 0;
+  double y = 0;
+};
+
+// y at x on a curve sorted by x: linear between points, the end value beyond either end.
+double interpolate(const std::vector<CurvePoint>& curve, double x);
+
+// One streaming curve: DRAM read rate against resident warps per SM for one load width and ALU
+// work per load, with its measured knee and the warp instructions a load took (counted).
+struct StreamCurve {
+  int load_bytes = 0;
+  int alu_per_load = 0;
+  std::optional<double> inst_per_load;  // smsp__inst_executed.sum / warp loads, at the curve's last point
+  std::vector<CurvePoint> rate_by_warps;  // x warps/SM, y B/s
+  std::optional<double> knee_warps_per_sm;
+  double plateau() const;  // the curve's largest rate
+};
+
+struct GpuFigures {
+  std::string gpu;     // the run's GPU name
+  std::string run_id;  // which run the figures come from
+  // partial_warp staircase: block threads -> measured useful fraction (P/next)*(t_next/t_P).
+  std::map<int, double> staircase_useful_fraction;
+  // divergence: the 16/16 split with equal bodies at the sweep's largest residency, (measured
+  // grid slowdown - 1) / (model slowdown - 1): how much of the serialised path the grid pays.
+  std::optional<double> divergence_paid_fraction;
+  std::string divergence_point;  // which benchmark it is read from
+  // coalescing, DRAM loads of 4-byte elements: x = useful bytes / DRAM bytes, y = useful B/s.
+  std::vector<CurvePoint> coalescing_useful_rate;
+  std::vector<StreamCurve> streams;
+};
+
+// The figures in `rows` (analysis::evaluate_run of one run). `gpu`, `run_id` are copied in.
+GpuFigures figures_from_rows(const std::vector<analysis::Row>& rows, const std::string& gpu,
+                             const std::string& run_id);
+
+// "key=value;key=value" -> map.
+std::map<std::string, std::string> parse_params(const std::string& params);
+
+// The newest of `runs` (folder name under results/<gpu>/, which starts with its UTC stamp) whose
+// GPU is `gpu`; nullopt when none is. Each entry: (run folder name, GPU name of its context).
+std::optional<std::string> newest_run_of(const std::string& gpu,
+                                         const std::vector<std::pair<std::string, std::string>>& runs);
+
+}  // namespace warpcost::explain

@@ -1,0 +1,110 @@
+#include "analysis/explain/proof.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace warpcost::explain {
+
+namespace {
+
+analysis::Row base(const ProofCase& c, const std::string& metric, const std::string& view) {
+  analysis::Row r;
+  r.family = "explain";
+  r.benchmark = "proof";
+  r.params = "program=" + c.program + ";view=" + view;
+  r.metric = metric;
+  r.kind = analysis::kind::kModel;
+  r.unit = "1";
+  return r;
+}
+
+std::string number(std::optional<double> x, int digits) {
+  if (!x) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, *x);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
+  std::vector<analysis::Row> rows;
+  for (const ProofCase& c : cases) {
+    if (c.named_view.empty()) {
+      analysis::Row r = base(c, "clean_largest_speedup", "any");
+      r.model = "every view's estimated speedup <= noise floor";
+      r.predicted = kNoiseFloorSpeedup;
+      if (c.predicted.empty()) {
+        r.verdict = analysis::verdict::kUntestable;
+        r.why = "no view was priced (no explain record or no suite run of this GPU)";
+      } else {
+        double largest = 0;
+        for (const auto& [view, speedup] : c.predicted) largest = std::max(largest, speedup);
+        r.value = largest;
+        r.verdict = largest <= kNoiseFloorSpeedup ? analysis::verdict::kHolds : analysis::verdict::kFails;
+      }
+      rows.push_back(r);
+      continue;
+    }
+    analysis::Row fix = base(c, "fix_speedup", c.named_view);
+    fix.model = "the named view's estimated speedup, within 25 % of the measured fix";
+    const auto predicted = c.predicted.find(c.named_view);
+    if (predicted != c.predicted.end()) fix.predicted = predicted->second;
+    if (!c.defect_seconds || !c.fixed_seconds || *c.fixed_seconds <= 0 || *c.defect_seconds <= 0) {
+      fix.verdict = analysis::verdict::kUntestable;
+      fix.why = "no kernel time for the program or its fixed twin";
+    } else if (!fix.predicted) {
+      fix.value = *c.defect_seconds / *c.fixed_seconds;
+      fix.verdict = analysis::verdict::kUntestable;
+      fix.why = "the named view was not priced";
+    } else {
+      fix.value = *c.defect_seconds / *c.fixed_seconds;
+      fix.rel_error = (*fix.predicted - fix.value) / fix.value;
+      fix.verdict = std::abs(*fix.rel_error) <= kFixTolerance ? analysis::verdict::kHolds : analysis::verdict::kFails;
+    }
+    rows.push_back(fix);
+
+    analysis::Row largest = base(c, "largest_view_is_named", c.named_view);
+    largest.model = "the largest priced view is the one the defect names";
+    largest.predicted = 1;
+    std::string name;
+    double best = 0;
+    for (const auto& [view, speedup] : c.predicted) {
+      if (speedup > best) best = speedup, name = view;
+    }
+    if (name.empty()) {
+      largest.verdict = analysis::verdict::kUntestable;
+      largest.why = "no view was priced";
+    } else {
+      largest.value = name == c.named_view ? 1 : 0;
+      largest.verdict = name == c.named_view ? analysis::verdict::kHolds : analysis::verdict::kFails;
+      largest.why = "largest: " + name + " " + number(best, 3);
+    }
+    rows.push_back(largest);
+  }
+  return rows;
+}
+
+std::string proof_table(const std::vector<analysis::Row>& rows) {
+  std::ostringstream out;
+  out << "| program | check | view | predicted | measured | rel. error | verdict | note |\n"
+      << "|---|---|---|---|---|---|---|---|\n";
+  for (const analysis::Row& r : rows) {
+    std::string program, view;
+    std::stringstream params(r.params);
+    std::string item;
+    while (std::getline(params, item, ';')) {
+      if (item.rfind("program=", 0) == 0) program = item.substr(8);
+      if (item.rfind("view=", 0) == 0) view = item.substr(5);
+    }
+    const bool judged = r.verdict != analysis::verdict::kUntestable || r.metric == "fix_speedup";
+    out << "| " << program << " | " << r.metric << " | " << view << " | " << number(r.predicted, 3) << " | "
+        << (judged && (r.verdict != analysis::verdict::kUntestable || r.value != 0) ? number(r.value, 3) : "")
+        << " | " << (r.rel_error ? number(*r.rel_error * 100, 1) + " %" : "") << " | " << r.verdict << " | "
+        << r.why << " |\n";
+  }
+  return out.str();
+}
+
+}  // namespace warpcost::explain

@@ -1,0 +1,43 @@
+// The proof of `warpcost explain` on examples/explain/: each defective program's predicted speedup
+// for the view its defect names against the measured speedup of its fixed twin, the largest view
+// against the named one, and the clean program's views against the noise floor. Rules declared
+// before any GPU run (docs/explain.md, "Verdicts"); a verdict is data, its sentence rendered apart.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/evaluation.hpp"
+
+namespace warpcost::explain {
+
+// A predicted fix speedup holds within 25 % of the measured one: |predicted - measured| / measured.
+// The views are single-factor estimates priced on curves measured with other kernels (another load
+// mix, another body), interpolated between swept points; the suite's knee models carry the same 25 %.
+inline constexpr double kFixTolerance = 0.25;
+// A view costs nothing when its estimated speedup is at most 1.05: the examples' kernel times vary
+// by ~1 % between runs, and the curves' interpolation and the counters' sampling of one launch add a
+// few percent; 5 % is the smallest cost this tool claims to see.
+inline constexpr double kNoiseFloorSpeedup = 1.05;
+
+struct ProofCase {
+  std::string program;
+  std::string named_view;                  // empty for the clean program
+  std::map<std::string, double> predicted;  // view -> estimated speedup (priced views only)
+  std::optional<double> defect_seconds;     // the program's kernel time
+  std::optional<double> fixed_seconds;      // its fixed twin's (defective programs)
+};
+
+// Rows (family "explain", benchmark "proof", params "program=...;view=..."):
+//   fix_speedup (model): measured defect/fixed time, predicted the named view's speedup;
+//   largest_view_is_named (model): 1 when the largest priced view is the named one;
+//   clean_largest_speedup (model): the clean program's largest view against kNoiseFloorSpeedup.
+// A missing time or prediction gives "untestable here" with the reason in `why`.
+std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases);
+
+// The rows as a markdown table: program, view, predicted, measured, rel. error, verdict, why.
+std::string proof_table(const std::vector<analysis::Row>& rows);
+
+}  // namespace warpcost::explain

@@ -1,0 +1,77 @@
+// What every examples/explain program shares: the --variant flag (the defect, or its fixed twin
+// doing the same work), the timing of its one kernel with CUDA events (median of the timed
+// launches, after warm-ups), and the line the proof script reads ("kernel_seconds=...").
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "kernels/common/cuda_check.hpp"
+
+namespace warpcost::examples {
+
+enum class Variant { kDefect, kFixed };
+
+// `--variant defect|fixed` (default defect); a program without a twin accepts only defect.
+inline Variant parse_variant(int argc, char** argv, bool has_fixed_twin) {
+  Variant v = Variant::kDefect;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--variant") == 0 && i + 1 < argc) {
+      const char* value = argv[++i];
+      if (std::strcmp(value, "defect") == 0) {
+        v = Variant::kDefect;
+      } else if (std::strcmp(value, "fixed") == 0 && has_fixed_twin) {
+        v = Variant::kFixed;
+      } else {
+        std::fprintf(stderr, "%s: --variant %s; allowed: %s\n", argv[0], value,
+                     has_fixed_twin ? "defect, fixed" : "defect (this program has no fixed twin)");
+        std::exit(2);
+      }
+    } else {
+      std::fprintf(stderr, "%s: unknown argument '%s'; allowed: --variant defect|fixed\n", argv[0], argv[i]);
+      std::exit(2);
+    }
+  }
+  return v;
+}
+
+inline const char* name_of(Variant v) { return v == Variant::kDefect ? "defect" : "fixed"; }
+
+// The median of `timed` event-timed launches after `warmups` untimed ones.
+template <class Launch>
+double median_kernel_seconds(Launch launch, int warmups = 2, int timed = 15) {
+  for (int i = 0; i < warmups; ++i) launch();
+  WARPCOST_CUDA(cudaDeviceSynchronize());
+  cudaEvent_t start = nullptr, stop = nullptr;
+  WARPCOST_CUDA(cudaEventCreate(&start));
+  WARPCOST_CUDA(cudaEventCreate(&stop));
+  std::vector<double> seconds;
+  for (int i = 0; i < timed; ++i) {
+    WARPCOST_CUDA(cudaEventRecord(start));
+    launch();
+    WARPCOST_CUDA(cudaEventRecord(stop));
+    WARPCOST_CUDA(cudaEventSynchronize(stop));
+    float ms = 0;
+    WARPCOST_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    seconds.push_back(ms * 1e-3);
+  }
+  WARPCOST_CUDA(cudaEventDestroy(start));
+  WARPCOST_CUDA(cudaEventDestroy(stop));
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
+// Prints the program's result line; returns the exit code (1 when the output was wrong).
+inline int report(const char* program, Variant v, double seconds, long mismatches) {
+  std::printf("%s variant=%s kernel_seconds=%.9g check=%s\n", program, name_of(v), seconds,
+              mismatches == 0 ? "ok" : "FAILED");
+  if (mismatches != 0) std::fprintf(stderr, "%s: %ld outputs differ from the host reference\n", program, mismatches);
+  return mismatches == 0 ? 0 : 1;
+}
+
+}  // namespace warpcost::examples

@@ -1,0 +1,47 @@
+// Defect: out[i] = 2 in[8 i], a stride-8 float gather (each lane its own 32-byte sector, two lanes a
+// 64-byte DRAM granule); fixed twin: out[i] = 2 in[i], the same number of useful bytes, coalesced.
+#include <vector>
+
+#include "examples/explain/example_support.cuh"
+
+namespace {
+
+constexpr long kOut = 16L << 20;  // 16 Mi outputs (64 MiB)
+constexpr int kStride = 8;
+constexpr int kBlock = 256;
+
+__global__ void gather(const float* __restrict__ in, float* __restrict__ out, int stride) {
+  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < kOut) out[i] = 2.0f * in[i * stride];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace warpcost::examples;
+  const Variant v = parse_variant(argc, argv, true);
+  try {
+    const long in_elems = kOut * kStride;
+    std::vector<float> host(in_elems);
+    for (long j = 0; j < in_elems; ++j) host[j] = static_cast<float>(j % 1009);
+    float *in = nullptr, *out = nullptr;
+    WARPCOST_CUDA(cudaMalloc(&in, in_elems * sizeof(float)));
+    WARPCOST_CUDA(cudaMalloc(&out, kOut * sizeof(float)));
+    WARPCOST_CUDA(cudaMemcpy(in, host.data(), in_elems * sizeof(float), cudaMemcpyHostToDevice));
+    const int stride = v == Variant::kDefect ? kStride : 1;
+    const double seconds = median_kernel_seconds([&] {
+      gather<<<static_cast<int>(kOut / kBlock), kBlock>>>(in, out, stride);
+      WARPCOST_CHECK_LAUNCH("gather");
+    });
+    std::vector<float> got(kOut);
+    WARPCOST_CUDA(cudaMemcpy(got.data(), out, kOut * sizeof(float), cudaMemcpyDeviceToHost));
+    WARPCOST_CUDA(cudaFree(in));
+    WARPCOST_CUDA(cudaFree(out));
+    long bad = 0;
+    for (long i = 0; i < kOut; ++i) bad += got[i] != 2.0f * host[i * stride];
+    return report("gather_stride", v, seconds, bad);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gather_stride: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The proof of `warpcost explain` on a GPU (docs/explain.md): for each examples/explain program,
+# explain runs it (the first launch profiled), the program and its fixed twin are timed without
+# explain, and warpcost-explain --proof judges each predicted fix speedup against the measured one
+# (tolerance and noise floor declared in analysis/explain/proof.hpp). Also: Nsight Compute's counters
+# for the same first launch beside the injected ones (ncu --clock-control none), and the overhead
+# (the program's wall time with and without explain). One example failing does not stop the others;
+# each command has a time limit, the whole script ~2-4 minutes on an H200.
+# Usage (repository root, after the h200 build): scripts/gpu-round-explain.sh [BUILD_DIR] [OUT_DIR]
+# Leaves OUT_DIR/explain-proof.md (the tables) and OUT_DIR/explain.tar.gz (every program's report,
+# JSON, CSV rows, raw records, ncu CSV and logs; the raw records are the real session fixture for
+# tests/explain).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/h200}
+out=${2:-${OUT:-/tmp/warpcost-out}}
+work=$(mktemp -d /tmp/warpcost-explain-round-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+explain=$build/bench/warpcost-explain
+examples=$build/examples/explain
+mkdir -p "$out" "$work/explain"
+limit=90  # seconds for any one command
+
+cmake --build "$build" -j "$(nproc)" --target warpcost-explain warpcost_inject explain_partial_block \
+  explain_lane_split explain_gather_stride explain_tile_2d explain_low_residency explain_clean >/dev/null ||
+  { echo "gpu-round-explain: build failed"; exit 1; }
+
+# program | the view its defect names ("-": the clean program, no fixed twin) | kernel name (ncu -k)
+cases=(
+  "partial_block|partial_warps|fma_chains"
+  "lane_split|divergence|split_work"
+  "gather_stride|coalescing|gather"
+  "tile_2d|coalescing|scale_tile"
+  "low_residency|latency_hiding|stream_sum"
+  "clean|-|axpy4"
+)
+
+kernel_seconds() { sed -n 's/.*kernel_seconds=\([0-9.eE+-]*\) check=ok.*/\1/p' "$1" | tail -n 1; }
+now() { date +%s.%N; }
+
+printf '# program\tview\texplain json\tdefect seconds\tfixed seconds\n' >"$work/cases.tsv"
+overhead="| program | wall without explain (s) | wall with explain (s) | ratio | profiled gpu__time_duration / the program's event median |\n|---|---|---|---|---|\n"
+status=0
+for c in "${cases[@]}"; do
+  IFS='|' read -r program view kernel <<<"$c"
+  d=$work/explain/$program
+  mkdir -p "$d"
+  echo "=== $program"
+  # Without explain: the defect (wall time too, for the overhead) and its fixed twin.
+  t0=$(now)
+  timeout "$limit" "$examples/$program" --variant defect >"$d/defect.txt" 2>&1 || { echo "defect run failed"; status=1; }
+  t1=$(now)
+  defect_s=$(kernel_seconds "$d/defect.txt")
+  fixed_s=-
+  if [ "$view" != - ]; then
+    timeout "$limit" "$examples/$program" --variant fixed >"$d/fixed.txt" 2>&1 || { echo "fixed run failed"; status=1; }
+    fixed_s=$(kernel_seconds "$d/fixed.txt")
+  fi
+  # Under explain: the first launch profiled (a warm-up launch: same kernel, same counters).
+  t2=$(now)
+  timeout "$limit" "$explain" --launches 1 --json "$d/explain.json" --csv "$d/explain.csv" \
+    --records "$d/records.jsonl" -- "$examples/$program" --variant defect >"$d/explain.txt" 2>&1 ||
+    { echo "explain failed (exit $?)"; status=1; }
+  t3=$(now)
+  cat "$d/explain.txt"
+  # The profiled launch's duration (kernel replay, instrumented passes) against the unprofiled time.
+  profiled=$(python3 -c 'import json,sys
+k=json.load(open(sys.argv[1]))["kernels"][0]; print(k["seconds"]/k["launches"])' "$d/explain.json" 2>/dev/null)
+  duration_ratio=$([ -n "$profiled" ] && [ -n "$defect_s" ] && awk "BEGIN{printf \"%.3f\", $profiled/$defect_s}")
+  overhead+="| $program | $(awk "BEGIN{printf \"%.2f\", $t1-$t0}") | $(awk "BEGIN{printf \"%.2f\", $t3-$t2}") | $(awk "BEGIN{a=$t1-$t0; b=$t3-$t2; if (a>0) printf \"%.2f\", b/a}") | ${duration_ratio} |\n"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$program" "$view" "$d/explain.json" "${defect_s:--}" "${fixed_s:--}" >>"$work/cases.tsv"
+  # Nsight Compute on the same first launch, the same metrics.
+  if command -v ncu >/dev/null; then
+    metrics=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r.get("record")=="start": print(",".join(r["metrics"])); break' "$d/records.jsonl" 2>/dev/null)
+    if [ -n "$metrics" ]; then
+      timeout "$limit" ncu --clock-control none --metrics "$metrics" -k "regex:$kernel" --launch-count 1 \
+        --csv --page raw "$examples/$program" --variant defect >"$d/ncu.csv" 2>"$d/ncu.log" ||
+        echo "ncu failed (see ncu.log)"
+    fi
+  fi
+done
+
+{
+  echo "# warpcost explain on examples/explain ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1))"
+  echo
+  echo "Predicted (explain, the named view) against measured (the fixed twin's kernel time) fix speedups;"
+  echo "rules: analysis/explain/proof.hpp (within 25 %; clean program's views <= 1.05; the largest view is the named one)."
+  echo
+  "$explain" --proof "$work/cases.tsv" || status=1
+  echo
+  echo "## Overhead"
+  echo
+  printf "%b" "$overhead"
+  echo
+  echo "## Injected counters against Nsight Compute (same first launch)"
+  echo
+  echo "| program | metric | explain | ncu | ratio | within 1 % |"
+  echo "|---|---|---|---|---|---|"
+  for c in "${cases[@]}"; do
+    IFS='|' read -r program _ _ <<<"$c"
+    d=$work/explain/$program
+    [ -s "$d/ncu.csv" ] && [ -s "$d/records.jsonl" ] &&
+      python3 scripts/explain_ncu_compare.py "$program" "$d/records.jsonl" "$d/ncu.csv"
+  done
+} >"$out/explain-proof.md"
+cat "$out/explain-proof.md"
+cp "$work/cases.tsv" "$work/explain/"
+tar czf "$out/explain.tar.gz" -C "$work" explain
+exit $status
