@@ -72,7 +72,10 @@ result=$(awk -v table="$table" '
     # first word after the address and any predicate guard.
     line = $0; sub(/^[ \t]*\/\*[0-9a-f]+\*\/[ \t]*/, "", line); sub(/^@!?U?P[0-9T]+[ \t]+/, "", line)
     split(line, w, /[ \t]/)
-    if (index(w[1], mnem[id]) == 1) count++
+    # A mnemonic may name alternatives ("IADD3|IMAD.IADD": ptxas emits some integer adds on the
+    # FMA pipe as IMAD.IADD, a + b as a * 1 + b).
+    k = split(mnem[id], alt, "|")
+    for (j = 1; j <= k; j++) if (index(w[1], alt[j]) == 1) { count++; break }
   }
   END { finish() }' <<<"$sass")
 echo "$result"

@@ -19,7 +19,7 @@ namespace {
 const std::vector<PrimitiveInfo>& table() {
   static const std::vector<PrimitiveInfo> kTable = {
     // id, name, sass, sass/op, body inst/op, min cc, lane sweep, shfl32, shfl64, dependent
-    {Primitive::kAlu, "alu_add", "IADD3", 1, 1, 0, true, false, false, true},
+    {Primitive::kAlu, "alu_add", "IADD3|IMAD.IADD", 1, 1, 0, true, false, false, true},
     {Primitive::kShflIdx32, "shfl_idx32", "SHFL.IDX", 1, 1, 0, true, true, false, true},
     {Primitive::kShflUp32, "shfl_up32", "SHFL.UP", 1, 1, 0, true, true, false, true},
     {Primitive::kShflDown32, "shfl_down32", "SHFL.DOWN", 1, 1, 0, true, true, false, true},
