@@ -166,7 +166,7 @@ TEST(WarpcostScript, HelpIsUsageOnStdoutAndExitsZero) {
 TEST(WarpcostScript, UsageErrorsExitTwoAndNameWhatIsAllowed) {
   Outcome o = run(kScript + " frobnicate");
   EXPECT_EQ(o.exit_code, 2) << o.output;
-  EXPECT_NE(o.output.find("unknown command 'frobnicate'; allowed: run, test, compare, help"), std::string::npos);
+  EXPECT_NE(o.output.find("unknown command 'frobnicate'; allowed: run, test, compare, check, predict, explain, help"), std::string::npos);
   o = run(kScript + " run --preset nosuch");
   EXPECT_EQ(o.exit_code, 2) << o.output;
   EXPECT_NE(o.output.find("unknown preset 'nosuch'; allowed: user ci h200"), std::string::npos) << o.output;
