@@ -56,6 +56,13 @@ result=$(awk -v table="$table" '
   function finish() {
     if (id == "") return
     need = 64 * chains * per[id]
+    if (name[id] == "activemask") {
+      # Not timed (bench/warp_primitives/primitives_plan.cpp): ptxas hoists __activemask() out of the
+      # chain, which this check found on the H200 (2 VOTE.ANY for 64 calls).
+      printf "SKIP %s chains=%d %s: %d (not timed: ptxas hoists it out of the chain) %s\n", name[id], chains, mnem[id], count, fn
+      id = ""
+      return
+    }
     printf "%s %s chains=%d %s: %d (need >= %d) %s\n", (count >= need ? "PASS" : "FAIL"), name[id], chains, mnem[id], count, need, fn
     id = ""
   }

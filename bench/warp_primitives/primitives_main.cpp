@@ -94,6 +94,11 @@ Options parse(int argc, char** argv) {
         for (const wp::PrimitiveInfo& q : wp::primitives()) names += (names.empty() ? "" : ", ") + std::string(q.name);
         throw UsageError("primitive '" + value + "'. allowed: " + names);
       }
+      if (p->id == wp::Primitive::kActivemask) {
+        throw UsageError("primitive 'activemask' is not timed: ptxas hoists __activemask() out of a chain "
+                         "(2 VOTE.ANY for 64 calls on the H200), so a chain would time the XOR around it; "
+                         "`facts` shows what it returns (docs/warp-primitives.md)");
+      }
       o.point.primitive = static_cast<int>(p->id);
       primitive_given = true;
     } else if (timed && flag == "--lanes") {

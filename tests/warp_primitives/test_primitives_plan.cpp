@@ -32,16 +32,18 @@ TEST(WarpPrimitivesPlan, SweepEndsAtTheDevicesCap) {
 }
 
 TEST(WarpPrimitivesPlan, PointCountsByHand) {
-  // H200: 23 full-warp latency points; 7 primitives x (5 contiguous + 4 scattered + 1 divergent);
-  // throughput: 11 primitives x 7 warps/SM + the other 12 at the cap; 2 x 3 lane points at the cap.
+  // H200: 22 full-warp latency points (23 primitives less activemask, which is not timed);
+  // 7 primitives x (5 contiguous + 4 scattered + 1 divergent); throughput: 11 primitives x 7
+  // warps/SM + the other 11 at the cap; 2 x 3 lane points at the cap.
   const std::vector<Point> h200 = plan(kH200);
-  EXPECT_EQ(count(h200, Kind::kLatency), 23 + 70);
-  EXPECT_EQ(count(h200, Kind::kThroughput), 77 + 12 + 6);
-  // Turing (cc 7.5): no reductions: 20 full-warp points, 6 lane primitives (no reduce_add), the
-  // sweep of 6: 10 primitives x 6 + 10 others at the cap, 6 lane points.
+  EXPECT_EQ(count(h200, Kind::kLatency), 22 + 70);
+  EXPECT_EQ(count(h200, Kind::kThroughput), 77 + 11 + 6);
+  // Turing (cc 7.5): no reductions, no activemask: 19 full-warp points, 6 lane primitives (no
+  // reduce_add), the sweep of 6: 10 primitives x 6 + 9 others at the cap, 6 lane points.
   const std::vector<Point> turing = plan(kTuring);
-  EXPECT_EQ(count(turing, Kind::kLatency), 20 + 60);
-  EXPECT_EQ(count(turing, Kind::kThroughput), 60 + 10 + 6);
+  EXPECT_EQ(count(turing, Kind::kLatency), 19 + 60);
+  EXPECT_EQ(count(turing, Kind::kThroughput), 60 + 9 + 6);
+  for (const Point& p : h200) EXPECT_NE(p.primitive, 18) << "activemask is not timed";
   for (const Point& p : turing) {
     EXPECT_FALSE(p.primitive >= 14 && p.primitive <= 16) << "reduction " << p.primitive << " planned on cc 7.5";
     EXPECT_LE(p.warps_per_sm, 32);
