@@ -146,6 +146,7 @@ analysis::Run csv_run(const Session& s) {
   c[schema::key::kUtc] = utc_now("%Y-%m-%dT%H:%M:%SZ");
   const DeviceRecord d = s.records.devices.empty() ? DeviceRecord{} : s.records.devices.front();
   c[schema::key::kGpuName] = d.name;
+  c[schema::key::kGpuUuid] = "unknown";  // the injection records carry no UUID
   c[schema::key::kCc] = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
   c[schema::key::kSmCount] = std::to_string(d.sm_count);
   c[schema::key::kDriverVersion] = "cuda " + std::to_string(d.driver_api);

@@ -263,6 +263,18 @@ std::optional<LaunchShape> launch_shape(CUpti_CallbackId id, const void* params)
   }
 }
 
+// A launch names a CUfunction, or, where the runtime loads modules context-independently (CUDA 12+),
+// a CUkernel in its place: cuFuncGetAttribute and the occupancy API refuse that with
+// CUDA_ERROR_INVALID_HANDLE (the H200 round of 3291c0d, every launch of the examples), so the
+// kernel's function in the current context is taken instead.
+CUfunction function_in_context(CUfunction f) {
+  int registers = 0;
+  if (cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS) return f;
+  CUfunction in_context = nullptr;
+  INJECT_DRIVER(cuKernelGetFunction(&in_context, reinterpret_cast<CUkernel>(f)));
+  return in_context;
+}
+
 int function_attribute(CUfunction f, CUfunction_attribute attribute) {
   int value = 0;
   INJECT_DRIVER(cuFuncGetAttribute(&value, attribute, f));
@@ -283,6 +295,7 @@ void disable(CUpti_RangeProfiler_Object* profiler) {
 void begin_launch(const CUpti_CallbackData& data, const LaunchShape& shape, const std::string& name,
                   const char* mangled) {
   ContextState& state = context_state(data.context);
+  const CUfunction function = function_in_context(shape.function);
   json record = {{"record", "launch"},
                  {"index", g_active_index},
                  {"name", name},
@@ -290,12 +303,12 @@ void begin_launch(const CUpti_CallbackData& data, const LaunchShape& shape, cons
                  {"grid", {shape.grid[0], shape.grid[1], shape.grid[2]}},
                  {"block", {shape.block[0], shape.block[1], shape.block[2]}},
                  {"dynamic_shared_bytes", shape.dynamic_shared},
-                 {"static_shared_bytes", function_attribute(shape.function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)},
-                 {"registers_per_thread", function_attribute(shape.function, CU_FUNC_ATTRIBUTE_NUM_REGS)},
+                 {"static_shared_bytes", function_attribute(function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)},
+                 {"registers_per_thread", function_attribute(function, CU_FUNC_ATTRIBUTE_NUM_REGS)},
                  {"device", state.ordinal}};
   const int block_threads = static_cast<int>(shape.block[0] * shape.block[1] * shape.block[2]);
   int blocks_per_sm = 0;
-  INJECT_DRIVER(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, shape.function, block_threads,
+  INJECT_DRIVER(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, function, block_threads,
                                                            shape.dynamic_shared));
   record["occupancy_blocks_per_sm"] = blocks_per_sm;
 
