@@ -147,6 +147,11 @@ analysis::Run csv_run(const Session& s) {
   const DeviceRecord d = s.records.devices.empty() ? DeviceRecord{} : s.records.devices.front();
   c[schema::key::kGpuName] = d.name;
   c[schema::key::kGpuUuid] = "unknown";  // the injection records carry no UUID
+  // The clocks and memory figures the CSV's headline pass reads: an explain session measures none.
+  for (const char* key : {schema::key::kSmClockMeasuredKhz, schema::key::kSmClockMaxKhz,
+                          schema::key::kMemoryClockKhz, schema::key::kMemoryBusWidthBits}) {
+    c[key] = "0";
+  }
   c[schema::key::kCc] = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
   c[schema::key::kSmCount] = std::to_string(d.sm_count);
   c[schema::key::kDriverVersion] = "cuda " + std::to_string(d.driver_api);
