@@ -37,10 +37,11 @@ else
 step "build and test (h200 preset)" ./warpcost test --preset h200
 # The launch-wrapper test provokes an invalid launch on purpose; memcheck would count that API error.
 # The chase's L1-against-DRAM timing test is left out too: memcheck's instrumentation of every load
-# costs more than the latencies it compares.
+# costs more than the latencies it compares. So is the clock probe's SM clock against the events'
+# (within 3 %): under memcheck it read 4.7 % off in the round of 83d4692, and passed without it.
 step "compute-sanitizer memcheck on the GPU tests" \
   compute-sanitizer --tool memcheck --error-exitcode 9 build/h200/tests/test_gpu \
-  --gtest_filter=-GpuLaunchWrapper.ReportsAnImpossibleConfigurationAsAnError:GpuChase.A16KiBRingIsFasterPerLoadThanA1GiBRing:GpuChase.BackToBackLaunchesOnARingLargerThanTheL2BothMissIt
+  --gtest_filter=-GpuLaunchWrapper.ReportsAnImpossibleConfigurationAsAnError:GpuChase.A16KiBRingIsFasterPerLoadThanA1GiBRing:GpuChase.BackToBackLaunchesOnARingLargerThanTheL2BothMissIt:GpuClockProbe.StaysOnOneSmAndMeasuresAPlausibleClock
 step "compute-sanitizer memcheck on the coalescing GPU tests" \
   compute-sanitizer --tool memcheck --error-exitcode 9 build/h200/tests/coalescing/test_gpu_coalescing
 # Runs one of the command-line tools once per argument list, into $OUT/FILE and the log.

@@ -143,9 +143,11 @@ def headline_test(root, cs, schema):
     heads = df[df.headline.notna()]
     summary = open(os.path.join(root, "results", "report.md"), encoding="utf-8").read()
     table = summary[summary.index("## Headline figures per GPU"):]
-    lines = [line for line in table.splitlines() if line.startswith("| NVIDIA H200")]
+    # One row per GPU, named by its UUID's first 8 characters, which the run folder ends in.
+    gpu = "| NVIDIA H200 (GPU-" + COMMITTED_RUN.rsplit("-", 1)[1] + ")"
+    lines = [line for line in table.splitlines() if line.startswith(gpu)]
     if len(lines) != 1:
-        fail(f"the summary has {len(lines)} H200 rows in its headline table")
+        fail(f"the summary has {len(lines)} rows '{gpu}' in its headline table")
     cells = [c.strip() for c in lines[0].strip("|").split(" | ")]
     columns = ["dram_latency", "best_read", "divergence_20_12", "staircase", "knee"]
     if sorted(heads.headline) != sorted(columns):
