@@ -12,7 +12,7 @@ targets=(warpcost-examples)
 extra=()
 for arg in "$@"; do
   if [ "$arg" = --measure ]; then
-    targets+=(warpcost-record warpcost-diverge warpcost-coalesce warpcost-stream)
+    targets+=(warpcost-record warpcost-diverge warpcost-coalesce warpcost-stream warpcost-primitives)
     extra=(--bench-dir "$build/bench")
   fi
 done

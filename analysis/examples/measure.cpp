@@ -14,6 +14,7 @@
 #include "analysis/core/result_schema.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/tidy_csv.hpp"
+#include "analysis/warp_primitives/primitives_eval.hpp"
 
 namespace warpcost::examples {
 namespace {
@@ -27,6 +28,22 @@ const char* const kRecord = "warpcost-record";
 const char* const kDiverge = "warpcost-diverge";
 const char* const kCoalesce = "warpcost-coalesce";
 const char* const kStream = "warpcost-stream";
+const char* const kPrimitives = "warpcost-primitives";
+
+// The examples file's primitive names (examples_file.cpp) against warpcost-primitives' own (its
+// `list`); the 32-bit variant of each shuffle, the kind a course example writes.
+const char* tool_primitive(const std::string& name) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"shfl_sync", "shfl_idx32"},       {"shfl_up_sync", "shfl_up32"},     {"shfl_down_sync", "shfl_down32"},
+      {"shfl_xor_sync", "shfl_xor32"},   {"ballot_sync", "ballot"},         {"any_sync", "any"},
+      {"all_sync", "all"},               {"match_any_sync", "match_any"},   {"match_all_sync", "match_all"},
+      {"reduce_add_sync", "reduce_add"}, {"reduce_min_sync", "reduce_min"}, {"reduce_max_sync", "reduce_max"},
+      {"syncwarp", "syncwarp"},          {"butterfly_reduction", "sum_butterfly"}};
+  for (const auto& n : kNames) {
+    if (name == n.first) return n.second;
+  }
+  return nullptr;
+}
 
 std::string num(double v) {
   char buf[64];
@@ -136,6 +153,31 @@ MeasurePlan plan_coalescing(const Example& ex) {
   return plan;
 }
 
+MeasurePlan plan_primitive(const Example& ex) {
+  const std::string name = get(ex, "primitive")->value.text;
+  if (name == "activemask") {
+    return why("warpcost-primitives does not time activemask: ptxas hoists __activemask() out of a dependent chain, so "
+               "a chain would time the code around it (`warpcost-primitives facts` shows what it returns)");
+  }
+  const char* tool = tool_primitive(name);
+  if (tool == nullptr) return why("no warpcost-primitives primitive for '" + name + "'");
+  const long long active = get(ex, "active_lanes") ? static_cast<long long>(get(ex, "active_lanes")->value.number) : model::kWarpSize;
+  auto latency = [](const std::string& p, long long lanes) {
+    return Invocation{kPrimitives, {"latency", "--primitive", p, "--lanes", std::to_string(lanes)}};
+  };
+  if (name == "butterfly_reduction") {
+    const long long lanes = get(ex, "lanes") ? static_cast<long long>(get(ex, "lanes")->value.number) : model::kWarpSize;
+    if (lanes != model::kWarpSize || active != model::kWarpSize) {
+      return why("warpcost-primitives' sum_butterfly reduces a whole warp (32 lanes, all active); this example reduces " +
+                 std::to_string(lanes) + " lanes with " + std::to_string(active) + " active");
+    }
+    // The butterfly's latency against 5 x (shuffle + add), each from its own dependent chain.
+    return MeasurePlan{{latency("sum_butterfly", 32), latency("shfl_xor32", 32), latency("alu_add", 32)}, ""};
+  }
+  // The primitive at the example's active lanes (contiguous mask) and at the full warp.
+  return MeasurePlan{{latency(tool, active), latency(tool, model::kWarpSize)}, ""};
+}
+
 std::string stated_of(const Example& ex, const std::string& field) {
   for (const auto& s : ex.answers) {
     if (s.field == field) return render(s.value);
@@ -187,7 +229,7 @@ MeasurePlan plan_measure(const Example& ex) {
     return why("no single-point runner launches a grid tail; the suite's partial_warp/grid_tail points measure the "
                "family's sizes (warpcost predict reads them)");
   }
-  return why("the warp_primitives family (issue 24) has no runner on this branch; measured once it lands");
+  return plan_primitive(ex);
 }
 
 RecordReport parse_record(const std::string& text) {
@@ -243,6 +285,12 @@ double parse_coalesce_useful_tbps(const std::string& text) {
 
 double parse_stream_tbps(const std::string& text) {
   static const std::regex row(R"((^|\n)bandwidth ([0-9.]+) TB/s)");
+  std::smatch m;
+  return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
+}
+
+double parse_primitive_latency_cycles(const std::string& text) {
+  static const std::regex row(R"((^|\n)latency ([0-9.]+) cycles per op)");
   std::smatch m;
   return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
 }
@@ -359,6 +407,56 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
       r.note = "useful bandwidth " + num(mine) + " TB/s over the fully coalesced " + num(reference) +
                " TB/s (best stride-1 load of 4, 8, 16 B), within " + num(analysis::coalescing_tolerance::kBandwidth * 100) +
                " % (the coalescing family's rule)";
+      rows.push_back(r);
+    }
+    return rows;
+  }
+  if (ex.kind == "warp_primitive") {
+    std::vector<double> cycles;
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      cycles.push_back(parse_primitive_latency_cycles(outputs[i]));
+      if (!(cycles.back() > 0)) {
+        throw std::runtime_error(ex.id + ": warpcost-primitives printed no latency (" + plan.calls[i].args[2] + ")");
+      }
+    }
+    const std::string lanes = plan.calls[0].args[4];
+    auto all = answers;
+    const bool has_cycles = std::any_of(all.begin(), all.end(), [](const ModelAnswer& a) { return a.field == "reduction_cycles"; });
+    if (plan.calls.size() == 3 && !has_cycles) {
+      // No author's latencies: the reduction's cycles are still judged, the model's value from this GPU's.
+      all.push_back({"reduction_cycles", Value{ValueType::kRatio,
+                                               model::butterfly_reduction_cycles(cycles[1], cycles[2], model::kWarpSize), {}, {}, {}},
+                     "5·(shuffle + add) at this GPU's latencies"});
+    }
+    for (const auto& a : all) {
+      MeasuredAnswer r = base_row(ex, a);
+      r.has_gpu = true;
+      r.row_kind = analysis::kind::kModel;
+      if (plan.calls.size() == 2 && a.field == "cost_vs_full_warp") {
+        namespace tol = analysis::warp_primitives_tolerance;
+        r.gpu = cycles[0] / cycles[1];
+        r.verdict = std::fabs(r.gpu / a.value.number - 1.0) <= tol::kGranularityLatency ? analysis::verdict::kHolds
+                                                                                         : analysis::verdict::kFails;
+        r.note = plan.calls[0].args[2] + " latency " + num(cycles[0]) + " cycles an op at " + lanes + " lanes over " +
+                 num(cycles[1]) + " at 32 (warpcost-primitives latency), within " + num(tol::kGranularityLatency * 100) +
+                 " % (the warp_primitives family's granularity rule)";
+      } else if (plan.calls.size() == 3 && a.field == "reduction_cycles") {
+        namespace tol = analysis::warp_primitives_tolerance;
+        const int steps = model::butterfly_reduction_steps(model::kWarpSize);
+        const double predicted = model::butterfly_reduction_cycles(cycles[1], cycles[2], model::kWarpSize);
+        r.gpu = cycles[0];
+        r.unit = "cycles";
+        r.model_value = predicted;
+        r.verdict = std::fabs(cycles[0] / predicted - 1.0) <= tol::kComposition ? analysis::verdict::kHolds
+                                                                               : analysis::verdict::kFails;
+        r.note = "sum_butterfly latency " + num(cycles[0]) + " cycles against " + std::to_string(steps) +
+                 " x (shfl_xor32 " + num(cycles[1]) + " + alu_add " + num(cycles[2]) + ") = " + num(predicted) +
+                 " cycles measured on this GPU, within " + num(tol::kComposition * 100) +
+                 " % (the warp_primitives family's composition rule)" +
+                 (has_cycles ? "; the example's own latencies give " + r.model : "");
+      } else {
+        continue;
+      }
       rows.push_back(r);
     }
     return rows;

@@ -1,5 +1,5 @@
 // `warpcost check FILE --measure`: each example's own point run by its family's single-point runner
-// (warpcost-record, warpcost-diverge, warpcost-coalesce, warpcost-stream in build/<preset>/bench/),
+// (warpcost-record, warpcost-diverge, warpcost-coalesce, warpcost-stream, warpcost-primitives in build/<preset>/bench/),
 // read back from the runner's printed report, and judged with the family's rules beside the model
 // and the author's answer. The plan and the parsers are pure (tested on the runners' real output,
 // results/nvidia-h200/*/gpu-round-*.txt); only run_plan starts processes.
@@ -46,6 +46,8 @@ double parse_coalesce_useful_tbps(const std::string& text);
 // warpcost-stream read: bandwidth in TB/s and the loaded latency in cycles; < 0 when absent.
 double parse_stream_tbps(const std::string& text);
 double parse_stream_latency_cycles(const std::string& text);
+// warpcost-primitives latency: cycles per op; < 0 when absent.
+double parse_primitive_latency_cycles(const std::string& text);
 
 struct MeasuredAnswer {
   std::string example;

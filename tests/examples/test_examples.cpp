@@ -427,7 +427,11 @@ TEST(MeasurePlan, EachKindRunsItsFamilysRunnerOrSaysWhy) {
   const auto co = plan_measure(one_example("kind = \"coalescing\"\nelem_bytes = 4\nstride = 2\nanswer = { useful_fraction = 0.5 }\n"));
   ASSERT_EQ(co.calls.size(), 4u);  // the point and the 4, 8, 16 B stride-1 references
   EXPECT_EQ(co.calls[0].args, (std::vector<std::string>{"stride", "--bytes", "4", "--stride", "2", "--offset", "0"}));
-  EXPECT_TRUE(plan_measure(one_example("kind = \"warp_primitive\"\nprimitive = \"any_sync\"\nanswer = { cost_vs_full_warp = 1 }\n")).calls.empty());
+  const auto any = plan_measure(one_example("kind = \"warp_primitive\"\nprimitive = \"any_sync\"\nactive_lanes = 5\nanswer = { cost_vs_full_warp = 1 }\n"));
+  ASSERT_EQ(any.calls.size(), 2u);  // at the example's lanes and at the full warp
+  EXPECT_EQ(any.calls[0].runner, "warpcost-primitives");
+  EXPECT_EQ(any.calls[0].args, (std::vector<std::string>{"latency", "--primitive", "any", "--lanes", "5"}));
+  EXPECT_EQ(any.calls[1].args, (std::vector<std::string>{"latency", "--primitive", "any", "--lanes", "32"}));
 }
 
 TEST(MeasureParse, RealRunnerOutput) {
@@ -551,6 +555,94 @@ TEST(SummaryTable, TheNewestMeasuredPageBesideTheRunsVerbatim) {
   EXPECT_NE(md.find("| Ex 7 | slowdown | 2 | 2 | 1.999 | model | holds | 20260106T000000Z |"), std::string::npos) << md;
   EXPECT_EQ(md.find("20260105T000000Z |"), std::string::npos) << md;
   EXPECT_EQ(md.find("sample"), std::string::npos) << md;
+}
+
+}  // namespace
+}  // namespace warpcost::examples
+
+// ---- warp_primitive: warpcost-primitives latency. The lines below are REAL H200 output of the
+// tool (the GPU round at 3291c0d, "warpcost-primitives examples"), copied verbatim.
+namespace warpcost::examples {
+namespace {
+
+const char* const kShflXor32 =
+    "GPU: NVIDIA H200, 132 SMs, cc 9.0; shfl_xor32, 32 lanes, mask 0xffffffff\n"
+    "output checked against the host reference\n"
+    "latency 26.65 cycles per op (median of 5 launches, one warp an SM, 2048 ops)\n";
+const char* const kShflXor32OneLane =
+    "GPU: NVIDIA H200, 132 SMs, cc 9.0; shfl_xor32, 1 lanes, mask 0x00000001\n"
+    "output checked against the host reference\n"
+    "latency 26.65 cycles per op (median of 5 launches, one warp an SM, 2048 ops)\n";
+const char* const kSumButterfly =
+    "GPU: NVIDIA H200, 132 SMs, cc 9.0; sum_butterfly, 32 lanes, mask 0xffffffff\n"
+    "output checked against the host reference\n"
+    "latency 146.29 cycles per op (median of 5 launches, one warp an SM, 2048 ops)\n";
+// Not a captured line: the artifacts hold no alu_add run of the tool. The tool's latency line with
+// the committed run's alu_add latency (results/nvidia-h200/20261201T161721Z-2d0cb4e4/warpcost.csv,
+// primitive=0, cycles_per_op 5.0796), rounded as the tool prints it.
+const char* const kAluAdd =
+    "GPU: NVIDIA H200, 132 SMs, cc 9.0; alu_add, 32 lanes, mask 0xffffffff\n"
+    "output checked against the host reference\n"
+    "latency 5.08 cycles per op (median of 5 launches, one warp an SM, 2048 ops)\n";
+
+TEST(MeasurePrimitive, ParsesTheToolsRealLatencyLine) {
+  EXPECT_DOUBLE_EQ(parse_primitive_latency_cycles(kShflXor32), 26.65);
+  EXPECT_DOUBLE_EQ(parse_primitive_latency_cycles(kSumButterfly), 146.29);
+  // A throughput line (real, same round) is not a latency.
+  EXPECT_LT(parse_primitive_latency_cycles("throughput 0.9634 warp-ops per cycle per SM at 64 warps/SM (median of 5 launches)\n"), 0);
+}
+
+TEST(MeasurePrimitive, OneLaneCostsAsMuchAsTheWarpAndAPlanted10PercentFails) {
+  const Example ex = one_example("kind = \"warp_primitive\"\nprimitive = \"shfl_xor_sync\"\nactive_lanes = 1\nanswer = { cost_vs_full_warp = 1 }\n");
+  const auto plan = plan_measure(ex);
+  ASSERT_EQ(plan.calls.size(), 2u);
+  EXPECT_EQ(plan.calls[0].args, (std::vector<std::string>{"latency", "--primitive", "shfl_xor32", "--lanes", "1"}));
+  auto rows = judge_measurement(ex, plan, {kShflXor32OneLane, kShflXor32});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].answer, "cost_vs_full_warp");
+  EXPECT_EQ(rows[0].row_kind, "model");
+  EXPECT_DOUBLE_EQ(rows[0].gpu, 1.0);  // 26.65 / 26.65
+  EXPECT_EQ(rows[0].verdict, "holds");
+  // Plant: the one-lane shuffle costs 10 % more, 29.32 cycles (26.65 x 1.1 = 29.315).
+  rows = judge_measurement(ex, plan, {replace_once(kShflXor32OneLane, "latency 26.65", "latency 29.32"), kShflXor32});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].verdict, "fails");
+  // 1.5 % more (27.05 / 26.65 = 1.0150) is inside the family's 2 %.
+  rows = judge_measurement(ex, plan, {replace_once(kShflXor32OneLane, "latency 26.65", "latency 27.05"), kShflXor32});
+  EXPECT_EQ(rows[0].verdict, "holds");
+}
+
+TEST(MeasurePrimitive, ButterflyAgainstFiveShufflesAndAddsWithTheCompositionRule) {
+  const Example ex = one_example(
+      "kind = \"warp_primitive\"\nprimitive = \"butterfly_reduction\"\nshuffle_cycles = 24\nadd_cycles = 4\n"
+      "answer = { reduction_steps = 5, reduction_cycles = 140 }\n");
+  const auto plan = plan_measure(ex);
+  ASSERT_EQ(plan.calls.size(), 3u);
+  EXPECT_EQ(plan.calls[0].args[2], "sum_butterfly");
+  EXPECT_EQ(plan.calls[1].args[2], "shfl_xor32");
+  EXPECT_EQ(plan.calls[2].args[2], "alu_add");
+  // 5 x (26.65 + 5.08) = 158.65; 146.29 / 158.65 = 0.9221: 7.8 % under, outside 5 % (as the
+  // committed run's own composition row, 146.29 against 158.64, fails).
+  auto rows = judge_measurement(ex, plan, {kSumButterfly, kShflXor32, kAluAdd});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].answer, "reduction_cycles");
+  EXPECT_EQ(rows[0].stated, "140");
+  EXPECT_NEAR(rows[0].model_value, 158.65, 1e-9);
+  EXPECT_DOUBLE_EQ(rows[0].gpu, 146.29);
+  EXPECT_EQ(rows[0].verdict, "fails");
+  // 155.00 / 158.65 = 0.9770: 2.3 % under, within 5 %.
+  rows = judge_measurement(ex, plan, {replace_once(kSumButterfly, "latency 146.29", "latency 155.00"), kShflXor32, kAluAdd});
+  EXPECT_EQ(rows[0].verdict, "holds");
+  // A butterfly over 16 lanes: the tool sums whole warps only.
+  const auto half = plan_measure(one_example("kind = \"warp_primitive\"\nprimitive = \"butterfly_reduction\"\nlanes = 16\nanswer = { reduction_steps = 4 }\n"));
+  EXPECT_TRUE(half.calls.empty());
+  EXPECT_NE(half.why_not.find("whole warp"), std::string::npos) << half.why_not;
+}
+
+TEST(MeasurePrimitive, ActivemaskIsNotTimedAndSaysWhy) {
+  const auto plan = plan_measure(one_example("kind = \"warp_primitive\"\nprimitive = \"activemask\"\nanswer = { cost_vs_full_warp = 1 }\n"));
+  EXPECT_TRUE(plan.calls.empty());
+  EXPECT_NE(plan.why_not.find("does not time activemask"), std::string::npos) << plan.why_not;
 }
 
 }  // namespace
