@@ -115,7 +115,7 @@ std::vector<Measured> measured_values(const Example& ex, const fs::path& results
   const auto lookups = lookups_for(ex);
   if (lookups.empty()) {
     why_none = ex.kind == "warp_primitive"
-                   ? "the warp_primitives family (issue 24) has no measured point here yet"
+                   ? "predict does not read the warp_primitives family's runs yet; `warpcost check FILE --measure` runs the primitive"
                    : ex.kind == "scheduler_demand"
                          ? "no family measures a scheduler's demand as such (the streaming knee does, at this GPU's own L)"
                          : "no family measures these inputs (divergence: the kernels run equal path bodies only)";
