@@ -96,7 +96,7 @@ Options parse(int argc, char** argv) {
       }
       if (p->id == wp::Primitive::kActivemask) {
         throw UsageError("primitive 'activemask' is not timed: ptxas hoists __activemask() out of a chain "
-                         "(2 VOTE.ANY for 64 calls on the H200), so a chain would time the XOR around it; "
+                         "(2 VOTE.ANY for 64 calls in the sm_90 build), so a chain would time the XOR around it; "
                          "`facts` shows what it returns (docs/warp-primitives.md)");
       }
       o.point.primitive = static_cast<int>(p->id);
