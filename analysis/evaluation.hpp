@@ -14,7 +14,7 @@ namespace warpcost::analysis {
 // What a row is (the CSV's `kind` column; docs/verdicts.md has every check):
 //  model:  a prediction from inputs measured independently of the judged number, held to a
 //          declared tolerance: holds, fails, warn (the miss is inside the point's own noise),
-//          untestable (the prediction lies outside what the sweep measured) or throttled.
+//          untestable here (the data cannot decide: docs/verdicts.md, the knee rule) or throttled.
 //  target: a goal figure (best read >= 96 % of peak, CV <= 0.5 %): met or missed.
 //  check:  an instrument check: a fact of the programming model or of an API (ceil(P/32) warps a
 //          block, the tail's mask, the occupancy API against the formula it evaluates) that no GPU

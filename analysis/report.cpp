@@ -80,7 +80,7 @@ std::string verdicts_at_a_glance(const std::vector<EvaluatedRun>& runs) {
   std::string md =
       "\n## Verdicts at a glance\n\nEvery judged metric of every run (docs/verdicts.md has each "
       "check's statistic and tolerance). A model check holds, fails, warns (a miss inside twice the "
-      "point's own noise), is untestable here (its prediction lies outside the sweep) or is "
+      "point's own noise), is untestable here (the data cannot decide: the curve never flattens and the prediction lies past the sweep) or is "
       "throttled (its clock fell under 95% of the maximum); an instrument check (kind check) passes "
       "or fails; a target is met or missed; bounds and "
       "consistency figures are info and are not counted. \"fails, per-warp holds\" counts the grid "

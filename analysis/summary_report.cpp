@@ -177,7 +177,7 @@ std::string summary_report(const std::vector<EvaluatedRun>& runs, const SummaryO
         " current, " + std::to_string(archived) + " archived. Below, the newest current run of each GPU, " +
         "per family the count of each verdict. Model checks (a prediction from independently measured " +
         "inputs, a declared tolerance): holds, fails, warn (the miss past the tolerance is inside twice " +
-        "the point's own uncertainty), untestable here (the prediction lies outside the sweep), " +
+        "the point's own uncertainty), untestable here (the data cannot decide: a curve that never flattens, its prediction past the sweep), " +
         "throttled (SM clock under 95% of its maximum: kept out). Instrument checks (a fact of the " +
         "programming model or an API that no GPU measurement could change, read back to prove the " +
         "instrument): passed or failed, never counted as model checks. Targets (goal figures): met or " +

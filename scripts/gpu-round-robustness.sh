@@ -74,7 +74,7 @@ other=$!
 sleep 2
 "$bench" --warpcost_results_root="$work/r3" --warpcost_counters=off "--benchmark_filter=^partial_warp/staircase" \
   >"$work/3.out" 2>"$work/3.err"; rc=$?
-kill "$other" 2>/dev/null; wait "$other" 2>/dev/null
+pkill -P "$other" 2>/dev/null; kill "$other" 2>/dev/null; wait "$other" 2>/dev/null  # the loop and its running child
 json=$(find "$work/r3" -name bench.json | head -n 1)
 if [ -n "$json" ]; then
   op=$(context_of "$json" other_gpu_processes); say "other_gpu_processes: $op"
