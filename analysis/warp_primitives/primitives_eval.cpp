@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "analysis/core/models.hpp"
 #include "analysis/core/result_schema.hpp"
 #include "analysis/core/text_format.hpp"
 #include "analysis/evaluation_support.hpp"
@@ -252,13 +253,23 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     const std::string inputs = name_of(p) + ": " + fixed(lat, 2) + " cycles x " + fixed(peak, 3) + " warp-ops/cycle / " +
                                std::to_string(chains) + " chains = " + fixed(predicted, 2) + " warps; measured knee (" +
                                fixed(100.0 * tol::kKneeFraction, 0) + " %" + " of the best) at " + fixed(*knee, 0);
-    if (predicted > max_w) {
-      k.verdict = verdict::kUntestable;
-      k.why = inputs + "; the prediction lies beyond the sweep's " + fixed(max_w, 0) + " warps/SM";
-    } else {
-      const double miss = std::fabs(std::log2(*knee / std::max(predicted, min_w)));
+    // The knee rule of docs/verdicts.md (issue 21), as the streaming knees: on a curve flat over
+    // the sweep's end (the plateau rule, model::measured_knee) every prediction is judged, past the
+    // sweep too; on a curve still rising, the measured knee is only a lower bound, so a prediction
+    // under it by more than the tolerance fails and any other is untestable here.
+    const double miss = std::fabs(std::log2(*knee / std::max(predicted, min_w)));
+    const bool flat = model::measured_knee(curve, tol::kKneeFraction).saturated;
+    const bool under = std::log2(*knee / std::max(predicted, min_w)) > tol::kKneeLog2;
+    if (flat || under) {
       detail::judge(k, miss, tol::kKneeLog2, 0.0);
-      k.why = inputs + "; |log2(measured/predicted)| = " + fixed(miss, 2) + " (one sweep step = 1)";
+      k.why = inputs + "; |log2(measured/predicted)| = " + fixed(miss, 2) + " (one sweep step = 1)" +
+              (flat ? "" : "; the curve still rises at the sweep's end (the plateau rule), so the true knee "
+                           "lies at or past the measured one, and the prediction is under it");
+    } else {
+      k.verdict = verdict::kUntestable;
+      k.why = inputs + "; the curve still rises at the sweep's " + fixed(max_w, 0) +
+              " warps/SM (the plateau rule): its knee is at least the measured one, which the prediction "
+              "does not undercut, so the data cannot decide";
     }
     rows.push_back(k);
   }

@@ -247,11 +247,49 @@ TEST(WarpPrimitivesEval, PlantedLateKneeFailsLittlesLaw) {
   EXPECT_EQ(knee.verdict, verdict::kFails);
 }
 
-TEST(WarpPrimitivesEval, AKneeBeyondTheSweepIsUntestable) {
+// The knee rule (docs/verdicts.md, issue 21) on the real shfl_xor32 sweep: 0.9051, 0.9443, 0.9551,
+// 0.9639 warp-ops/cycle/SM at 8, 16, 32, 64 warps/SM. Plateau rule by hand: R = the second-largest
+// rate 0.9551; the plateau starts at the fewest warps reaching 0.95 R = 0.9073, 16 warps/SM; past it
+// 32 and 64 lie within 5 % of R (0.0 % and +0.9 %), 16 itself too (-1.1 %): 2 points, no outlier,
+// 64 / 16 = 4 >= 1.10: flat. The measured knee (90 % of 0.9639 = 0.8675) is 8 warps/SM.
+TEST(WarpPrimitivesEval, APredictionPastTheSweepOnAFlatCurveFails) {
   auto run = fixture();
-  // 26.649 x 0.9639 / 4 = 6.42 warps; at 20 x the latency the prediction is 128.4, beyond the sweep's 64.
+  // 26.649 x 0.9639 / 4 = 6.42 warps; at 20 x the latency the prediction is 128.4, past the sweep's
+  // 64 on a curve flat from 16: |log2(8 / 128.4)| = 4.0 sweep steps, over the tolerance of 1.
   scale_counter(bench(run, "latency", kXorFull), wp::work::kCyclesPerOp, 20.0);
-  EXPECT_EQ(row(evaluate_run(run), "throughput", "primitive=4", wp::row::kKnee).verdict, verdict::kUntestable);
+  const Row knee = row(evaluate_run(run), "throughput", "primitive=4", wp::row::kKnee);
+  EXPECT_DOUBLE_EQ(knee.value, 8.0);
+  EXPECT_EQ(knee.verdict, verdict::kFails) << knee.why;
+}
+
+// The same sweep replanted as a straight line, 0.9639 x W / 64 at W = 1..64: it never flattens
+// (R = 0.4820 at 32; 0.95 R first at 32; past it only 64, at 2 x R: no point in the band), and its
+// 90 % knee is 64 (0.9639 x 64/64 is the first rate over 0.8675). Its true knee is 64 or more.
+void replant_shuffle_sweep_as_a_line(Run& run) {
+  for (const int w : {1, 2, 4, 8, 16, 32, 64}) {
+    BenchmarkResult& b = bench(run, "throughput", "primitive=4;warps_per_sm=" + std::to_string(w) + ";active_lanes=32;mask=0");
+    const double want = kXorCapRate * w / 64.0;
+    scale_counter(b, wp::work::kOpsPerCycleSm, want / b.counter_median(wp::work::kOpsPerCycleSm));
+  }
+}
+
+TEST(WarpPrimitivesEval, OnACurveThatNeverFlattensOnlyAPredictionUnderTheKneeIsDecided) {
+  // Prediction 40 (latency x 40 x 4 / (26.649 x 0.9639) = x 6.229): under the measured 64 by
+  // log2(64/40) = 0.68 step, within the tolerance, and the true knee may lie past 64: untestable
+  // here (the old rule held it).
+  auto run = fixture();
+  replant_shuffle_sweep_as_a_line(run);
+  scale_counter(bench(run, "latency", kXorFull), wp::work::kCyclesPerOp, 40.0 * 4.0 / (kXorCycles * kXorCapRate));
+  Row knee = row(evaluate_run(run), "throughput", "primitive=4", wp::row::kKnee);
+  EXPECT_DOUBLE_EQ(knee.value, 64.0);
+  EXPECT_NEAR(*knee.predicted, 40.0, 1e-6);
+  EXPECT_EQ(knee.verdict, verdict::kUntestable) << knee.why;
+  // Prediction 16: log2(64/16) = 2 steps under a knee that is at least 64: fails.
+  run = fixture();
+  replant_shuffle_sweep_as_a_line(run);
+  scale_counter(bench(run, "latency", kXorFull), wp::work::kCyclesPerOp, 16.0 * 4.0 / (kXorCycles * kXorCapRate));
+  knee = row(evaluate_run(run), "throughput", "primitive=4", wp::row::kKnee);
+  EXPECT_EQ(knee.verdict, verdict::kFails) << knee.why;
 }
 
 TEST(WarpPrimitivesEval, PlantedExtraInstructionsFailTheCounterCheck) {
