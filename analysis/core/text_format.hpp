@@ -2,6 +2,7 @@
 // formatter for the whole analysis.
 #pragma once
 
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -44,6 +45,23 @@ inline std::string hex_mask(std::uint32_t mask) {
   char buffer[16];
   std::snprintf(buffer, sizeof buffer, "0x%08x", mask);
   return buffer;
+}
+
+// A GPU's name as a folder name: lower-case letters and digits, each run of anything else one '-'
+// ("NVIDIA H200" -> "nvidia-h200"). The bench names its run folders so, and tools that write beside
+// the runs (warpcost check --measure) use the same rule.
+inline std::string gpu_slug(const std::string& name) {
+  std::string slug;
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) {
+      slug += static_cast<char>(std::tolower(u));
+    } else if (!slug.empty() && slug.back() != '-') {
+      slug += '-';
+    }
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  return slug.empty() ? "unknown-gpu" : slug;
 }
 
 }  // namespace warpcost::analysis

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/core/text_format.hpp"
 #include "analysis/examples/examples.hpp"
 #include "analysis/examples/measure.hpp"
 #include "analysis/examples/measured.hpp"
@@ -53,21 +54,6 @@ std::string first_line_of(const char* command) {
 // The name nvidia-smi gives the first GPU, or "" where none is visible.
 std::string visible_gpu() { return first_line_of("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null"); }
 
-// bench/common/device_info.cpp's gpu_slug rule: lower-case letters and digits, runs of anything else
-// one '-', so the examples land beside the suite's runs of the same GPU.
-std::string slug_of(const std::string& name) {
-  std::string slug;
-  for (const char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u)) {
-      slug += static_cast<char>(std::tolower(u));
-    } else if (!slug.empty() && slug.back() != '-') {
-      slug += '-';
-    }
-  }
-  while (!slug.empty() && slug.back() == '-') slug.pop_back();
-  return slug.empty() ? "unknown-gpu" : slug;
-}
 
 int measure(const std::string& file, const std::vector<ex::Example>& examples, const std::string& bench_dir,
             const std::string& results, bool any_disagrees) {
@@ -111,7 +97,7 @@ int measure(const std::string& file, const std::vector<ex::Example>& examples, c
   char utc[32];
   std::strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   // <utc>-examples-<file stem>: the summary shows the reference page's (report.hpp, kPageExamplesSuffix).
-  const std::string run = slug_of(gpu) + "/" + stamp + "-examples-" + slug_of(std::filesystem::path(file).stem().string());
+  const std::string run = warpcost::analysis::gpu_slug(gpu) + "/" + stamp + "-examples-" + warpcost::analysis::gpu_slug(std::filesystem::path(file).stem().string());
   const char* rev_env = std::getenv("WARPCOST_GIT_REV");
   const std::string rev = rev_env != nullptr ? rev_env : first_line_of("git rev-parse --short=12 HEAD 2>/dev/null");
   const std::string md = ex::measured_markdown(rows, gpu + ", " + file);

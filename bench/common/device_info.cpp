@@ -1,5 +1,7 @@
 #include "bench/common/device_info.hpp"
 
+#include "analysis/core/text_format.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -132,19 +134,7 @@ DeviceFacts facts_of(const DeviceInfo& info) {
   return f;
 }
 
-std::string gpu_slug(const std::string& name) {
-  std::string slug;
-  for (const char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u)) {
-      slug += static_cast<char>(std::tolower(u));
-    } else if (!slug.empty() && slug.back() != '-') {
-      slug += '-';
-    }
-  }
-  while (!slug.empty() && slug.back() == '-') slug.pop_back();
-  return slug.empty() ? "unknown-gpu" : slug;
-}
+std::string gpu_slug(const std::string& name) { return analysis::gpu_slug(name); }
 
 double clock_hz_from_sample(const kernels::ClockSample& sample) {
   if (sample.smid_start != sample.smid_end) {
