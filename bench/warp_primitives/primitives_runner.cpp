@@ -9,15 +9,12 @@
 
 namespace warpcost::warp_primitives {
 
-DeviceFacts primitive_facts(const DeviceInfo& device) {
-  return DeviceFacts{10 * device.cc_major + device.cc_minor, device.sm_count, device.max_warps_per_sm,
-                     device.max_threads_per_block, device.max_blocks_per_sm};
-}
-
 DeviceFacts primitive_facts(const ::warpcost::DeviceFacts& device) {
   return DeviceFacts{10 * device.cc_major + device.cc_minor, device.sm_count, device.max_warps_per_sm,
                      device.max_threads_per_block, device.max_blocks_per_sm};
 }
+
+DeviceFacts primitive_facts(const DeviceInfo& device) { return primitive_facts(::warpcost::facts_of(device)); }
 
 PrimitivesRunner::PrimitivesRunner(const DeviceInfo& device, const Point& point)
     : point_(point), facts_(primitive_facts(device)), shape_(shape_of(point, facts_)) {
