@@ -25,41 +25,58 @@ cmake --build "$build" -j "$(nproc)" --target warpcost-explain warpcost_inject e
   explain_lane_split explain_gather_stride explain_tile_2d explain_low_residency explain_clean >/dev/null ||
   { echo "gpu-round-explain: build failed"; exit 1; }
 
-# program | the view its defect names ("-": the clean program, no fixed twin) | kernel name (ncu -k)
+# case name | program | its defect's arguments | the twin that removes the named defect | the view its
+# defect names ("-": the clean program, no twin) | kernel name (ncu -k; "-": no ncu cross-check) |
+# a twin that removes every defect ("-": none; tile_2d's (32,8), EXPLAIN-2).
+# The cases named program.variant are held out (EXPLAIN-2): declared with the rule, before the GPU
+# round that first runs them; the six others are the issue's programs.
 cases=(
-  "partial_block|partial_warps|fma_chains"
-  "lane_split|divergence|split_work"
-  "gather_stride|coalescing|gather"
-  "tile_2d|coalescing|scale_tile"
-  "low_residency|latency_hiding|stream_sum"
-  "clean|-|axpy4"
+  "partial_block|partial_block|--variant defect|--variant fixed|partial_warps|fma_chains|-"
+  "lane_split|lane_split|--variant defect|--variant fixed|divergence|split_work|-"
+  "gather_stride|gather_stride|--variant defect|--variant fixed|coalescing|gather|-"
+  "tile_2d|tile_2d|--variant defect|--variant aligned|coalescing|scale_tile|--variant fixed"
+  "low_residency|low_residency|--variant defect|--variant fixed|latency_hiding|stream_sum|-"
+  "clean|clean|--variant defect|-|-|axpy4|-"
+  "gather_stride.stride4|gather_stride|--variant defect --stride 4|--variant fixed|coalescing|-|-"
+  "gather_stride.stride2|gather_stride|--variant defect --stride 2|--variant fixed|coalescing|-|-"
+  "low_residency.unroll1|low_residency|--variant defect --unroll 1|--variant fixed --unroll 1|latency_hiding|-|-"
+  "low_residency.blocks2|low_residency|--variant defect --blocks-per-sm 2|--variant fixed|latency_hiding|-|-"
 )
 
 kernel_seconds() { sed -n 's/.*kernel_seconds=\([0-9.eE+-]*\) check=ok.*/\1/p' "$1" | tail -n 1; }
 now() { date +%s.%N; }
 
-printf '# program\tview\texplain json\tdefect seconds\tfixed seconds\n' >"$work/cases.tsv"
+printf '# program\tview\texplain json\tdefect seconds\tfixed seconds\tfull-fix seconds\n' >"$work/cases.tsv"
 overhead="| program | wall without explain (s) | wall with explain (s) | ratio | profiled gpu__time_duration / the program's event median |\n|---|---|---|---|---|\n"
 status=0
 for c in "${cases[@]}"; do
-  IFS='|' read -r program view kernel <<<"$c"
-  d=$work/explain/$program
+  IFS='|' read -r name program defect_args fixed_args view kernel full_args <<<"$c"
+  d=$work/explain/$name
   mkdir -p "$d"
-  echo "=== $program"
-  # Without explain: the defect (wall time too, for the overhead) and its fixed twin.
+  echo "=== $name"
+  # shellcheck disable=SC2206  # the arguments are words
+  defect_argv=($defect_args)
+  # Without explain: the defect (wall time too, for the overhead) and its twins.
   t0=$(now)
-  timeout "$limit" "$examples/$program" --variant defect >"$d/defect.txt" 2>&1 || { echo "defect run failed"; status=1; }
+  timeout "$limit" "$examples/$program" "${defect_argv[@]}" >"$d/defect.txt" 2>&1 || { echo "defect run failed"; status=1; }
   t1=$(now)
   defect_s=$(kernel_seconds "$d/defect.txt")
   fixed_s=-
-  if [ "$view" != - ]; then
-    timeout "$limit" "$examples/$program" --variant fixed >"$d/fixed.txt" 2>&1 || { echo "fixed run failed"; status=1; }
+  if [ "$fixed_args" != - ]; then
+    # shellcheck disable=SC2086
+    timeout "$limit" "$examples/$program" $fixed_args >"$d/fixed.txt" 2>&1 || { echo "fixed run failed"; status=1; }
     fixed_s=$(kernel_seconds "$d/fixed.txt")
+  fi
+  full_s=-
+  if [ "$full_args" != - ]; then
+    # shellcheck disable=SC2086
+    timeout "$limit" "$examples/$program" $full_args >"$d/full.txt" 2>&1 || { echo "full-fix run failed"; status=1; }
+    full_s=$(kernel_seconds "$d/full.txt")
   fi
   # Under explain: the first launch profiled (a warm-up launch: same kernel, same counters).
   t2=$(now)
   timeout "$limit" "$explain" --launches 1 --json "$d/explain.json" --csv "$d/explain.csv" \
-    --records "$d/records.jsonl" -- "$examples/$program" --variant defect >"$d/explain.txt" 2>&1 ||
+    --records "$d/records.jsonl" -- "$examples/$program" "${defect_argv[@]}" >"$d/explain.txt" 2>&1 ||
     { echo "explain failed (exit $?)"; status=1; }
   t3=$(now)
   cat "$d/explain.txt"
@@ -67,18 +84,21 @@ for c in "${cases[@]}"; do
   profiled=$(python3 -c 'import json,sys
 k=json.load(open(sys.argv[1]))["kernels"][0]; print(k["seconds"]/k["launches"])' "$d/explain.json" 2>/dev/null)
   duration_ratio=$([ -n "$profiled" ] && [ -n "$defect_s" ] && awk "BEGIN{printf \"%.3f\", $profiled/$defect_s}")
-  overhead+="| $program | $(awk "BEGIN{printf \"%.2f\", $t1-$t0}") | $(awk "BEGIN{printf \"%.2f\", $t3-$t2}") | $(awk "BEGIN{a=$t1-$t0; b=$t3-$t2; if (a>0) printf \"%.2f\", b/a}") | ${duration_ratio} |\n"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$program" "$view" "$d/explain.json" "${defect_s:--}" "${fixed_s:--}" >>"$work/cases.tsv"
-  # Nsight Compute on the same first launch, the same metrics.
-  if command -v ncu >/dev/null; then
+  overhead+="| $name | $(awk "BEGIN{printf \"%.2f\", $t1-$t0}") | $(awk "BEGIN{printf \"%.2f\", $t3-$t2}") | $(awk "BEGIN{a=$t1-$t0; b=$t3-$t2; if (a>0) printf \"%.2f\", b/a}") | ${duration_ratio} |\n"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$view" "$d/explain.json" "${defect_s:--}" "${fixed_s:--}" "${full_s:--}" >>"$work/cases.tsv"
+  # Nsight Compute on the same first launch, the same metrics: with its default cache control (every
+  # cache flushed before each replay pass) and with none (explain's range profiler flushes nothing).
+  if [ "$kernel" != - ] && command -v ncu >/dev/null; then
     metrics=$(python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     r=json.loads(l)
     if r.get("record")=="start": print(",".join(r["metrics"])); break' "$d/records.jsonl" 2>/dev/null)
     if [ -n "$metrics" ]; then
-      timeout "$limit" ncu --clock-control none --metrics "$metrics" -k "regex:$kernel" --launch-count 1 \
-        --csv --page raw "$examples/$program" --variant defect >"$d/ncu.csv" 2>"$d/ncu.log" ||
-        echo "ncu failed (see ncu.log)"
+      for cache in all none; do
+        timeout "$limit" ncu --clock-control none --cache-control "$cache" --metrics "$metrics" -k "regex:$kernel" \
+          --launch-count 1 --csv --page raw "$examples/$program" "${defect_argv[@]}" >"$d/ncu-cache-$cache.csv" \
+          2>"$d/ncu-cache-$cache.log" || echo "ncu --cache-control $cache failed (see its log)"
+      done
     fi
   fi
 done
@@ -87,7 +107,8 @@ done
   echo "# warpcost explain on examples/explain ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1))"
   echo
   echo "Predicted (explain, the named view) against measured (the fixed twin's kernel time) fix speedups;"
-  echo "rules: analysis/explain/proof.hpp (within 25 %; clean program's views <= 1.05; the largest view is the named one)."
+  echo "rules: analysis/explain/proof.hpp (within 25 %; clean program's views <= 1.05; the largest view is the named one;"
+  echo "tile_2d's largest view against its full-fix twin). Cases named program.variant are held out (EXPLAIN-2)."
   echo
   "$explain" --proof "$work/cases.tsv" || status=1
   echo
@@ -95,15 +116,18 @@ done
   echo
   printf "%b" "$overhead"
   echo
-  echo "## Injected counters against Nsight Compute (same first launch)"
-  echo
-  echo "| program | metric | explain | ncu | ratio | within 1 % |"
-  echo "|---|---|---|---|---|---|"
-  for c in "${cases[@]}"; do
-    IFS='|' read -r program _ _ <<<"$c"
-    d=$work/explain/$program
-    [ -s "$d/ncu.csv" ] && [ -s "$d/records.jsonl" ] &&
-      python3 scripts/explain_ncu_compare.py "$program" "$d/records.jsonl" "$d/ncu.csv"
+  for cache in all none; do
+    echo "## Injected counters against Nsight Compute, ncu --cache-control $cache (same first launch)"
+    echo
+    echo "| program | metric | explain | ncu | ratio | within 1 % |"
+    echo "|---|---|---|---|---|---|"
+    for c in "${cases[@]}"; do
+      IFS='|' read -r name _ _ _ _ kernel _ <<<"$c"
+      d=$work/explain/$name
+      [ "$kernel" != - ] && [ -s "$d/ncu-cache-$cache.csv" ] && [ -s "$d/records.jsonl" ] &&
+        python3 scripts/explain_ncu_compare.py "$name" "$d/records.jsonl" "$d/ncu-cache-$cache.csv"
+    done
+    echo
   done
 } >"$out/explain-proof.md"
 cat "$out/explain-proof.md"

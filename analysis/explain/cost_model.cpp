@@ -31,10 +31,9 @@ struct MemoryGround {
 MemoryGround memory_ground(const KernelCounters& k, const GpuFigures* figures) {
   MemoryGround g;
   g.kernel_rate = k.seconds > 0 ? (k.dram_read_bytes + k.dram_write_bytes) / k.seconds : 0;
-  if (figures == nullptr || k.load_requests <= 0) return g;
+  if (figures == nullptr || k.load_requests <= 0 || k.seconds <= 0) return g;
   const double bytes_per_lane = k.load_bytes_asked / (k.load_requests * kWarpSize);
-  const double inst_per_load = k.inst_executed / k.load_requests;
-  g.curve = comparable_stream(*figures, bytes_per_lane, inst_per_load);
+  g.curve = comparable_stream(*figures, bytes_per_lane, k.load_bytes_asked / k.seconds, k.warps_active_per_sm);
   if (g.curve == nullptr) return g;
   g.rate_at_warps = interpolate(g.curve->rate_by_warps, k.warps_active_per_sm);
   if (g.rate_at_warps > 0) g.memory_share = clamp01(g.kernel_rate / g.rate_at_warps);
@@ -42,6 +41,10 @@ MemoryGround memory_ground(const KernelCounters& k, const GpuFigures* figures) {
 }
 
 std::string curve_name(const StreamCurve& c) {
+  if (c.loads_in_flight > 1) {
+    return "streaming/read_batched load_bytes=" + std::to_string(c.load_bytes) +
+           ";loads_in_flight=" + std::to_string(c.loads_in_flight);
+  }
   return "streaming/read_independent load_bytes=" + std::to_string(c.load_bytes) +
          ";alu_per_load=" + std::to_string(c.alu_per_load);
 }
@@ -137,23 +140,46 @@ View coalescing(const KernelCounters& k, const GpuFigures* figures, const Memory
   // The DRAM granule effect: DRAM bytes per sector byte; 2 when every sector drags in a 64-byte granule.
   if (sectors > 0) v.quantities.push_back({"dram_bytes_per_sector_byte", dram / (sectors * kSectorBytes), "1"});
   v.quantities.push_back({"memory_share", ground.memory_share, "1"});
-  if (figures == nullptr || figures->coalescing_useful_rate.empty() || ground.curve == nullptr) {
-    v.unpriced_reason = figures == nullptr ? kNoRun
-                                           : "the run has no coalescing DRAM curve or no streaming curve for this load";
+  if (figures == nullptr || ground.curve == nullptr) {
+    v.unpriced_reason = figures == nullptr      ? kNoRun
+                        : k.load_requests <= 0 ? "stores only: the suite's streaming curves are loads"
+                                               : "the run has no streaming curve for this load";
     return v;
   }
-  const auto& curve = figures->coalescing_useful_rate;
-  const double at_kernel = interpolate(curve, useful);
-  const double at_one = interpolate(curve, 1.0);
-  const double rate_fraction = at_one > 0 ? clamp01(at_kernel / at_one) : 1.0;
-  v.quantities.push_back({"useful_rate_fraction", rate_fraction, "1"});
-  v.speedup = speedup_of_removed_fraction(ground.memory_share * (1 - rate_fraction));
-  v.priced_from = "the DRAM stride curve of run " + figures->run_id + " (useful rate at this useful fraction " +
-                  fixed(rate_fraction, 3) + " of the coalesced rate) and " + curve_name(*ground.curve);
+  // Where the defect sits on the DRAM stride curve (what its wasted DRAM bytes cost at the rates the
+  // coalescing family measured): reported, not the price.
+  double coalesced_rate = 0;
+  if (!figures->coalescing_useful_rate.empty()) {
+    const auto& curve = figures->coalescing_useful_rate;
+    coalesced_rate = interpolate(curve, 1.0);
+    if (coalesced_rate > 0) {
+      v.quantities.push_back({"useful_rate_fraction", clamp01(interpolate(curve, useful) / coalesced_rate), "1"});
+    }
+    v.quantities.push_back({"coalesced_dram_rate", coalesced_rate, "B/s"});
+  }
+  // The coalesced twin: the same loads and stores asking the same bytes, every byte used, at the
+  // same residency: its memory time is the bytes asked at the slower of the coalesced DRAM rate and
+  // the comparable stream's rate at these warps/SM.
+  const double twin_rate = coalesced_rate > 0 ? std::min(coalesced_rate, ground.rate_at_warps) : ground.rate_at_warps;
+  v.quantities.push_back({"twin_rate", twin_rate, "B/s"});
+  if (twin_rate <= 0 || k.seconds <= 0) {
+    v.unpriced_reason = "the comparable stream has no rate at this residency";
+    return v;
+  }
+  const double memory_seconds = ground.memory_share * k.seconds;
+  const double twin_seconds = asked / twin_rate;
+  v.quantities.push_back({"memory_seconds", memory_seconds, "s"});
+  v.quantities.push_back({"twin_memory_seconds", twin_seconds, "s"});
+  v.speedup = speedup_of_removed_fraction(std::max(0.0, memory_seconds - twin_seconds) / k.seconds);
+  v.priced_from = curve_name(*ground.curve) + " of run " + figures->run_id + " (" + fixed(ground.rate_at_warps, 0) +
+                  " B/s at " + fixed(k.warps_active_per_sm, 1) + " warps/SM)" +
+                  (coalesced_rate > 0 ? ", capped by the coalesced DRAM rate of its stride curve (" +
+                                            fixed(coalesced_rate, 0) + " B/s)"
+                                      : std::string("; the run has no DRAM stride curve"));
   v.assumptions =
-      "the memory share of the time (DRAM rate over the suite's rate at this residency) runs at the useful "
-      "rate the stride sweep measured for the same useful fraction of DRAM bytes; a coalesced twin moves "
-      "only the bytes asked";
+      "the memory share of the time (DRAM rate over the comparable stream's at this residency) is memory time; "
+      "a coalesced twin at the same residency moves only the bytes its loads and stores ask for, at the "
+      "comparable stream's rate there, at most the coalesced DRAM rate; the rest of the time is unchanged";
   return v;
 }
 
@@ -175,6 +201,7 @@ View latency_hiding(const KernelCounters& k, const GpuFigures* figures, const Me
   }
   const StreamCurve& c = *ground.curve;
   const double plateau = c.plateau();
+  v.quantities.push_back({"comparable_loads_in_flight", double(c.loads_in_flight), "1"});
   v.quantities.push_back({"suite_rate_at_warps", ground.rate_at_warps, "B/s"});
   v.quantities.push_back({"suite_plateau_rate", plateau, "B/s"});
   if (c.knee_warps_per_sm) {
@@ -183,10 +210,15 @@ View latency_hiding(const KernelCounters& k, const GpuFigures* figures, const Me
         {"warps_short_of_knee", std::max(0.0, *c.knee_warps_per_sm - k.warps_active_per_sm), "warps"});
   }
   v.quantities.push_back({"memory_share", ground.memory_share, "1"});
-  const double rate_fraction = plateau > 0 ? clamp01(ground.rate_at_warps / plateau) : 1.0;
+  // At or past the stream's measured knee its curve is flat (the streaming family's rule): more
+  // warps buy nothing, and the curve's point-to-point jitter is not a cost (EXPLAIN-2).
+  const bool past_knee = c.knee_warps_per_sm && k.warps_active_per_sm >= *c.knee_warps_per_sm;
+  const double rate_fraction = past_knee ? 1.0 : plateau > 0 ? clamp01(ground.rate_at_warps / plateau) : 1.0;
   v.speedup = speedup_of_removed_fraction(ground.memory_share * (1 - rate_fraction));
-  v.priced_from = curve_name(c) + " of run " + figures->run_id + " (" + fixed(rate_fraction, 3) +
-                  " of its plateau at " + fixed(k.warps_active_per_sm, 1) + " warps/SM)";
+  v.priced_from = curve_name(c) + " of run " + figures->run_id + " (" +
+                  (past_knee ? "at or past its knee: flat"
+                             : fixed(rate_fraction, 3) + " of its plateau") +
+                  " at " + fixed(k.warps_active_per_sm, 1) + " warps/SM)";
   v.assumptions =
       "the memory share of the time runs at the rate the comparable stream reached at this residency; full "
       "residency reaches the stream's plateau";
@@ -218,18 +250,27 @@ std::optional<double> measured_useful_fraction(const GpuFigures& figures, int bl
   return shape_useful_fraction(block_threads) * s.at(*nearest) / shape_useful_fraction(*nearest);
 }
 
-const StreamCurve* comparable_stream(const GpuFigures& figures, double bytes_per_lane, double inst_per_load) {
-  const StreamCurve* best = nullptr;
+const StreamCurve* comparable_stream(const GpuFigures& figures, double bytes_per_lane, double asked_load_rate,
+                                     double warps_per_sm) {
   double best_width = std::numeric_limits<double>::infinity();
-  double best_inst = std::numeric_limits<double>::infinity();
+  for (const StreamCurve& c : figures.streams) {
+    best_width = std::min(best_width, std::abs(std::log2(double(c.load_bytes)) - std::log2(std::max(1.0, bytes_per_lane))));
+  }
+  const StreamCurve* best = nullptr;
+  double best_distance = std::numeric_limits<double>::infinity();
   for (const StreamCurve& c : figures.streams) {
     const double width = std::abs(std::log2(double(c.load_bytes)) - std::log2(std::max(1.0, bytes_per_lane)));
-    const double inst = c.inst_per_load ? std::abs(*c.inst_per_load - inst_per_load)
-                                        : std::numeric_limits<double>::max();
-    if (width < best_width || (width == best_width && inst < best_inst)) {
+    if (width != best_width) continue;
+    const double rate = interpolate(c.rate_by_warps, warps_per_sm);
+    const double distance = rate > 0 && asked_load_rate > 0 ? std::abs(std::log(rate / asked_load_rate))
+                                                             : std::numeric_limits<double>::max();
+    const bool better =
+        best == nullptr || distance < best_distance ||
+        (distance == best_distance && (c.loads_in_flight < best->loads_in_flight ||
+                                       (c.loads_in_flight == best->loads_in_flight && c.alu_per_load < best->alu_per_load)));
+    if (better) {
       best = &c;
-      best_width = width;
-      best_inst = inst;
+      best_distance = distance;
     }
   }
   return best;

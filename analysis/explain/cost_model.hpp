@@ -8,7 +8,9 @@
 //       as this GPU's measured curve prices it).
 // Issue-bound views (partial warps, divergence) take the share from issue activity; memory views
 // (coalescing, latency hiding) from the kernel's DRAM rate over the rate the suite measured at the
-// kernel's residency for a comparable load.
+// kernel's residency for a comparable load. The coalescing view prices its twin's memory time
+// directly: the bytes asked at the slower of the coalesced DRAM rate and the comparable stream's
+// rate at this residency (rule EXPLAIN-2, docs/verdict-changes.md).
 #pragma once
 
 #include <optional>
@@ -61,9 +63,14 @@ double speedup_of_removed_fraction(double removed);
 // The staircase's measured useful fraction at P: measured at P, else the model's at P scaled by
 // measured/model at the nearest swept P with the same whole-warp count; nullopt when none is swept.
 std::optional<double> measured_useful_fraction(const GpuFigures& figures, int block_threads);
-// The streaming curve whose load is most like the kernel's: nearest load width (bytes a lane a
-// load), then nearest warp instructions a load. nullptr when the figures have no curve.
-const StreamCurve* comparable_stream(const GpuFigures& figures, double bytes_per_lane, double inst_per_load);
+// The streaming curve whose load is most like the kernel's (rule EXPLAIN-2): among the curves of the
+// nearest load width (bytes a lane a load, in log2), the one whose rate at the kernel's warps/SM is
+// nearest, in log, to the rate the kernel read the bytes its loads asked for (`asked_load_rate`,
+// B/s): the loads in flight and the work between them that the counters cannot name are those of
+// the stream that ran as fast at the same residency. Ties: fewer loads in flight, then less ALU
+// work. nullptr when the figures have no curve.
+const StreamCurve* comparable_stream(const GpuFigures& figures, double bytes_per_lane, double asked_load_rate,
+                                     double warps_per_sm);
 
 KernelCosts explain_kernel(const KernelCounters& kernel, const GpuFigures* figures, int sm_count);
 

@@ -210,7 +210,8 @@ int run_explain(const Options& o) {
 
 // --proof: a tab-separated table, one case a line: program, named view ("-" for the clean
 // program), the program's explain JSON, its kernel seconds, its fixed twin's kernel seconds ("-"
-// where there is none). Prints the verdict table; --out writes it too.
+// where there is none), and optionally a sixth field: the kernel seconds of a twin that removes
+// every defect ("-" or absent: none). Prints the verdict table; --out writes it too.
 int run_proof(const Options& o) {
   std::vector<ProofCase> cases;
   std::istringstream in(slurp(o.proof_cases));
@@ -229,12 +230,15 @@ int run_proof(const Options& o) {
     std::stringstream ls(line);
     std::string cell;
     while (std::getline(ls, cell, '\t')) f.push_back(cell);
-    if (f.size() != 5) throw std::runtime_error("--proof line '" + line + "': five tab-separated fields expected");
+    if (f.size() != 5 && f.size() != 6) {
+      throw std::runtime_error("--proof line '" + line + "': five or six tab-separated fields expected");
+    }
     ProofCase c;
     c.program = f[0];
     c.named_view = f[1] == "-" ? "" : f[1];
     c.defect_seconds = seconds(f[3]);
     c.fixed_seconds = seconds(f[4]);
+    if (f.size() == 6) c.full_fix_seconds = seconds(f[5]);
     if (fs::is_regular_file(f[2])) {
       const auto j = nlohmann::json::parse(slurp(f[2]), nullptr, false);
       if (!j.is_discarded() && j.contains("kernels") && !j["kernels"].empty()) {

@@ -66,9 +66,10 @@ GpuFigures figures_from_rows(const std::vector<analysis::Row>& rows, const std::
   int divergence_residency = -1;
   // coalescing: stride -> (useful rate, seconds, dram bytes)
   std::map<int, std::tuple<double, double, double>> coalescing;
-  // streaming: (load bytes, alu) -> curve; and (load bytes, alu, warps) -> inst, dram bytes
-  std::map<std::pair<int, int>, StreamCurve> streams;
-  std::map<std::tuple<int, int, int>, std::pair<double, double>> stream_counts;
+  // streaming: (load bytes, alu, loads in flight) -> curve; and (that, warps) -> inst, dram bytes
+  using StreamKey = std::tuple<int, int, int>;
+  std::map<StreamKey, StreamCurve> streams;
+  std::map<std::pair<StreamKey, int>, std::pair<double, double>> stream_counts;
 
   for (const analysis::Row& r : rows) {
     const auto p = parse_params(r.params);
@@ -89,21 +90,26 @@ GpuFigures figures_from_rows(const std::vector<analysis::Row>& rows, const std::
       if (r.metric == "useful_bandwidth") std::get<0>(c) = r.value;
       if (r.metric == "gpu__time_duration.median") std::get<1>(c) = r.value;
       if (r.metric == "dram__bytes_read.sum") std::get<2>(c) = r.value;
-    } else if (is(r, "streaming", "read_independent")) {
+    } else if (is(r, "streaming", "read_independent") || is(r, "streaming", "read_batched")) {
+      // read_batched has no ALU work (its params carry no alu_per_load) and names its loads in flight.
+      const bool batched = r.benchmark == "read_batched";
       const int bytes = int_param(p, "load_bytes");
-      const int alu = int_param(p, "alu_per_load");
+      const int alu = batched ? 0 : int_param(p, "alu_per_load");
+      const int in_flight = batched ? int_param(p, "loads_in_flight") : 1;
       const int warps = int_param(p, "warps_per_sm");
-      if (bytes <= 0 || alu < 0 || warps <= 0) continue;
-      StreamCurve& s = streams[{bytes, alu}];
-      s.load_bytes = bytes;
-      s.alu_per_load = alu;
+      if (bytes <= 0 || alu < 0 || in_flight <= 0 || warps <= 0) continue;
+      const StreamKey key{bytes, alu, in_flight};
+      StreamCurve& s = streams[key];
       if (r.metric == "dram__bytes_read.sum.per_second") s.rate_by_warps.push_back({double(warps), r.value});
-      if (r.metric == "smsp__inst_executed.sum") stream_counts[{bytes, alu, warps}].first = r.value;
-      if (r.metric == "dram__bytes_read.sum") stream_counts[{bytes, alu, warps}].second = r.value;
+      if (r.metric == "smsp__inst_executed.sum") stream_counts[{key, warps}].first = r.value;
+      if (r.metric == "dram__bytes_read.sum") stream_counts[{key, warps}].second = r.value;
     } else if (is(r, "streaming", "knee") && r.metric == "knee_warps_per_sm" && p.count("use") &&
-               p.at("use") == "independent" && !p.count("loads_in_flight")) {
-      StreamCurve& s = streams[{int_param(p, "load_bytes"), int_param(p, "alu_per_load")}];
-      s.knee_warps_per_sm = r.value;
+               (p.at("use") == "independent" || p.at("use") == "batched")) {
+      const bool batched = p.at("use") == "batched";
+      const StreamKey key{int_param(p, "load_bytes"), int_param(p, "alu_per_load"),
+                          batched ? int_param(p, "loads_in_flight") : 1};
+      if (!batched && p.count("loads_in_flight")) continue;
+      streams[key].knee_warps_per_sm = r.value;
     }
   }
 
@@ -119,13 +125,14 @@ GpuFigures figures_from_rows(const std::vector<analysis::Row>& rows, const std::
     std::sort(s.rate_by_warps.begin(), s.rate_by_warps.end(),
               [](const CurvePoint& a, const CurvePoint& b) { return a.x < b.x; });
     // A warp load reads 32 lanes x load_bytes; the instructions a load took at the last point.
-    const auto counts = stream_counts.find({key.first, key.second, int(s.rate_by_warps.back().x)});
+    const auto counts = stream_counts.find({key, int(s.rate_by_warps.back().x)});
     if (counts != stream_counts.end() && counts->second.second > 0) {
-      const double warp_loads = counts->second.second / (32.0 * key.first);
+      const double warp_loads = counts->second.second / (32.0 * std::get<0>(key));
       s.inst_per_load = counts->second.first / warp_loads;
     }
-    s.load_bytes = key.first;
-    s.alu_per_load = key.second;
+    s.load_bytes = std::get<0>(key);
+    s.alu_per_load = std::get<1>(key);
+    s.loads_in_flight = std::get<2>(key);
     f.streams.push_back(s);
   }
   return f;

@@ -21,11 +21,13 @@ struct CurvePoint {
 // y at x on a curve sorted by x: linear between points, the end value beyond either end.
 double interpolate(const std::vector<CurvePoint>& curve, double x);
 
-// One streaming curve: DRAM read rate against resident warps per SM for one load width and ALU
-// work per load, with its measured knee and the warp instructions a load took (counted).
+// One streaming curve: DRAM read rate against resident warps per SM for one load width, ALU work
+// per load and independent loads in flight a thread (1: read_independent; 2, 4, 8: read_batched),
+// with its measured knee and the warp instructions a load took (counted).
 struct StreamCurve {
   int load_bytes = 0;
   int alu_per_load = 0;
+  int loads_in_flight = 1;
   std::optional<double> inst_per_load;  // smsp__inst_executed.sum / warp loads, at the curve's last point
   std::vector<CurvePoint> rate_by_warps;  // x warps/SM, y B/s
   std::optional<double> knee_warps_per_sm;

@@ -26,6 +26,25 @@ std::string number(std::optional<double> x, int digits) {
   return buf;
 }
 
+// A predicted speedup against a measured one (defect time / twin time), within kFixTolerance; a
+// missing time or prediction is "untestable here" with `why_untimed` or `why_unpriced`.
+void judge_speedup(analysis::Row& r, std::optional<double> defect_seconds, std::optional<double> twin_seconds,
+                   const char* why_untimed, const char* why_unpriced) {
+  if (!defect_seconds || !twin_seconds || *twin_seconds <= 0 || *defect_seconds <= 0) {
+    r.verdict = analysis::verdict::kUntestable;
+    r.why = why_untimed;
+    return;
+  }
+  r.value = *defect_seconds / *twin_seconds;
+  if (!r.predicted) {
+    r.verdict = analysis::verdict::kUntestable;
+    r.why = why_unpriced;
+    return;
+  }
+  r.rel_error = (*r.predicted - r.value) / r.value;
+  r.verdict = std::abs(*r.rel_error) <= kFixTolerance ? analysis::verdict::kHolds : analysis::verdict::kFails;
+}
+
 }  // namespace
 
 std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
@@ -51,18 +70,8 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
     fix.model = "the named view's estimated speedup, within 25 % of the measured fix";
     const auto predicted = c.predicted.find(c.named_view);
     if (predicted != c.predicted.end()) fix.predicted = predicted->second;
-    if (!c.defect_seconds || !c.fixed_seconds || *c.fixed_seconds <= 0 || *c.defect_seconds <= 0) {
-      fix.verdict = analysis::verdict::kUntestable;
-      fix.why = "no kernel time for the program or its fixed twin";
-    } else if (!fix.predicted) {
-      fix.value = *c.defect_seconds / *c.fixed_seconds;
-      fix.verdict = analysis::verdict::kUntestable;
-      fix.why = "the named view was not priced";
-    } else {
-      fix.value = *c.defect_seconds / *c.fixed_seconds;
-      fix.rel_error = (*fix.predicted - fix.value) / fix.value;
-      fix.verdict = std::abs(*fix.rel_error) <= kFixTolerance ? analysis::verdict::kHolds : analysis::verdict::kFails;
-    }
+    judge_speedup(fix, c.defect_seconds, c.fixed_seconds, "no kernel time for the program or its fixed twin",
+                  "the named view was not priced");
     rows.push_back(fix);
 
     analysis::Row largest = base(c, "largest_view_is_named", c.named_view);
@@ -82,6 +91,15 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
       largest.why = "largest: " + name + " " + number(best, 3);
     }
     rows.push_back(largest);
+
+    if (c.full_fix_seconds) {
+      analysis::Row full = base(c, "full_fix_speedup", name.empty() ? "any" : name);
+      full.model = "the largest view's estimated speedup, within 25 % of the twin that removes every defect";
+      if (!name.empty()) full.predicted = best;
+      judge_speedup(full, c.defect_seconds, c.full_fix_seconds, "no kernel time for the program or its full-fix twin",
+                    "no view was priced");
+      rows.push_back(full);
+    }
   }
   return rows;
 }
@@ -98,7 +116,8 @@ std::string proof_table(const std::vector<analysis::Row>& rows) {
       if (item.rfind("program=", 0) == 0) program = item.substr(8);
       if (item.rfind("view=", 0) == 0) view = item.substr(5);
     }
-    const bool judged = r.verdict != analysis::verdict::kUntestable || r.metric == "fix_speedup";
+    const bool judged =
+        r.verdict != analysis::verdict::kUntestable || r.metric == "fix_speedup" || r.metric == "full_fix_speedup";
     out << "| " << program << " | " << r.metric << " | " << view << " | " << number(r.predicted, 3) << " | "
         << (judged && (r.verdict != analysis::verdict::kUntestable || r.value != 0) ? number(r.value, 3) : "")
         << " | " << (r.rel_error ? number(*r.rel_error * 100, 1) + " %" : "") << " | " << r.verdict << " | "

@@ -28,12 +28,17 @@ struct ProofCase {
   std::map<std::string, double> predicted;  // view -> estimated speedup (priced views only)
   std::optional<double> defect_seconds;     // the program's kernel time
   std::optional<double> fixed_seconds;      // its fixed twin's (defective programs)
+  // A second twin that removes every defect the program has, where the named twin removes one
+  // (tile_2d: (32,8) blocks fix residency too; EXPLAIN-2): the largest view is held against it.
+  std::optional<double> full_fix_seconds;
 };
 
 // Rows (family "explain", benchmark "proof", params "program=...;view=..."):
 //   fix_speedup (model): measured defect/fixed time, predicted the named view's speedup;
 //   largest_view_is_named (model): 1 when the largest priced view is the named one;
-//   clean_largest_speedup (model): the clean program's largest view against kNoiseFloorSpeedup.
+//   clean_largest_speedup (model): the clean program's largest view against kNoiseFloorSpeedup;
+//   full_fix_speedup (model, only with full_fix_seconds): measured defect/full-fix time, predicted
+//     the largest priced view's speedup, within kFixTolerance.
 // A missing time or prediction gives "untestable here" with the reason in `why`.
 std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases);
 

@@ -9,17 +9,36 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "kernels/common/cuda_check.hpp"
 
 namespace warpcost::examples {
 
-enum class Variant { kDefect, kFixed };
+// kAligned: a twin that removes only the named defect where the fixed twin removes more (tile_2d).
+enum class Variant { kDefect, kFixed, kAligned };
 
-// `--variant defect|fixed` (default defect); a program without a twin accepts only defect.
-inline Variant parse_variant(int argc, char** argv, bool has_fixed_twin) {
+// A `--NAME N` option of a program (an integer in [min, max]).
+struct IntOption {
+  const char* name;
+  int value;
+  int min;
+  int max;
+};
+
+// `--variant defect|fixed[|aligned]` (default defect) and the program's integer options; a program
+// without a twin accepts only defect. Anything else: one message naming the value and what is
+// allowed, exit 2.
+inline Variant parse_variant(int argc, char** argv, bool has_fixed_twin, std::vector<IntOption*> options = {},
+                             bool has_aligned_twin = false) {
   Variant v = Variant::kDefect;
+  std::string allowed = has_fixed_twin ? (has_aligned_twin ? "defect, fixed, aligned" : "defect, fixed")
+                                       : "defect (this program has no fixed twin)";
+  std::string usage = "--variant " + allowed;
+  for (const IntOption* o : options) {
+    usage += "; --" + std::string(o->name) + " " + std::to_string(o->min) + ".." + std::to_string(o->max);
+  }
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--variant") == 0 && i + 1 < argc) {
       const char* value = argv[++i];
@@ -27,20 +46,39 @@ inline Variant parse_variant(int argc, char** argv, bool has_fixed_twin) {
         v = Variant::kDefect;
       } else if (std::strcmp(value, "fixed") == 0 && has_fixed_twin) {
         v = Variant::kFixed;
+      } else if (std::strcmp(value, "aligned") == 0 && has_aligned_twin) {
+        v = Variant::kAligned;
       } else {
-        std::fprintf(stderr, "%s: --variant %s; allowed: %s\n", argv[0], value,
-                     has_fixed_twin ? "defect, fixed" : "defect (this program has no fixed twin)");
+        std::fprintf(stderr, "%s: --variant %s; allowed: %s\n", argv[0], value, allowed.c_str());
         std::exit(2);
       }
-    } else {
-      std::fprintf(stderr, "%s: unknown argument '%s'; allowed: --variant defect|fixed\n", argv[0], argv[i]);
-      std::exit(2);
+      continue;
     }
+    IntOption* matched = nullptr;
+    for (IntOption* o : options) {
+      if (argv[i][0] == '-' && argv[i][1] == '-' && std::strcmp(argv[i] + 2, o->name) == 0) matched = o;
+    }
+    if (matched != nullptr && i + 1 < argc) {
+      const char* value = argv[++i];
+      char* end = nullptr;
+      const long n = std::strtol(value, &end, 10);
+      if (end == value || *end != '\0' || n < matched->min || n > matched->max) {
+        std::fprintf(stderr, "%s: --%s %s; allowed: an integer %d..%d\n", argv[0], matched->name, value, matched->min,
+                     matched->max);
+        std::exit(2);
+      }
+      matched->value = static_cast<int>(n);
+      continue;
+    }
+    std::fprintf(stderr, "%s: unknown argument '%s'; allowed: %s\n", argv[0], argv[i], usage.c_str());
+    std::exit(2);
   }
   return v;
 }
 
-inline const char* name_of(Variant v) { return v == Variant::kDefect ? "defect" : "fixed"; }
+inline const char* name_of(Variant v) {
+  return v == Variant::kDefect ? "defect" : v == Variant::kFixed ? "fixed" : "aligned";
+}
 
 // The median of `timed` event-timed launches after `warmups` untimed ones.
 template <class Launch>
