@@ -65,7 +65,7 @@ View partial_warps(const KernelCounters& k, const GpuFigures* figures, int sm_co
   if (per_wave > 0 && blocks > 0) {
     const double waves = blocks / per_wave;
     const double tail = waves - std::floor(waves);
-    v.quantities.push_back({"waves", waves, "waves"});
+    v.quantities.push_back({"waves", waves, "1"});
     v.quantities.push_back({"last_wave_fill", tail == 0 ? 1.0 : tail, "1"});
   }
   const double issue_share = clamp01(k.issue_active);
@@ -98,8 +98,8 @@ View divergence(const KernelCounters& k, const GpuFigures* figures) {
   v.quantities.push_back({"lanes_per_inst", k.lanes_per_inst, "lanes"});
   v.quantities.push_back({"lanes_pred_on_per_inst", k.lanes_pred_on_per_inst, "lanes"});
   v.quantities.push_back({"lane_efficiency", efficiency, "1"});
-  v.quantities.push_back({"divergent_branch_targets", k.divergent_branch_targets, "targets"});
-  v.quantities.push_back({"issue_slots_lost", k.inst_executed * serialised, "warp instructions"});
+  v.quantities.push_back({"divergent_branch_targets", k.divergent_branch_targets, "branches"});
+  v.quantities.push_back({"issue_slots_lost", k.inst_executed * serialised, "inst"});
   const double issue_share = clamp01(k.issue_active);
   double paid = 1;
   if (figures != nullptr && figures->divergence_paid_fraction) {
@@ -133,10 +133,10 @@ View coalescing(const KernelCounters& k, const GpuFigures* figures, const Memory
   }
   v.quantities.push_back({"sectors_per_request", sectors / requests, "sectors"});
   v.quantities.push_back({"ideal_sectors_per_request", asked / kSectorBytes / requests, "sectors"});
-  v.quantities.push_back({"excess_sector_bytes", std::max(0.0, sectors * kSectorBytes - asked), "bytes"});
+  v.quantities.push_back({"excess_sector_bytes", std::max(0.0, sectors * kSectorBytes - asked), "B"});
   const double useful = dram > 0 ? clamp01(asked / dram) : 1.0;
   v.quantities.push_back({"dram_useful_fraction", useful, "1"});
-  v.quantities.push_back({"excess_dram_bytes", std::max(0.0, dram - asked), "bytes"});
+  v.quantities.push_back({"excess_dram_bytes", std::max(0.0, dram - asked), "B"});
   // The DRAM granule effect: DRAM bytes per sector byte; 2 when every sector drags in a 64-byte granule.
   if (sectors > 0) v.quantities.push_back({"dram_bytes_per_sector_byte", dram / (sectors * kSectorBytes), "1"});
   v.quantities.push_back({"memory_share", ground.memory_share, "1"});

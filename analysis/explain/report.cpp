@@ -59,14 +59,14 @@ std::vector<analysis::Row> explain_rows(const Session& s) {
       return r;
     };
     rows.push_back(row("", "gpu__time_duration.sum", k.seconds, "s"));
-    rows.push_back(row("", "launches", double(k.launches), "launches"));
-    rows.push_back(row("", "registers_per_thread", k.registers_per_thread, "registers"));
-    rows.push_back(row("", "shared_bytes_per_block", k.shared_bytes_per_block, "bytes"));
+    rows.push_back(row("", "launches", double(k.launches), "1"));
+    rows.push_back(row("", "registers_per_thread", k.registers_per_thread, "1"));
+    rows.push_back(row("", "shared_bytes_per_block", k.shared_bytes_per_block, "B"));
     for (const View& v : c.views) {
       for (const Quantity& q : v.quantities) rows.push_back(row(v.name, q.metric, q.value, q.unit));
       if (v.speedup) {
         // An estimate, never judged here: the proof (examples/explain) holds it against a measured fix.
-        analysis::Row r = row(v.name, "estimated_speedup", *v.speedup, "x");
+        analysis::Row r = row(v.name, "estimated_speedup", *v.speedup, "1");
         r.model = v.priced_from;
         rows.push_back(r);
       }

@@ -24,6 +24,7 @@
 #include "analysis/explain/proof.hpp"
 #include "analysis/explain/records.hpp"
 #include "analysis/explain/report.hpp"
+#include "analysis/units.hpp"
 
 namespace warpcost::explain {
 namespace {
@@ -391,7 +392,13 @@ TEST(ExplainOutputs, RowsAreFamilyExplainWithSafeParams) {
   for (const auto& r : rows) {
     EXPECT_EQ(r.family, "explain");
     EXPECT_EQ(r.kind, "info");
-    if (r.metric == "estimated_speedup") ++speedups;
+    // Every unit is a word of the CSV's vocabulary (analysis/csv-schema.json), not a made-up one
+    // the writer would pass as "cupti:<unit>".
+    EXPECT_TRUE(analysis::unit_in_vocabulary(r.unit)) << r.metric << " has unit '" << r.unit << "'";
+    if (r.metric == "estimated_speedup") {
+      ++speedups;
+      EXPECT_EQ(r.unit, "1");
+    }
   }
   EXPECT_EQ(rows.front().params.rfind("kernel=ns::op_<a_b>;block=", 0), 0u) << rows.front().params;
   EXPECT_EQ(speedups, 15);  // 4 kernels x 4 views, the store-only kernel's coalescing unpriced
