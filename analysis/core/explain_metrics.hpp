@@ -43,7 +43,4 @@ namespace warpcost::explain::env {
 inline constexpr const char* kOut = "WARPCOST_EXPLAIN_OUT";            // records file (JSON lines)
 inline constexpr const char* kKernel = "WARPCOST_EXPLAIN_KERNEL";      // ECMAScript regex, searched in the name
 inline constexpr const char* kLaunches = "WARPCOST_EXPLAIN_LAUNCHES";  // profile at most this many launches
-// "all" (default): the L2 is drained of dirty lines before each profiled launch, as ncu's default
-// --cache-control all does before its passes; "none": nothing is flushed.
-inline constexpr const char* kCacheControl = "WARPCOST_EXPLAIN_CACHE_CONTROL";
 }  // namespace warpcost::explain::env

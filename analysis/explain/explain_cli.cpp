@@ -27,9 +27,8 @@ void check_output(const std::string& flag, const std::string& path) {
 }  // namespace
 
 std::string usage_text() {
-  return "usage: warpcost explain [--kernel REGEX] [--launches N] [--cache-control all|none]\n"
-         "                        [--json FILE] [--csv FILE] [--results DIR] [--inject LIB] [--records FILE]\n"
-         "                        -- APP [ARGS...]\n"
+  return "usage: warpcost explain [--kernel REGEX] [--launches N] [--json FILE] [--csv FILE]\n"
+         "                        [--results DIR] [--inject LIB] [--records FILE] -- APP [ARGS...]\n"
          "       warpcost explain --proof CASES.tsv [--out FILE]\n"
          "Runs APP with warpcost's CUPTI injection library, profiles its kernel launches (kernel replay),\n"
          "and prints per kernel, largest total time first, what warp granularity costs it in four views\n"
@@ -37,8 +36,6 @@ std::string usage_text() {
          "give, priced from this GPU's newest suite run under DIR (default results/).\n"
          "  --kernel REGEX  profile only kernels whose (demangled) name matches (ECMAScript, searched)\n"
          "  --launches N    profile at most N launches (default 20, 1.." + std::to_string(kMaxLaunches) + ")\n"
-         "  --cache-control all|none  all (default): drain the L2's dirty lines before each profiled\n"
-         "                  launch (as ncu's default); none: leave the caches as the application left them\n"
          "  --json FILE     the costs as JSON;  --csv FILE  as tidy CSV rows (family explain)\n"
          "  --inject LIB    the injection library (default: libwarpcost_inject.so beside this tool)\n"
          "  --records FILE  keep the library's raw launch records (JSON lines) there\n"
@@ -84,11 +81,6 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
         throw UsageError("--launches " + v + "; allowed: a whole number from 1 to " + std::to_string(kMaxLaunches));
       }
       o.launches = n;
-    } else if (a == "--cache-control") {
-      o.cache_control = value(a);
-      if (o.cache_control != "all" && o.cache_control != "none") {
-        throw UsageError("--cache-control " + o.cache_control + "; allowed: all, none");
-      }
     } else if (a == "--json") {
       o.json_path = value(a);
       check_output(a, o.json_path);
@@ -114,7 +106,7 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
       o.proof_out = value(a);
       check_output(a, o.proof_out);
     } else {
-      throw UsageError("unknown argument '" + a + "'; allowed: --kernel, --launches, --cache-control, --json, --csv, --results, "
+      throw UsageError("unknown argument '" + a + "'; allowed: --kernel, --launches, --json, --csv, --results, "
                        "--inject, --records, --proof, --out, --help, then -- APP [ARGS...]");
     }
   }

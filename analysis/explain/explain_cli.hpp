@@ -1,5 +1,5 @@
 // warpcost-explain's command line, checked before anything runs (no GPU needed):
-//   warpcost-explain [--kernel REGEX] [--launches N] [--cache-control all|none] [--json FILE] [--csv FILE] [--results DIR]
+//   warpcost-explain [--kernel REGEX] [--launches N] [--json FILE] [--csv FILE] [--results DIR]
 //                    [--inject LIB] [--records FILE] -- APP [ARGS...]
 //   warpcost-explain --proof CASES.tsv [--out FILE]
 #pragma once
@@ -18,7 +18,6 @@ struct Options {
   bool help = false;
   std::string kernel_regex;  // empty: every kernel
   long launches = kDefaultLaunches;
-  std::string cache_control = "all";  // --cache-control all|none: flush the L2 before a profiled launch
   std::string json_path, csv_path;
   std::string records_path;  // --records: keep a copy of the injection library's raw records
   std::string results_dir = "results";

@@ -47,7 +47,6 @@ Records parse_records(const std::string& text, int* skipped_lines) {
       const std::string kind = j.at("record").get<std::string>();
       if (kind == "start") {
         out.started = true;
-        out.cache_control = j.value("cache_control", "");
       } else if (kind == "end") {
         out.ended = true;
         out.launches_seen = j.value("launches_seen", 0L);
@@ -77,7 +76,6 @@ Records parse_records(const std::string& text, int* skipped_lines) {
         r.registers_per_thread = j.at("registers_per_thread").get<int>();
         r.occupancy_blocks_per_sm = j.at("occupancy_blocks_per_sm").get<int>();
         r.launch_error = j.value("launch_error", "");
-        r.l2_flushed = j.value("l2_flushed", false);
         if (j.contains("metrics")) {
           // null: the library's NaN, a ratio over nothing (no instruction issued): 0.
           for (const auto& [k, v] : j.at("metrics").items()) r.metrics[k] = v.is_null() ? 0.0 : v.get<double>();

@@ -27,7 +27,6 @@ struct LaunchRecord {
   int registers_per_thread = 0;
   int occupancy_blocks_per_sm = 0;
   std::string launch_error;             // empty when the launch succeeded
-  bool l2_flushed = false;              // the library drained the L2 before it (cache control all)
   std::map<std::string, double> metrics;  // Nsight Compute name -> value (empty on a launch error)
 };
 
@@ -40,7 +39,6 @@ struct ErrorRecord {
 struct Records {
   bool started = false;  // the library initialised and read its settings
   bool ended = false;    // the application exited normally (the library's trailer is there)
-  std::string cache_control;  // "all" or "none" (empty: records older than the setting)
   std::vector<DeviceRecord> devices;
   std::vector<LaunchRecord> launches;
   std::vector<ErrorRecord> errors;

@@ -92,12 +92,6 @@ std::string render_text(const Session& s) {
   if (s.records.ended) {
     out << " of " << s.records.launches_matched << " matching (" << s.records.launches_seen << " launched in all)";
   }
-  if (!s.records.cache_control.empty()) {
-    long flushed = 0;
-    for (const LaunchRecord& l : s.records.launches) flushed += l.l2_flushed ? 1 : 0;
-    out << "\n  cache control: " << s.records.cache_control << " (L2 drained before " << flushed << " of "
-        << s.records.launches.size() << " profiled launches)";
-  }
   out << "\n  measured figures: " << s.figures_note << "\n";
   for (const ErrorRecord& e : s.records.errors) {
     out << "  profiler error (" << e.stage << "): " << e.message << "\n";
@@ -145,7 +139,6 @@ nlohmann::json to_json(const Session& s) {
                       {"signal", s.outcome.signal},
                       {"wall_seconds", s.outcome.wall_seconds},
                       {"ended_normally", s.records.ended}};
-  j["cache_control"] = s.records.cache_control;
   if (!s.records.devices.empty()) {
     const DeviceRecord& d = s.records.devices.front();
     j["device"] = {{"name", d.name}, {"chip", d.chip}, {"sm_count", d.sm_count}};

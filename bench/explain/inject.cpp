@@ -9,9 +9,7 @@
 // stderr with a "warpcost-inject:" prefix.
 //
 // Sequence per profiled launch (docs/explain.md; ../shared/cupti.md's range-profiler facts):
-//   API enter: cuCtxSynchronize (earlier work done) -> [cache control all: the L2 drained of dirty
-//              lines by reading 4x its size with the library's own kernel, then cuCtxSynchronize] ->
-//              cuptiRangeProfilerEnable(ctx) ->
+//   API enter: cuCtxSynchronize (earlier work done) -> cuptiRangeProfilerEnable(ctx) ->
 //              GetCounterDataSize(1 range) -> CounterDataImageInitialize ->
 //              SetConfig(AutoRange, KernelReplay, 1 range a pass, nesting 1) -> Start
 //   (the launch: CUPTI replays it as many passes as the configuration needs)
@@ -91,64 +89,14 @@ struct Settings {
   std::string filter_text;
   std::optional<std::regex> filter;
   long limit = 0;
-  bool flush_l2 = true;  // cache control "all"
 };
-
-// The library's one kernel: reads `words` 32-bit words of `buf` (grid-stride) so that the L2's
-// lines are replaced by clean ones and the dirty lines the application left are written back before
-// the profiled range starts. PTX, JIT-compiled by the driver for any GPU (no runtime, no fatbin);
-// the store happens only if the XOR of what it read is a magic number, so the loads stay.
-constexpr const char* kFlushPtx = R"(.version 7.0
-.target sm_50
-.address_size 64
-.visible .entry warpcost_flush_l2(.param .u64 buf, .param .u64 words)
-{
-  .reg .pred %p<3>;
-  .reg .b32 %r<8>;
-  .reg .b64 %rd<10>;
-  ld.param.u64 %rd1, [buf];
-  ld.param.u64 %rd2, [words];
-  cvta.to.global.u64 %rd1, %rd1;
-  mov.u32 %r1, %ctaid.x;
-  mov.u32 %r2, %ntid.x;
-  mov.u32 %r3, %tid.x;
-  mul.wide.u32 %rd3, %r1, %r2;
-  cvt.u64.u32 %rd4, %r3;
-  add.u64 %rd3, %rd3, %rd4;
-  mov.u32 %r4, %nctaid.x;
-  mul.wide.u32 %rd5, %r4, %r2;
-  mov.u32 %r5, 0;
-LOOP:
-  setp.ge.u64 %p1, %rd3, %rd2;
-  @%p1 bra DONE;
-  shl.b64 %rd6, %rd3, 2;
-  add.u64 %rd7, %rd1, %rd6;
-  ld.global.u32 %r6, [%rd7];
-  xor.b32 %r5, %r5, %r6;
-  add.u64 %rd3, %rd3, %rd5;
-  bra LOOP;
-DONE:
-  setp.ne.u32 %p2, %r5, 0x9E3779B9;
-  @%p2 bra END;
-  st.global.u32 [%rd1], %r5;
-END:
-  ret;
-}
-)";
 
 // One context's host side: its device's facts, chip and configuration image.
 struct ContextState {
   int ordinal = -1;
-  int sm_count = 0;
   std::string chip;
   std::vector<std::uint8_t> availability;
   std::unique_ptr<HostConfig> config;
-  // The L2 flush (cache control all), set up at the first profiled launch of the context.
-  CUmodule flush_module = nullptr;
-  CUfunction flush_kernel = nullptr;
-  CUdeviceptr flush_buffer = 0;
-  std::size_t flush_words = 0;
-  std::string flush_unavailable;  // why the flush cannot run here (then it is not tried again)
 };
 
 // The launch being profiled between its API enter and exit (at most one: the thread that set g_busy).
@@ -176,7 +124,6 @@ long g_busy_skipped = 0;  // matching launches that came while another was profi
 long g_active_index = 0;  // the profiled launch's index among the matching ones
 bool g_stopped = false;  // a fault that would repeat on every launch: profile no more
 thread_local bool t_holds_launch = false;
-thread_local bool t_own_launch = false;  // the library's own flush launch: not the application's
 
 std::string demangle(const char* mangled) {
   if (mangled == nullptr) return "";
@@ -225,7 +172,6 @@ ContextState& context_state(CUcontext ctx) {
     if (d == device) state->ordinal = i;
   }
   if (state->ordinal < 0) throw DriverError("the launch's device is not among cuDeviceGet's ordinals");
-  state->sm_count = device_attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
 
   auto chip = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   chip.deviceIndex = static_cast<std::size_t>(state->ordinal);
@@ -345,39 +291,6 @@ void disable(CUpti_RangeProfiler_Object* profiler) {
   }
 }
 
-// Drains the L2 of dirty lines: reads 4x the L2's size (its own buffer, allocated once a context)
-// with the library's kernel and waits. Returns whether it ran; a context where it cannot (no memory
-// for the buffer, the PTX not loadable) says why once, in an error record, and profiles unflushed.
-bool flush_l2(ContextState& state) {
-  if (!state.flush_unavailable.empty()) return false;
-  try {
-    if (state.flush_kernel == nullptr) {
-      CUdevice device = 0;
-      INJECT_DRIVER(cuCtxGetDevice(&device));
-      const int l2_bytes = device_attribute(device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
-      if (l2_bytes <= 0) throw DriverError("the device reports no L2 cache size");
-      const std::size_t bytes = 4 * static_cast<std::size_t>(l2_bytes);
-      INJECT_DRIVER(cuModuleLoadData(&state.flush_module, kFlushPtx));
-      INJECT_DRIVER(cuModuleGetFunction(&state.flush_kernel, state.flush_module, "warpcost_flush_l2"));
-      INJECT_DRIVER(cuMemAlloc(&state.flush_buffer, bytes));
-      state.flush_words = bytes / 4;
-    }
-    void* args[] = {&state.flush_buffer, &state.flush_words};
-    t_own_launch = true;
-    const CUresult launched = cuLaunchKernel(state.flush_kernel, static_cast<unsigned>(4 * state.sm_count), 1, 1,
-                                             256, 1, 1, 0, nullptr, args, nullptr);
-    t_own_launch = false;
-    INJECT_DRIVER(launched);
-    INJECT_DRIVER(cuCtxSynchronize());
-    return true;
-  } catch (const std::exception& e) {
-    t_own_launch = false;
-    state.flush_unavailable = e.what();
-    write_error("l2 flush", std::string(e.what()) + "; launches of this context are profiled without it", 0);
-    return false;
-  }
-}
-
 // API enter of a launch to profile: its static facts, then the range profiler started.
 void begin_launch(const CUpti_CallbackData& data, const LaunchShape& shape, const std::string& name,
                   const char* mangled) {
@@ -400,7 +313,6 @@ void begin_launch(const CUpti_CallbackData& data, const LaunchShape& shape, cons
   record["occupancy_blocks_per_sm"] = blocks_per_sm;
 
   INJECT_DRIVER(cuCtxSynchronize());
-  record["l2_flushed"] = g_settings.flush_l2 && flush_l2(state);
   auto enable = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   enable.ctx = data.context;
   INJECT_CUPTI(cuptiRangeProfilerEnable(&enable));
@@ -532,7 +444,7 @@ void report_fault(const char* stage, const std::exception& e) {
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* raw) {
-  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || t_own_launch) return;
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* data = static_cast<const CUpti_CallbackData*>(raw);
   if (data->callbackSite == CUPTI_API_ENTER) {
     const std::optional<LaunchShape> shape = launch_shape(id, data->functionParams);
@@ -606,14 +518,6 @@ bool read_settings() {
     }
     g_settings.limit = n;
   }
-  const char* cache = std::getenv(env::kCacheControl);
-  if (cache != nullptr && *cache != '\0') {
-    if (std::strcmp(cache, "all") != 0 && std::strcmp(cache, "none") != 0) {
-      write_error("settings", std::string(env::kCacheControl) + "=" + cache + "; allowed: all, none", 0);
-      return false;
-    }
-    g_settings.flush_l2 = std::strcmp(cache, "all") == 0;
-  }
   const char* kernel = std::getenv(env::kKernel);
   if (kernel != nullptr && *kernel != '\0') {
     try {
@@ -638,7 +542,6 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   g_records.write({{"record", "start"},
                    {"kernel_filter", g_settings.filter_text},
                    {"launch_limit", g_settings.limit},
-                   {"cache_control", g_settings.flush_l2 ? "all" : "none"},
                    {"metrics", warpcost::explain::metric::kAll}});
   try {
     CUpti_SubscriberHandle subscriber = nullptr;

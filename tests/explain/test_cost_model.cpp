@@ -222,28 +222,6 @@ TEST(ExplainRecords, ACrashCutLineIsSkippedAndTheRestKept) {
   EXPECT_EQ(r.launches.size(), 3u);
 }
 
-TEST(ExplainRecords, CacheControlAndTheFlushAreReadAndReported) {
-  const std::string text =
-      "{\"record\": \"start\", \"cache_control\": \"all\", \"launch_limit\": 2, \"metrics\": []}\n"
-      "{\"record\": \"launch\", \"index\": 0, \"name\": \"k\", \"grid\": [1,1,1], \"block\": [32,1,1], "
-      "\"dynamic_shared_bytes\": 0, \"static_shared_bytes\": 0, \"registers_per_thread\": 8, "
-      "\"occupancy_blocks_per_sm\": 32, \"l2_flushed\": true, \"metrics\": {}}\n"
-      "{\"record\": \"launch\", \"index\": 1, \"name\": \"k\", \"grid\": [1,1,1], \"block\": [32,1,1], "
-      "\"dynamic_shared_bytes\": 0, \"static_shared_bytes\": 0, \"registers_per_thread\": 8, "
-      "\"occupancy_blocks_per_sm\": 32, \"l2_flushed\": false, \"metrics\": {}}\n";
-  const Records r = parse_records(text);
-  EXPECT_EQ(r.cache_control, "all");
-  ASSERT_EQ(r.launches.size(), 2u);
-  EXPECT_TRUE(r.launches[0].l2_flushed);
-  EXPECT_FALSE(r.launches[1].l2_flushed);
-  explain::Session s;
-  s.records = r;
-  EXPECT_NE(render_text(s).find("cache control: all (L2 drained before 1 of 2 profiled launches)"), std::string::npos)
-      << render_text(s);
-  // Records written before the setting existed say nothing about it.
-  EXPECT_EQ(parse_records("{\"record\": \"start\"}\n").cache_control, "");
-}
-
 TEST(ExplainRecords, AMalformedRecordIsNamed) {
   EXPECT_THROW(parse_records("{\"record\": \"launch\", \"index\": 0}\n"), std::runtime_error);
   EXPECT_THROW(parse_records("{\"record\": \"other\"}\n"), std::runtime_error);
