@@ -66,12 +66,14 @@ for c in "${cases[@]}"; do
     # shellcheck disable=SC2086
     timeout "$limit" "$examples/$program" $fixed_args >"$d/fixed.txt" 2>&1 || { echo "fixed run failed"; status=1; }
     fixed_s=$(kernel_seconds "$d/fixed.txt")
+    fixed_s=${fixed_s:-failed}  # it ran and gave no time: its check reads untestable here
   fi
   full_s=-
   if [ "$full_args" != - ]; then
     # shellcheck disable=SC2086
     timeout "$limit" "$examples/$program" $full_args >"$d/full.txt" 2>&1 || { echo "full-fix run failed"; status=1; }
     full_s=$(kernel_seconds "$d/full.txt")
+    full_s=${full_s:-failed}
   fi
   # Under explain: the first launch profiled (a warm-up launch: same kernel, same counters).
   t2=$(now)
@@ -85,7 +87,7 @@ for c in "${cases[@]}"; do
 k=json.load(open(sys.argv[1]))["kernels"][0]; print(k["seconds"]/k["launches"])' "$d/explain.json" 2>/dev/null)
   duration_ratio=$([ -n "$profiled" ] && [ -n "$defect_s" ] && awk "BEGIN{printf \"%.3f\", $profiled/$defect_s}")
   overhead+="| $name | $(awk "BEGIN{printf \"%.2f\", $t1-$t0}") | $(awk "BEGIN{printf \"%.2f\", $t3-$t2}") | $(awk "BEGIN{a=$t1-$t0; b=$t3-$t2; if (a>0) printf \"%.2f\", b/a}") | ${duration_ratio} |\n"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$view" "$d/explain.json" "${defect_s:--}" "${fixed_s:--}" "${full_s:--}" >>"$work/cases.tsv"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$view" "$d/explain.json" "${defect_s:-failed}" "$fixed_s" "$full_s" >>"$work/cases.tsv"
   # Nsight Compute on the same first launch, the same metrics: with its default cache control (every
   # cache flushed before each replay pass) and with none (explain's range profiler flushes nothing).
   if [ "$kernel" != - ] && command -v ncu >/dev/null; then

@@ -170,12 +170,19 @@ View coalescing(const KernelCounters& k, const GpuFigures* figures, const Memory
   const double twin_seconds = asked / twin_rate;
   v.quantities.push_back({"memory_seconds", memory_seconds, "s"});
   v.quantities.push_back({"twin_memory_seconds", twin_seconds, "s"});
+  // The model's own ratio before the floor at 1: below 1 it says the twin would be slower than the
+  // kernel (its stream runs slower than this kernel did), a contradiction the floor would hide.
+  const double unfloored = k.seconds / (k.seconds - memory_seconds + twin_seconds);
+  v.quantities.push_back({"unfloored_speedup", unfloored, "1"});
   v.speedup = speedup_of_removed_fraction(std::max(0.0, memory_seconds - twin_seconds) / k.seconds);
   v.priced_from = curve_name(*ground.curve) + " of run " + figures->run_id + " (" + fixed(ground.rate_at_warps, 0) +
                   " B/s at " + fixed(k.warps_active_per_sm, 1) + " warps/SM)" +
                   (coalesced_rate > 0 ? ", capped by the coalesced DRAM rate of its stride curve (" +
                                             fixed(coalesced_rate, 0) + " B/s)"
-                                      : std::string("; the run has no DRAM stride curve"));
+                                      : std::string("; the run has no DRAM stride curve")) +
+                  (unfloored < 1 ? "; the priced twin is slower than the kernel ran (unfloored " + fixed(unfloored, 3) +
+                                       "): floored at 1, the comparable stream under-rates this kernel"
+                                 : std::string());
   v.assumptions =
       "the memory share of the time (DRAM rate over the comparable stream's at this residency) is memory time; "
       "a coalesced twin at the same residency moves only the bytes its loads and stores ask for, at the "
@@ -210,13 +217,14 @@ View latency_hiding(const KernelCounters& k, const GpuFigures* figures, const Me
         {"warps_short_of_knee", std::max(0.0, *c.knee_warps_per_sm - k.warps_active_per_sm), "warps"});
   }
   v.quantities.push_back({"memory_share", ground.memory_share, "1"});
-  // At or past the stream's measured knee its curve is flat (the streaming family's rule): more
-  // warps buy nothing, and the curve's point-to-point jitter is not a cost (EXPLAIN-2).
+  // At or past the stream's measured knee (the fewest warps/SM reaching 90 % of its largest rate,
+  // docs/verdicts.md) the view is 1: what is left, at most 10 % of the rate, is not priced as latency
+  // hiding, so a curve's point-to-point jitter past its knee is no cost either (EXPLAIN-2).
   const bool past_knee = c.knee_warps_per_sm && k.warps_active_per_sm >= *c.knee_warps_per_sm;
   const double rate_fraction = past_knee ? 1.0 : plateau > 0 ? clamp01(ground.rate_at_warps / plateau) : 1.0;
   v.speedup = speedup_of_removed_fraction(ground.memory_share * (1 - rate_fraction));
   v.priced_from = curve_name(c) + " of run " + figures->run_id + " (" +
-                  (past_knee ? "at or past its knee: flat"
+                  (past_knee ? "at or past its knee, within 10 % of its plateau: not priced"
                              : fixed(rate_fraction, 3) + " of its plateau") +
                   " at " + fixed(k.warps_active_per_sm, 1) + " warps/SM)";
   v.assumptions =

@@ -208,46 +208,15 @@ int run_explain(const Options& o) {
   return app_failed || !s.records.errors.empty() || !s.records.started ? 1 : 0;
 }
 
-// --proof: a tab-separated table, one case a line: program, named view ("-" for the clean
-// program), the program's explain JSON, its kernel seconds, its fixed twin's kernel seconds ("-"
-// where there is none), and optionally a sixth field: the kernel seconds of a twin that removes
-// every defect ("-" or absent: none). Prints the verdict table; --out writes it too.
+// --proof: the cases table (proof.hpp, parse_proof_cases). Prints the verdict table; --out writes
+// it too. A table that cannot be read is a usage error (exit 2), before anything is written.
 int run_proof(const Options& o) {
   std::vector<ProofCase> cases;
-  std::istringstream in(slurp(o.proof_cases));
-  std::string line;
-  auto seconds = [](const std::string& v) -> std::optional<double> {
-    if (v == "-" || v.empty()) return std::nullopt;
-    try {
-      return std::stod(v);
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-  };
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> f;
-    std::stringstream ls(line);
-    std::string cell;
-    while (std::getline(ls, cell, '\t')) f.push_back(cell);
-    if (f.size() != 5 && f.size() != 6) {
-      throw std::runtime_error("--proof line '" + line + "': five or six tab-separated fields expected");
-    }
-    ProofCase c;
-    c.program = f[0];
-    c.named_view = f[1] == "-" ? "" : f[1];
-    c.defect_seconds = seconds(f[3]);
-    c.fixed_seconds = seconds(f[4]);
-    if (f.size() == 6) c.full_fix_seconds = seconds(f[5]);
-    if (fs::is_regular_file(f[2])) {
-      const auto j = nlohmann::json::parse(slurp(f[2]), nullptr, false);
-      if (!j.is_discarded() && j.contains("kernels") && !j["kernels"].empty()) {
-        for (const auto& v : j["kernels"][0]["views"]) {
-          if (v.contains("speedup") && v["speedup"].is_number()) c.predicted[v["name"]] = v["speedup"].get<double>();
-        }
-      }
-    }
-    cases.push_back(c);
+  try {
+    cases = parse_proof_cases(slurp(o.proof_cases));
+  } catch (const ProofInputError& e) {
+    std::cerr << "warpcost explain: " << e.what() << "\n";
+    return 2;
   }
   const std::string table = proof_table(judge_proof(cases));
   std::cout << table;

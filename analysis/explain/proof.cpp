@@ -2,7 +2,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "analysis/explain/cost_model.hpp"
 
 namespace warpcost::explain {
 
@@ -47,6 +52,79 @@ void judge_speedup(analysis::Row& r, std::optional<double> defect_seconds, std::
 
 }  // namespace
 
+std::vector<ProofCase> parse_proof_cases(const std::string& text) {
+  std::vector<ProofCase> cases;
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    const std::string where = "--proof line " + std::to_string(number);
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    std::string cell;
+    while (std::getline(ls, cell, '\t')) f.push_back(cell);
+    if (f.size() != 5 && f.size() != 6) {
+      throw ProofInputError(where + ": " + std::to_string(f.size()) +
+                            " tab-separated fields; allowed: 5 or 6 (program, view, explain JSON, defect seconds, "
+                            "twin seconds[, full-fix seconds])");
+    }
+    // A time: a positive number; "-" none; "failed" a twin that gave none (0: untestable).
+    auto seconds = [&](std::size_t i, const char* field) -> std::optional<double> {
+      const std::string& v = f[i];
+      if (v == "-") return std::nullopt;
+      if (v == "failed") return 0.0;
+      std::size_t used = 0;
+      double x = 0;
+      try {
+        x = std::stod(v, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != v.size() || !(x > 0) || !std::isfinite(x)) {
+        throw ProofInputError(where + ": " + field + " '" + v + "'; allowed: a positive number of seconds, - or failed");
+      }
+      return x;
+    };
+    ProofCase c;
+    c.program = f[0];
+    if (c.program.empty() || c.program.find_first_of(";=") != std::string::npos) {
+      throw ProofInputError(where + ": program '" + c.program + "'; allowed: a non-empty name without ; or =");
+    }
+    const std::string& view_name = f[1];
+    if (view_name != "-" && view_name != view::kPartialWarps && view_name != view::kDivergence &&
+        view_name != view::kCoalescing && view_name != view::kLatencyHiding) {
+      throw ProofInputError(where + ": view '" + view_name + "'; allowed: " + view::kPartialWarps + ", " +
+                            view::kDivergence + ", " + view::kCoalescing + ", " + view::kLatencyHiding +
+                            " or - (the clean program)");
+    }
+    c.named_view = view_name == "-" ? "" : view_name;
+    c.defect_seconds = seconds(3, "defect seconds");
+    c.fixed_seconds = seconds(4, "twin seconds");
+    if (f.size() == 6) c.full_fix_seconds = seconds(5, "full-fix seconds");
+    std::ifstream json_file(f[2]);
+    if (!std::filesystem::is_regular_file(f[2]) || !json_file) {
+      c.unpriced_reason = "no explain JSON at " + f[2];
+    } else {
+      std::stringstream body;
+      body << json_file.rdbuf();
+      const auto j = nlohmann::json::parse(body.str(), nullptr, false);
+      if (j.is_discarded() || !j.contains("kernels") || !j["kernels"].is_array() || j["kernels"].empty()) {
+        c.unpriced_reason = "the explain JSON " + f[2] + " has no kernel";
+      } else {
+        for (const auto& v : j["kernels"][0].value("views", nlohmann::json::array())) {
+          if (v.contains("name") && v.contains("speedup") && v["speedup"].is_number()) {
+            c.predicted[v["name"].get<std::string>()] = v["speedup"].get<double>();
+          }
+        }
+      }
+    }
+    cases.push_back(c);
+  }
+  return cases;
+}
+
 std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
   std::vector<analysis::Row> rows;
   for (const ProofCase& c : cases) {
@@ -56,7 +134,8 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
       r.predicted = kNoiseFloorSpeedup;
       if (c.predicted.empty()) {
         r.verdict = analysis::verdict::kUntestable;
-        r.why = "no view was priced (no explain record or no suite run of this GPU)";
+        r.why = c.unpriced_reason.empty() ? "no view was priced (no explain record or no suite run of this GPU)"
+                                          : c.unpriced_reason;
       } else {
         double largest = 0;
         for (const auto& [view, speedup] : c.predicted) largest = std::max(largest, speedup);
@@ -70,8 +149,9 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
     fix.model = "the named view's estimated speedup, within 25 % of the measured fix";
     const auto predicted = c.predicted.find(c.named_view);
     if (predicted != c.predicted.end()) fix.predicted = predicted->second;
+    const std::string unpriced = c.unpriced_reason.empty() ? "the named view was not priced" : c.unpriced_reason;
     judge_speedup(fix, c.defect_seconds, c.fixed_seconds, "no kernel time for the program or its fixed twin",
-                  "the named view was not priced");
+                  unpriced.c_str());
     rows.push_back(fix);
 
     analysis::Row largest = base(c, "largest_view_is_named", c.named_view);
@@ -84,7 +164,7 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
     }
     if (name.empty()) {
       largest.verdict = analysis::verdict::kUntestable;
-      largest.why = "no view was priced";
+      largest.why = c.unpriced_reason.empty() ? "no view was priced" : c.unpriced_reason;
     } else {
       largest.value = name == c.named_view ? 1 : 0;
       largest.verdict = name == c.named_view ? analysis::verdict::kHolds : analysis::verdict::kFails;

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,24 @@ struct ProofCase {
   // A second twin that removes every defect the program has, where the named twin removes one
   // (tile_2d: (32,8) blocks fix residency too; EXPLAIN-2): the largest view is held against it.
   std::optional<double> full_fix_seconds;
+  std::string unpriced_reason;  // why `predicted` is empty (no explain JSON, ...), for the untestable rows
 };
+
+// A --proof cases table that cannot be read: names the line, the field, the value and what is
+// allowed (the tool exits 2).
+class ProofInputError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// The cases table (tab-separated, '#' lines and empty lines skipped), one case a line: program,
+// named view ("-": the clean program; else one of the four views), the program's explain JSON, its
+// kernel seconds, its twin's kernel seconds, and optionally a sixth field: the kernel seconds of a
+// twin that removes every defect. A seconds field is a positive number, "-" (no such twin: the
+// clean program's, or no full-fix twin) or "failed" (the twin ran but gave no time: its check
+// reads "untestable here"). The predictions are the views' speedups of the JSON's first kernel; a
+// JSON that is missing or unreadable leaves them empty, with the reason.
+std::vector<ProofCase> parse_proof_cases(const std::string& text);
 
 // Rows (family "explain", benchmark "proof", params "program=...;view=..."):
 //   fix_speedup (model): measured defect/fixed time, predicted the named view's speedup;

@@ -298,8 +298,11 @@ TEST(ExplainCosts, LatencyHidingPricedFromTheStreamAtThisResidency) {
   EXPECT_NEAR(*v.speedup, 3.5, 1e-9);
   EXPECT_DOUBLE_EQ(quantity(v, "warps_short_of_knee"), 27);  // knee 35 - 8
   // The coalesced twin: 5.12e7 B at min(4e12, 1.2e12) = 42.67 us, longer than the 40 us the kernel
-  // took: nothing to remove.
+  // took: nothing to remove; the ratio before the floor, 40 / 42.67 = 0.9375, is reported and named.
   EXPECT_DOUBLE_EQ(*view_of(c, view::kCoalescing).speedup, 1.0);
+  EXPECT_NEAR(quantity(view_of(c, view::kCoalescing), "unfloored_speedup"), 0.9375, 1e-12);
+  EXPECT_NE(view_of(c, view::kCoalescing).priced_from.find("unfloored 0.938"), std::string::npos)
+      << view_of(c, view::kCoalescing).priced_from;
   EXPECT_EQ(c.largest_view(), view::kLatencyHiding);
 }
 
@@ -340,6 +343,28 @@ TEST(ExplainCosts, TheComparableStreamIsTheOneThatRanAsFastAtThisResidency) {
   EXPECT_NE(v.priced_from.find("read_batched load_bytes=16;loads_in_flight=4"), std::string::npos) << v.priced_from;
   // The twin: 3e8 B at min(4e12, 3.2e12) = 93.75 us = the memory time 0.9375 x 100 us: 1.
   EXPECT_NEAR(*view_of(c, view::kCoalescing).speedup, 1.0, 1e-12);
+}
+
+TEST(ExplainCosts, EqualRatesPickFewerLoadsInFlightThenLessAlu) {
+  // Three 16-byte curves with the same rate everywhere (2e12 at 8 and 64 warps/SM): one in flight
+  // with 8 ALU ops, one in flight with none, four in flight; the kernel's rate 2e12 is equally near
+  // all three: the tie goes to one in flight, then to no ALU work.
+  std::vector<analysis::Row> rows;
+  for (int w : {8, 64}) {
+    for (const char* p : {"load_bytes=16;alu_per_load=8;warps_per_sm=", "load_bytes=16;alu_per_load=0;warps_per_sm="}) {
+      rows.push_back(row("streaming", "read_independent", p + std::to_string(w), "dram__bytes_read.sum.per_second", 2e12));
+    }
+    rows.push_back(row("streaming", "read_batched", "load_bytes=16;loads_in_flight=4;warps_per_sm=" + std::to_string(w),
+                       "dram__bytes_read.sum.per_second", 2e12));
+  }
+  const GpuFigures f = figures_from_rows(rows, "NVIDIA H200", "ties");
+  ASSERT_EQ(f.streams.size(), 3u);
+  const StreamCurve* c = comparable_stream(f, 16, 2e12, 8);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->loads_in_flight, 1);
+  EXPECT_EQ(c->alu_per_load, 0);
+  // A 4-byte kernel finds no 4-byte curve: the nearest width is these 16-byte ones (log2 distance 2).
+  EXPECT_EQ(comparable_stream(f, 4, 2e12, 8)->load_bytes, 16);
 }
 
 TEST(ExplainCosts, AtOrPastTheKneeLatencyHidingCostsNothing) {
@@ -480,6 +505,58 @@ TEST(ExplainProof, TheLargestViewIsHeldAgainstTheFullFixTwin) {
   // Without a full-fix twin, no such row.
   c.full_fix_seconds.reset();
   EXPECT_EQ(judge_proof({c}).size(), 2u);
+}
+
+TEST(ExplainProof, FullFixEdge25PercentHolds26Fails) {
+  ProofCase c;
+  c.program = "tile_2d";
+  c.named_view = view::kCoalescing;
+  c.predicted = {{view::kCoalescing, 1.0}, {view::kLatencyHiding, 1.25}};
+  c.defect_seconds = 1e-4;
+  c.fixed_seconds = 1e-4;
+  c.full_fix_seconds = 1e-4;  // measured 1: predicted 1.25 is +25 %, holds
+  EXPECT_EQ(judge_proof({c})[2].verdict, "holds");
+  c.predicted[view::kLatencyHiding] = 1.26;  // +26 %
+  EXPECT_EQ(judge_proof({c})[2].verdict, "fails");
+}
+
+// The cases table is read strictly: a bad time, view or field count is an input error naming it;
+// "-" is no twin, "failed" a twin that gave no time (its row untestable, never dropped).
+TEST(ExplainProof, CasesTableIsReadStrictly) {
+  const std::string no_json = "/no/such/explain.json";
+  const auto ok = parse_proof_cases("# header\n\ntile_2d\tcoalescing\t" + no_json + "\t1e-4\t9e-5\tfailed\n"
+                                    "clean\t-\t" + no_json + "\t2e-4\t-\n");
+  ASSERT_EQ(ok.size(), 2u);
+  EXPECT_DOUBLE_EQ(*ok[0].defect_seconds, 1e-4);
+  ASSERT_TRUE(ok[0].full_fix_seconds);
+  EXPECT_DOUBLE_EQ(*ok[0].full_fix_seconds, 0);
+  EXPECT_EQ(ok[0].unpriced_reason, "no explain JSON at " + no_json);
+  EXPECT_FALSE(ok[1].fixed_seconds);
+  EXPECT_EQ(ok[1].named_view, "");
+  // The failed full-fix twin keeps its row, untestable; a missing JSON says so in every row.
+  const auto rows = judge_proof({ok[0]});
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[2].metric, "full_fix_speedup");
+  EXPECT_EQ(rows[2].verdict, "untestable here");
+  EXPECT_EQ(rows[0].verdict, "untestable here");
+  EXPECT_EQ(rows[0].why, "no explain JSON at " + no_json);
+  auto error_of = [](const std::string& text) {
+    try {
+      parse_proof_cases(text);
+    } catch (const ProofInputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("a\tcoalescing\tx.json\t1.2.3x\t1e-4\n"),
+            "--proof line 1: defect seconds '1.2.3x'; allowed: a positive number of seconds, - or failed");
+  EXPECT_EQ(error_of("a\tcoalescing\tx.json\t1e-4\t0\n"),
+            "--proof line 1: twin seconds '0'; allowed: a positive number of seconds, - or failed");
+  EXPECT_NE(error_of("a\tcoalesing\tx.json\t1e-4\t1e-4\n").find("view 'coalesing'; allowed: partial_warps"),
+            std::string::npos);
+  EXPECT_NE(error_of("\na\tcoalescing\tx.json\t1e-4\n").find("--proof line 2: 4 tab-separated fields; allowed: 5 or 6"),
+            std::string::npos);
+  EXPECT_NE(error_of("a=b\tcoalescing\tx.json\t1e-4\t1e-4\n").find("program 'a=b'"), std::string::npos);
 }
 
 TEST(ExplainProof, MissingTimesAreUntestableNotHolds) {
