@@ -28,8 +28,9 @@ cmake --build "$build" -j "$(nproc)" --target warpcost-explain warpcost_inject e
 # case name | program | its defect's arguments | the twin that removes the named defect | the view its
 # defect names ("-": the clean program, no twin) | kernel name (ncu -k; "-": no ncu cross-check) |
 # a twin that removes every defect ("-": none; tile_2d's (32,8), EXPLAIN-2).
-# The cases named program.variant are held out (EXPLAIN-2): declared with the rule, before the GPU
-# round that first runs them; the six others are the programs.
+# The cases named program.variant are held out: the first four declared with EXPLAIN-2 (first run at
+# 97b9472), the last three with EXPLAIN-3, each before the GPU round that first runs them; the six
+# others are the programs.
 cases=(
   "partial_block|partial_block|--variant defect|--variant fixed|partial_warps|fma_chains|-"
   "lane_split|lane_split|--variant defect|--variant fixed|divergence|split_work|-"
@@ -41,6 +42,9 @@ cases=(
   "gather_stride.stride2|gather_stride|--variant defect --stride 2|--variant fixed|coalescing|-|-"
   "low_residency.unroll1|low_residency|--variant defect --unroll 1|--variant fixed --unroll 1|latency_hiding|-|-"
   "low_residency.blocks2|low_residency|--variant defect --blocks-per-sm 2|--variant fixed|latency_hiding|-|-"
+  "gather_stride.stride3|gather_stride|--variant defect --stride 3|--variant fixed|coalescing|-|-"
+  "gather_stride.stride6|gather_stride|--variant defect --stride 6|--variant fixed|coalescing|-|-"
+  "low_residency.unroll1blocks4|low_residency|--variant defect --unroll 1 --blocks-per-sm 4|--variant fixed --unroll 1|latency_hiding|-|-"
 )
 
 kernel_seconds() { sed -n 's/.*kernel_seconds=\([0-9.eE+-]*\) check=ok.*/\1/p' "$1" | tail -n 1; }

@@ -23,14 +23,22 @@ constexpr const char* kNoRun = "no suite run of this GPU under results/";
 // rate it reached at the kernel's residency.
 struct MemoryGround {
   const StreamCurve* curve = nullptr;
-  double kernel_rate = 0;     // B/s, read + write
+  double kernel_rate = 0;     // B/s, read + write (the attributed writes)
   double rate_at_warps = 0;   // the curve at the kernel's warps/SM
   double memory_share = 0;    // kernel_rate / rate_at_warps, at most 1
 };
 
+// DRAM bytes written that can be the kernel's: at most the bytes of the sectors it stored. Under
+// kernel replay the range also counts write-backs of memory the profiler restored between passes
+// (docs/explain.md, the cross-check with ncu), which can exceed every byte the kernel stored
+// (EXPLAIN-3).
+double attributed_dram_write_bytes(const KernelCounters& k) {
+  return std::min(k.dram_write_bytes, k.store_sectors * kSectorBytes);
+}
+
 MemoryGround memory_ground(const KernelCounters& k, const GpuFigures* figures) {
   MemoryGround g;
-  g.kernel_rate = k.seconds > 0 ? (k.dram_read_bytes + k.dram_write_bytes) / k.seconds : 0;
+  g.kernel_rate = k.seconds > 0 ? (k.dram_read_bytes + attributed_dram_write_bytes(k)) / k.seconds : 0;
   if (figures == nullptr || k.load_requests <= 0 || k.seconds <= 0) return g;
   const double bytes_per_lane = k.load_bytes_asked / (k.load_requests * kWarpSize);
   g.curve = comparable_stream(*figures, bytes_per_lane, k.load_bytes_asked / k.seconds, k.warps_active_per_sm);
@@ -124,7 +132,7 @@ View coalescing(const KernelCounters& k, const GpuFigures* figures, const Memory
   const double requests = k.load_requests + k.store_requests;
   const double sectors = k.load_sectors + k.store_sectors;
   const double asked = k.load_bytes_asked + k.store_bytes_asked;
-  const double dram = k.dram_read_bytes + k.dram_write_bytes;
+  const double dram = k.dram_read_bytes + attributed_dram_write_bytes(k);  // EXPLAIN-3
   if (requests <= 0 || asked <= 0) {
     v.speedup = 1.0;
     v.priced_from = "counters only";
@@ -195,6 +203,7 @@ View latency_hiding(const KernelCounters& k, const GpuFigures* figures, const Me
   v.name = view::kLatencyHiding;
   v.quantities.push_back({"warps_active_per_sm", k.warps_active_per_sm, "warps"});
   v.quantities.push_back({"long_scoreboard_stalls_per_issue", k.long_scoreboard_per_issue, "warps"});
+  v.quantities.push_back({"dram_write_bytes_attributed", attributed_dram_write_bytes(k), "B"});
   v.quantities.push_back({"dram_rate", ground.kernel_rate, "B/s"});
   if (k.load_requests <= 0) {
     v.speedup = 1.0;
@@ -222,14 +231,27 @@ View latency_hiding(const KernelCounters& k, const GpuFigures* figures, const Me
   // hiding, so a curve's point-to-point jitter past its knee is no cost either (EXPLAIN-2).
   const bool past_knee = c.knee_warps_per_sm && k.warps_active_per_sm >= *c.knee_warps_per_sm;
   const double rate_fraction = past_knee ? 1.0 : plateau > 0 ? clamp01(ground.rate_at_warps / plateau) : 1.0;
-  v.speedup = speedup_of_removed_fraction(ground.memory_share * (1 - rate_fraction));
+  const double by_curve = speedup_of_removed_fraction(ground.memory_share * (1 - rate_fraction));
+  // The DRAM ceiling (EXPLAIN-3): more warps cannot move DRAM bytes faster than the fastest rate the
+  // suite measured on this GPU; a kernel already moving (read + write) near it gains at most the gap.
+  const double best = best_dram_rate(*figures);
+  const double ceiling = best > 0 && ground.kernel_rate > 0 ? std::max(1.0, best / ground.kernel_rate)
+                                                            : std::numeric_limits<double>::infinity();
+  if (best > 0) {
+    v.quantities.push_back({"suite_best_dram_rate", best, "B/s"});
+    v.quantities.push_back({"dram_ceiling_speedup", std::min(ceiling, 1e6), "1"});
+  }
+  v.speedup = std::min(by_curve, ceiling);
   v.priced_from = curve_name(c) + " of run " + figures->run_id + " (" +
                   (past_knee ? "at or past its knee, within 10 % of its plateau: not priced"
                              : fixed(rate_fraction, 3) + " of its plateau") +
-                  " at " + fixed(k.warps_active_per_sm, 1) + " warps/SM)";
+                  " at " + fixed(k.warps_active_per_sm, 1) + " warps/SM)" +
+                  (ceiling < by_curve ? "; capped by the DRAM ceiling: the kernel moves " + fixed(ground.kernel_rate, 0) +
+                                            " B/s of the " + fixed(best, 0) + " the suite reached at best"
+                                      : std::string());
   v.assumptions =
       "the memory share of the time runs at the rate the comparable stream reached at this residency; full "
-      "residency reaches the stream's plateau";
+      "residency reaches the stream's plateau, and no more DRAM bytes a second than the suite's fastest rate";
   return v;
 }
 
@@ -281,6 +303,12 @@ const StreamCurve* comparable_stream(const GpuFigures& figures, double bytes_per
       best_distance = distance;
     }
   }
+  return best;
+}
+
+double best_dram_rate(const GpuFigures& figures) {
+  double best = figures.coalescing_useful_rate.empty() ? 0.0 : interpolate(figures.coalescing_useful_rate, 1.0);
+  for (const StreamCurve& c : figures.streams) best = std::max(best, c.plateau());
   return best;
 }
 

@@ -293,9 +293,13 @@ TEST(ExplainCosts, LatencyHidingPricedFromTheStreamAtThisResidency) {
   // 16-byte lanes; the kernel reads its 5.12e7 B asked in 40 us = 1.28e12 B/s at 8 warps/SM: the
   // one-in-flight 16-byte curve ran 1.2e12 there (|ln(1.2/1.28)| = 0.065), the 4-in-flight 3.2e12
   // (0.916): the first. 1.2e12 of its plateau 4.2e12; share min(1, 1.28/1.2) = 1;
-  // r = 1 - 1.2/4.2; speedup 3.5
+  // r = 1 - 1.2/4.2; by the curve 3.5. The DRAM ceiling (EXPLAIN-3): the fastest rate of these
+  // figures is the batched curve's 4.4e12 (coalesced 4e12, plateaus 3.2, 4.2): 4.4 / 1.28 = 3.4375,
+  // under 3.5: the speedup is 3.4375.
   EXPECT_DOUBLE_EQ(quantity(v, "comparable_loads_in_flight"), 1);
-  EXPECT_NEAR(*v.speedup, 3.5, 1e-9);
+  EXPECT_DOUBLE_EQ(quantity(v, "suite_best_dram_rate"), 4.4e12);
+  EXPECT_NEAR(*v.speedup, 3.4375, 1e-9);
+  EXPECT_NE(v.priced_from.find("capped by the DRAM ceiling"), std::string::npos) << v.priced_from;
   EXPECT_DOUBLE_EQ(quantity(v, "warps_short_of_knee"), 27);  // knee 35 - 8
   // The coalesced twin: 5.12e7 B at min(4e12, 1.2e12) = 42.67 us, longer than the 40 us the kernel
   // took: nothing to remove; the ratio before the floor, 40 / 42.67 = 0.9375, is reported and named.
@@ -343,6 +347,47 @@ TEST(ExplainCosts, TheComparableStreamIsTheOneThatRanAsFastAtThisResidency) {
   EXPECT_NE(v.priced_from.find("read_batched load_bytes=16;loads_in_flight=4"), std::string::npos) << v.priced_from;
   // The twin: 3e8 B at min(4e12, 3.2e12) = 93.75 us = the memory time 0.9375 x 100 us: 1.
   EXPECT_NEAR(*view_of(c, view::kCoalescing).speedup, 1.0, 1e-12);
+}
+
+// A kernel already moving DRAM bytes near the suite's fastest rate gains from residency at most the
+// gap (EXPLAIN-3); writes count only up to the bytes of the sectors it stored.
+TEST(ExplainCosts, TheDramCeilingCapsLatencyHiding) {
+  const GpuFigures f = hand_figures();
+  KernelCounters k;
+  k.name = "saturating";
+  k.block = {256, 1, 1};
+  k.grid = {1024, 1, 1};
+  k.occupancy_blocks_per_sm = 8;
+  k.launches = 1;
+  k.seconds = 4e-6;
+  k.inst_executed = 5e4;
+  k.lanes_per_inst = 32;
+  k.lanes_pred_on_per_inst = 32;
+  k.load_requests = 1e4;  // 4 B a lane: 1.28e6 B asked
+  k.load_sectors = 3.2e5;
+  k.load_bytes_asked = 1.28e6;
+  k.store_requests = 1e4;
+  k.store_sectors = 4e4;  // 1.28e6 B of sectors stored
+  k.store_bytes_asked = 1.28e6;
+  k.dram_read_bytes = 1.472e7;
+  k.dram_write_bytes = 5e6;  // more than it stored: 1.28e6 of it attributed
+  k.warps_active_per_sm = 48;
+  k.issue_active = 0.2;
+  // DRAM rate (1.472e7 + 1.28e6) / 4 us = 4.0e12. The 4-byte curve at 48 warps: 2.6e12 of its
+  // plateau 3.2e12, share 1: by the curve 1 / 0.8125 = 1.2308; the ceiling 4.4 / 4.0 = 1.1.
+  const View v = view_of(explain_kernel(k, &f, 132), view::kLatencyHiding);
+  EXPECT_DOUBLE_EQ(quantity(v, "dram_write_bytes_attributed"), 1.28e6);
+  EXPECT_NEAR(quantity(v, "dram_rate"), 4.0e12, 1);
+  EXPECT_NEAR(quantity(v, "dram_ceiling_speedup"), 1.1, 1e-12);
+  EXPECT_NEAR(*v.speedup, 1.1, 1e-12);
+  // Above the fastest rate (4.6e12): nothing left, 1.
+  k.dram_read_bytes = 1.712e7;
+  EXPECT_DOUBLE_EQ(*view_of(explain_kernel(k, &f, 132), view::kLatencyHiding).speedup, 1.0);
+  // Unattributed writes would have lowered the ceiling: (1.472e7 + 5e6) / 4 us = 4.93e12, 1; the
+  // attribution keeps it at 1.1 (planted: the raw count).
+  k.dram_read_bytes = 1.472e7;
+  k.store_sectors = 1e9;  // every written byte attributable
+  EXPECT_DOUBLE_EQ(*view_of(explain_kernel(k, &f, 132), view::kLatencyHiding).speedup, 1.0);
 }
 
 TEST(ExplainCosts, EqualRatesPickFewerLoadsInFlightThenLessAlu) {
@@ -704,33 +749,38 @@ TEST(RealSession, EachDefectsViewPricedFromTheCommittedRun) {
 
   // gather_stride: (16777216 + 2097152) sectors / (524288 + 524288) requests = 18; ideal:
   // 134217728 B asked / 32 B / 1048576 requests = 4. Useful DRAM fraction 134217728 /
-  // (536884992 + 87073536) = 0.2151068. Comparable stream (EXPLAIN-2): 4-byte lanes, and the only
+  // (536884992 + min(87073536 written, 2097152 x 32 = 67108864 stored)) = 0.2222170 (EXPLAIN-3). Comparable stream (EXPLAIN-2): 4-byte lanes, and the only
   // 4-byte curve is read_independent load_bytes=4;alu_per_load=0; at 49.2718736 warps/SM between 48
   // (1.975796e12) and 64 (2.4889704e12): 2.0169901e12 (second implementation, pandas over the run's
-  // warpcost.csv, EXPLAIN-2 in docs/verdict-changes.md). The kernel moves 6.2396e8 B in 140.16 us =
-  // 4.45e12 B/s, above it: share 1. Twin: 134217728 B at min(4.302521154e12 coalesced,
+  // warpcost.csv, EXPLAIN-2 in docs/verdict-changes.md). The kernel moves 6.0399e8 B in 140.16 us =
+  // 4.309e12 B/s, above it: share 1. Twin: 134217728 B at min(4.302521154e12 coalesced,
   // 2.0169901e12) = 66.5436 us; speedup 140.16 / 66.5436 = 2.106289
   const KernelCosts g = explain_kernel(real_kernel(s, "gather"), &*f, sms);
   const View& gc = view_of(g, view::kCoalescing);
   EXPECT_DOUBLE_EQ(quantity(gc, "sectors_per_request"), 18);
   EXPECT_DOUBLE_EQ(quantity(gc, "ideal_sectors_per_request"), 4);
-  EXPECT_NEAR(quantity(gc, "dram_useful_fraction"), 0.2151068, 1e-6);
+  EXPECT_NEAR(quantity(gc, "dram_useful_fraction"), 0.2222170, 1e-6);
   EXPECT_DOUBLE_EQ(quantity(gc, "memory_share"), 1.0);
   EXPECT_NEAR(quantity(gc, "twin_rate"), 2.0169901e12, 1e6);
   EXPECT_NEAR(*gc.speedup, 2.106289, 1e-5);
   EXPECT_EQ(g.largest_view(), view::kCoalescing);
+  // Its latency view: by the curve 1 / (2.0169901 / 2.4889704) = 1.234; the DRAM ceiling (EXPLAIN-3):
+  // the fastest rate of the run, the coalesced 4.302521154e12, over the kernel's 4.309e12: under 1, so 1.
+  EXPECT_DOUBLE_EQ(*view_of(g, view::kLatencyHiding).speedup, 1.0);
 
   // low_residency: 16-byte lanes; it read 536346624 B asked in 165.536 us = 3.240060e12 B/s at
   // 7.8697694 warps/SM. The 16-byte curves there: read_batched loads_in_flight=4 between 4
   // (1.928000e12) and 8 (3.287636e12): 3.2433692e12, |ln(3.2434/3.2401)| = 0.001, nearest (one in
   // flight: 1.2236e12; 2: 2.07e12; 8: 4.08e12). Its knee is 12 > 7.87; plateau (largest point)
-  // 4.2531841e12; share 1 (the kernel's DRAM rate 3.39e12 is above 3.24e12):
-  // speedup 1 / (3.2433692 / 4.2531841) = 1.311348
+  // 4.2531841e12. Share: the kernel's DRAM rate, its reads 536353024 B and the writes attributed to
+  // it, min(25143040, 8448 sectors x 32 = 270336), in 165.536 us = 3.241732e12, over 3.2433692e12:
+  // 0.999495; r = 0.999495 x (1 - 3.2433692 / 4.2531841) = 0.237306; speedup 1.311141 (the DRAM
+  // ceiling, 4.302521154 / 3.241732 = 1.327, is above it)
   const KernelCosts lr = explain_kernel(real_kernel(s, "stream_sum"), &*f, sms);
   const View& ll = view_of(lr, view::kLatencyHiding);
   EXPECT_NE(ll.priced_from.find("read_batched load_bytes=16;loads_in_flight=4"), std::string::npos) << ll.priced_from;
   EXPECT_NEAR(quantity(ll, "suite_rate_at_warps"), 3.2433692e12, 1e6);
-  EXPECT_NEAR(*ll.speedup, 1.311348, 1e-5);
+  EXPECT_NEAR(*ll.speedup, 1.311141, 1e-5);
   EXPECT_EQ(lr.largest_view(), view::kLatencyHiding);
 
   // tile_2d: 4-byte curve at 39.0135577 warps/SM between 32 (1.365881e12) and 48 (1.975796e12):
