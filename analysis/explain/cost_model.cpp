@@ -232,8 +232,9 @@ View latency_hiding(const KernelCounters& k, const GpuFigures* figures, const Me
   const bool past_knee = c.knee_warps_per_sm && k.warps_active_per_sm >= *c.knee_warps_per_sm;
   const double rate_fraction = past_knee ? 1.0 : plateau > 0 ? clamp01(ground.rate_at_warps / plateau) : 1.0;
   const double by_curve = speedup_of_removed_fraction(ground.memory_share * (1 - rate_fraction));
-  // The DRAM ceiling (EXPLAIN-3): more warps cannot move DRAM bytes faster than the fastest rate the
-  // suite measured on this GPU; a kernel already moving (read + write) near it gains at most the gap.
+  // The DRAM ceiling (EXPLAIN-3): more warps cannot move DRAM bytes faster than the fastest rate of
+  // the curves explain prices from (best_dram_rate); a kernel already moving (read + write) near it
+  // gains at most the gap.
   const double best = best_dram_rate(*figures);
   const double ceiling = best > 0 && ground.kernel_rate > 0 ? std::max(1.0, best / ground.kernel_rate)
                                                             : std::numeric_limits<double>::infinity();
@@ -247,11 +248,11 @@ View latency_hiding(const KernelCounters& k, const GpuFigures* figures, const Me
                              : fixed(rate_fraction, 3) + " of its plateau") +
                   " at " + fixed(k.warps_active_per_sm, 1) + " warps/SM)" +
                   (ceiling < by_curve ? "; capped by the DRAM ceiling: the kernel moves " + fixed(ground.kernel_rate, 0) +
-                                            " B/s of the " + fixed(best, 0) + " the suite reached at best"
+                                            " B/s of the " + fixed(best, 0) + " the fastest of the curves explain prices from"
                                       : std::string());
   v.assumptions =
       "the memory share of the time runs at the rate the comparable stream reached at this residency; full "
-      "residency reaches the stream's plateau, and no more DRAM bytes a second than the suite's fastest rate";
+      "residency reaches the stream's plateau, and no more DRAM bytes a second than the fastest of those curves";
   return v;
 }
 

@@ -72,8 +72,10 @@ std::optional<double> measured_useful_fraction(const GpuFigures& figures, int bl
 const StreamCurve* comparable_stream(const GpuFigures& figures, double bytes_per_lane, double asked_load_rate,
                                      double warps_per_sm);
 
-// The fastest DRAM rate the suite measured on this GPU: the coalesced rate of the DRAM stride curve
-// and every streaming curve's largest point, the largest of them; 0 when the figures have none.
+// The fastest DRAM rate of the curves explain prices from: the coalesced rate of the DRAM stride
+// curve and every read_independent / read_batched curve's largest point, the largest of them; 0 when
+// the figures have none. Not the streaming family's read_peak (a kernel built for the peak: 4.60e12
+// on the H200 against 4.30e12 here; docs/explain.md gives what it would change).
 double best_dram_rate(const GpuFigures& figures);
 
 KernelCosts explain_kernel(const KernelCounters& kernel, const GpuFigures* figures, int sm_count);
