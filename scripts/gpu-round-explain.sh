@@ -114,7 +114,8 @@ done
   echo
   echo "Predicted (explain, the named view) against measured (the fixed twin's kernel time) fix speedups;"
   echo "rules: analysis/explain/proof.hpp (within 25 %; clean program's views <= 1.05; the largest view is the named one;"
-  echo "tile_2d's largest view against its full-fix twin). Cases named program.variant are held out (EXPLAIN-2)."
+  echo "tile_2d's largest view against its full-fix twin). Cases named program.variant are variants; which were held out"
+  echo "(unseen by the model in use) is in docs/verdict-changes.md."
   echo
   "$explain" --proof "$work/cases.tsv" || status=1
   echo

@@ -236,19 +236,19 @@ View latency_hiding(const KernelCounters& k, const GpuFigures* figures, const Me
   // the curves explain prices from (best_dram_rate); a kernel already moving (read + write) near it
   // gains at most the gap.
   const double best = best_dram_rate(*figures);
-  const double ceiling = best > 0 && ground.kernel_rate > 0 ? std::max(1.0, best / ground.kernel_rate)
-                                                            : std::numeric_limits<double>::infinity();
-  if (best > 0) {
-    v.quantities.push_back({"suite_best_dram_rate", best, "B/s"});
-    v.quantities.push_back({"dram_ceiling_speedup", std::min(ceiling, 1e6), "1"});
-  }
+  // No ceiling without a best rate or a kernel DRAM rate (nothing moved): then the curve alone prices.
+  const bool has_ceiling = best > 0 && ground.kernel_rate > 0;
+  const double ceiling = has_ceiling ? std::max(1.0, best / ground.kernel_rate) : std::numeric_limits<double>::infinity();
+  if (best > 0) v.quantities.push_back({"suite_best_dram_rate", best, "B/s"});
+  if (has_ceiling) v.quantities.push_back({"dram_ceiling_speedup", ceiling, "1"});
   v.speedup = std::min(by_curve, ceiling);
   v.priced_from = curve_name(c) + " of run " + figures->run_id + " (" +
                   (past_knee ? "at or past its knee, within 10 % of its plateau: not priced"
                              : fixed(rate_fraction, 3) + " of its plateau") +
                   " at " + fixed(k.warps_active_per_sm, 1) + " warps/SM)" +
                   (ceiling < by_curve ? "; capped by the DRAM ceiling: the kernel moves " + fixed(ground.kernel_rate, 0) +
-                                            " B/s of the " + fixed(best, 0) + " the fastest of the curves explain prices from"
+                                            " B/s" + (ground.kernel_rate >= best ? ", at least" : " of") + " the " +
+                                            fixed(best, 0) + " of the fastest curve explain prices from"
                                       : std::string());
   v.assumptions =
       "the memory share of the time runs at the rate the comparable stream reached at this residency; full "

@@ -162,9 +162,19 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
     for (const auto& [view, speedup] : c.predicted) {
       if (speedup > best) best = speedup, name = view;
     }
+    // A largest speedup shared by another view names no view: the check cannot hold on a tie (the
+    // views' order would decide it).
+    std::string tied;
+    for (const auto& [view, speedup] : c.predicted) {
+      if (view != name && speedup == best) tied += (tied.empty() ? "" : ", ") + view;
+    }
     if (name.empty()) {
       largest.verdict = analysis::verdict::kUntestable;
       largest.why = c.unpriced_reason.empty() ? "no view was priced" : c.unpriced_reason;
+    } else if (!tied.empty()) {
+      largest.value = 0;
+      largest.verdict = analysis::verdict::kFails;
+      largest.why = "no single largest view: " + name + " and " + tied + " tie at " + number(best, 6);
     } else {
       largest.value = name == c.named_view ? 1 : 0;
       largest.verdict = name == c.named_view ? analysis::verdict::kHolds : analysis::verdict::kFails;

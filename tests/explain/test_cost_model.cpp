@@ -379,6 +379,7 @@ TEST(ExplainCosts, TheDramCeilingCapsLatencyHiding) {
   EXPECT_DOUBLE_EQ(quantity(v, "dram_write_bytes_attributed"), 1.28e6);
   EXPECT_NEAR(quantity(v, "dram_rate"), 4.0e12, 1);
   EXPECT_NEAR(quantity(v, "dram_ceiling_speedup"), 1.1, 1e-12);
+  EXPECT_EQ(quantity(v, "suite_best_dram_rate"), 4.4e12);
   EXPECT_NEAR(*v.speedup, 1.1, 1e-12);
   // Above the fastest rate (4.6e12): nothing left, 1.
   k.dram_read_bytes = 1.712e7;
@@ -388,6 +389,13 @@ TEST(ExplainCosts, TheDramCeilingCapsLatencyHiding) {
   k.dram_read_bytes = 1.472e7;
   k.store_sectors = 1e9;  // every written byte attributable
   EXPECT_DOUBLE_EQ(*view_of(explain_kernel(k, &f, 132), view::kLatencyHiding).speedup, 1.0);
+  // A kernel that moved no DRAM byte has no ceiling (no quantity, no invented number): the curve
+  // alone prices it, 1 / 0.8125 at 48 warps/SM with its share 0 -> 1.
+  k.dram_read_bytes = 0;
+  k.dram_write_bytes = 0;
+  const View none = view_of(explain_kernel(k, &f, 132), view::kLatencyHiding);
+  for (const auto& q : none.quantities) EXPECT_NE(q.metric, "dram_ceiling_speedup");
+  EXPECT_DOUBLE_EQ(*none.speedup, 1.0);
 }
 
 TEST(ExplainCosts, EqualRatesPickFewerLoadsInFlightThenLessAlu) {
@@ -550,6 +558,25 @@ TEST(ExplainProof, TheLargestViewIsHeldAgainstTheFullFixTwin) {
   // Without a full-fix twin, no such row.
   c.full_fix_seconds.reset();
   EXPECT_EQ(judge_proof({c}).size(), 2u);
+}
+
+TEST(ExplainProof, ATieForTheLargestViewNamesNoViewAndFails) {
+  // Every view 1.0: no view is the largest; whatever the views' order, the check cannot hold.
+  ProofCase c;
+  c.program = "flat";
+  c.named_view = view::kCoalescing;
+  c.predicted = {{view::kPartialWarps, 1.0}, {view::kDivergence, 1.0}, {view::kCoalescing, 1.0},
+                 {view::kLatencyHiding, 1.0}};
+  c.defect_seconds = 1e-4;
+  c.fixed_seconds = 1e-4;
+  const auto rows = judge_proof({c});
+  EXPECT_EQ(rows[1].verdict, "fails");
+  EXPECT_NE(rows[1].why.find("no single largest view"), std::string::npos) << rows[1].why;
+  // A hair apart, the larger one decides (1.00004 vs 1.00005: partial warps).
+  c.predicted[view::kPartialWarps] = 1.00005;
+  c.predicted[view::kCoalescing] = 1.00004;
+  EXPECT_EQ(judge_proof({c})[1].why, "largest: partial_warps 1.000");
+  EXPECT_EQ(judge_proof({c})[1].verdict, "fails");
 }
 
 TEST(ExplainProof, FullFixEdge25PercentHolds26Fails) {
