@@ -1,8 +1,11 @@
 #include "analysis/verdict_lock.hpp"
 
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+
+#include "analysis/core/text_format.hpp"
 
 namespace warpcost::analysis {
 
@@ -39,19 +42,12 @@ VerdictCounts parse_verdict_lock(const std::string& text) {
       start = tab + 1;
     }
     fields.push_back(line.substr(start));
-    long long n = -1;
-    try {
-      std::size_t used = 0;
-      if (fields.size() == 5) n = std::stoll(fields[4], &used);
-      if (used != fields[4].size()) n = -1;
-    } catch (const std::exception&) {
-      n = -1;
-    }
-    if (fields.size() != 5 || n < 0) {
+    const std::optional<long long> n = fields.size() == 5 ? parse_whole_integer(fields[4]) : std::nullopt;
+    if (fields.size() != 5 || !n || *n < 0) {
       throw std::runtime_error("verdict lock line " + std::to_string(number) + " '" + line +
                                "': allowed: family, metric, kind, verdict and a count, tab-separated");
     }
-    counts[{fields[0], fields[1], fields[2], fields[3]}] += n;
+    counts[{fields[0], fields[1], fields[2], fields[3]}] += *n;
   }
   return counts;
 }

@@ -8,6 +8,7 @@
 #include "analysis/core/families.hpp"
 #include "analysis/core/result_schema.hpp"
 #include "analysis/core/statistics.hpp"
+#include "analysis/core/text_format.hpp"
 
 namespace warpcost::analysis {
 namespace {
@@ -94,17 +95,11 @@ const std::string& RunContext::text(const std::string& key) const {
 
 double RunContext::number(const std::string& key) const {
   const std::string& s = text(key);
-  std::size_t used = 0;
-  double v = 0.0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != s.size()) {
+  const std::optional<double> v = parse_whole_double(s);
+  if (!v) {
     throw std::out_of_range("context '" + key + "' = '" + s + "' is not a number");
   }
-  return v;
+  return *v;
 }
 
 std::string BenchmarkResult::params_text() const {

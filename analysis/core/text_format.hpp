@@ -5,7 +5,9 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace warpcost::analysis {
@@ -38,6 +40,32 @@ inline std::map<std::string, std::string> parse_key_values(const std::string& te
     start = end + 1;
   }
   return out;
+}
+
+// The whole of `text` as a number (std::stod / std::stoll); nullopt when it is empty, is not a
+// number, or has anything after the number. Range checks are the caller's.
+inline std::optional<double> parse_whole_double(const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used == 0 || used != text.size()) return std::nullopt;
+  return value;
+}
+
+inline std::optional<long long> parse_whole_integer(const std::string& text) {
+  std::size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used == 0 || used != text.size()) return std::nullopt;
+  return value;
 }
 
 // A lane mask as eight hex digits: 0x0000ffff.

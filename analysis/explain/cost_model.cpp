@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
+
+#include "analysis/core/text_format.hpp"
 
 namespace warpcost::explain {
 
@@ -11,11 +12,7 @@ namespace {
 
 double clamp01(double x) { return std::min(1.0, std::max(0.0, x)); }
 
-std::string fixed(double x, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-  return buf;
-}
+using analysis::fixed;
 
 constexpr const char* kNoRun = "no suite run of this GPU under results/";
 

@@ -6,6 +6,8 @@
 #include <regex>
 #include <sstream>
 
+#include "analysis/core/text_format.hpp"
+
 namespace warpcost::explain {
 
 namespace {
@@ -70,17 +72,11 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
       }
     } else if (a == "--launches") {
       const std::string v = value(a);
-      std::size_t used = 0;
-      long n = 0;
-      try {
-        n = std::stol(v, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != v.size() || v.empty() || n < 1 || n > kMaxLaunches) {
+      const std::optional<long long> n = analysis::parse_whole_integer(v);
+      if (!n || *n < 1 || *n > kMaxLaunches) {
         throw UsageError("--launches " + v + "; allowed: a whole number from 1 to " + std::to_string(kMaxLaunches));
       }
-      o.launches = n;
+      o.launches = static_cast<long>(*n);
     } else if (a == "--json") {
       o.json_path = value(a);
       check_output(a, o.json_path);

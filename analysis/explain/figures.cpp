@@ -1,8 +1,9 @@
 #include "analysis/explain/figures.hpp"
 
 #include <algorithm>
-#include <sstream>
 #include <tuple>
+
+#include "analysis/core/text_format.hpp"
 
 namespace warpcost::explain {
 
@@ -45,18 +46,6 @@ double StreamCurve::plateau() const {
   return best;
 }
 
-std::map<std::string, std::string> parse_params(const std::string& params) {
-  std::map<std::string, std::string> out;
-  std::stringstream in(params);
-  std::string item;
-  while (std::getline(in, item, ';')) {
-    const auto eq = item.find('=');
-    if (eq == std::string::npos) continue;
-    out[item.substr(0, eq)] = item.substr(eq + 1);
-  }
-  return out;
-}
-
 GpuFigures figures_from_rows(const std::vector<analysis::Row>& rows, const std::string& gpu,
                              const std::string& run_id) {
   GpuFigures f;
@@ -72,7 +61,7 @@ GpuFigures figures_from_rows(const std::vector<analysis::Row>& rows, const std::
   std::map<std::pair<StreamKey, int>, std::pair<double, double>> stream_counts;
 
   for (const analysis::Row& r : rows) {
-    const auto p = parse_params(r.params);
+    const auto p = analysis::parse_key_values(r.params);
     if (is(r, "partial_warp", "staircase") && r.metric == "useful_fraction") {
       const int threads = int_param(p, "block_threads");
       if (threads > 0) f.staircase_useful_fraction[threads] = r.value;

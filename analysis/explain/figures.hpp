@@ -52,9 +52,6 @@ struct GpuFigures {
 GpuFigures figures_from_rows(const std::vector<analysis::Row>& rows, const std::string& gpu,
                              const std::string& run_id);
 
-// "key=value;key=value" -> map.
-std::map<std::string, std::string> parse_params(const std::string& params);
-
 // The newest of `runs` (folder name under results/<gpu>/, which starts with its UTC stamp) whose
 // GPU is `gpu`; nullopt when none is. Each entry: (run folder name, GPU name of its context).
 std::optional<std::string> newest_run_of(const std::string& gpu,

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analysis/core/text_format.hpp"
 #include "analysis/explain/cost_model.hpp"
 
 namespace warpcost::explain {
@@ -24,12 +25,7 @@ analysis::Row base(const ProofCase& c, const std::string& metric, const std::str
   return r;
 }
 
-std::string number(std::optional<double> x, int digits) {
-  if (!x) return "";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, *x);
-  return buf;
-}
+std::string number(std::optional<double> x, int digits) { return x ? analysis::fixed(*x, digits) : ""; }
 
 // A predicted speedup against a measured one (defect time / twin time), within kFixTolerance; a
 // missing time or prediction is "untestable here" with `why_untimed` or `why_unpriced`.
@@ -75,14 +71,8 @@ std::vector<ProofCase> parse_proof_cases(const std::string& text) {
       const std::string& v = f[i];
       if (v == "-") return std::nullopt;
       if (v == "failed") return 0.0;
-      std::size_t used = 0;
-      double x = 0;
-      try {
-        x = std::stod(v, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != v.size() || !(x > 0) || !std::isfinite(x)) {
+      const std::optional<double> x = analysis::parse_whole_double(v);
+      if (!x || !(*x > 0) || !std::isfinite(*x)) {
         throw ProofInputError(where + ": " + field + " '" + v + "'; allowed: a positive number of seconds, - or failed");
       }
       return x;

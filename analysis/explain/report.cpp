@@ -1,8 +1,9 @@
 #include "analysis/explain/report.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <sstream>
+
+#include "analysis/core/text_format.hpp"
 
 namespace warpcost::explain {
 
@@ -17,13 +18,7 @@ std::string kernel_params(const KernelCounters& k) {
 }
 
 std::string num(double x) {
-  char buf[64];
-  if (x != 0 && (std::abs(x) >= 1e6 || std::abs(x) < 1e-3)) {
-    std::snprintf(buf, sizeof buf, "%.3g", x);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.4g", x);
-  }
-  return buf;
+  return analysis::format_number(x != 0 && (std::abs(x) >= 1e6 || std::abs(x) < 1e-3) ? "%.3g" : "%.4g", x);
 }
 
 std::string outcome_text(const AppOutcome& o) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "analysis/core/run_reader.hpp"
+#include "analysis/core/text_format.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/explain/cost_model.hpp"
 #include "analysis/explain/figures.hpp"
@@ -594,6 +595,20 @@ TEST(ExplainProof, FullFixEdge25PercentHolds26Fails) {
 
 // The cases table is read strictly: a bad time, view or field count is an input error naming it;
 // "-" is no twin, "failed" a twin that gave no time (its row untestable, never dropped).
+// The shared whole-string number parsers (analysis/core/text_format.hpp) the cases table, the
+// --launches check, the verdict locks and the run context read numbers with.
+TEST(TextFormat, WholeNumbersOnly) {
+  EXPECT_EQ(analysis::parse_whole_double("1.5e-4"), 1.5e-4);
+  EXPECT_FALSE(analysis::parse_whole_double("1.2.3x"));
+  EXPECT_FALSE(analysis::parse_whole_double(""));
+  EXPECT_FALSE(analysis::parse_whole_double("x1"));
+  EXPECT_EQ(analysis::parse_whole_integer("20"), 20);
+  EXPECT_EQ(analysis::parse_whole_integer("-3"), -3);
+  EXPECT_FALSE(analysis::parse_whole_integer("20k"));
+  EXPECT_FALSE(analysis::parse_whole_integer("2.5"));
+  EXPECT_FALSE(analysis::parse_whole_integer("99999999999999999999"));  // out of range
+}
+
 TEST(ExplainProof, CasesTableIsReadStrictly) {
   const std::string no_json = "/no/such/explain.json";
   const auto ok = parse_proof_cases("# header\n\ntile_2d\tcoalescing\t" + no_json + "\t1e-4\t9e-5\tfailed\n"
