@@ -280,15 +280,15 @@ std::optional<double> measured_useful_fraction(const GpuFigures& figures, int bl
 
 const StreamCurve* comparable_stream(const GpuFigures& figures, double bytes_per_lane, double asked_load_rate,
                                      double warps_per_sm) {
+  auto width_gap = [&](const StreamCurve& c) {
+    return std::abs(std::log2(double(c.load_bytes)) - std::log2(std::max(1.0, bytes_per_lane)));
+  };
   double best_width = std::numeric_limits<double>::infinity();
-  for (const StreamCurve& c : figures.streams) {
-    best_width = std::min(best_width, std::abs(std::log2(double(c.load_bytes)) - std::log2(std::max(1.0, bytes_per_lane))));
-  }
+  for (const StreamCurve& c : figures.streams) best_width = std::min(best_width, width_gap(c));
   const StreamCurve* best = nullptr;
   double best_distance = std::numeric_limits<double>::infinity();
   for (const StreamCurve& c : figures.streams) {
-    const double width = std::abs(std::log2(double(c.load_bytes)) - std::log2(std::max(1.0, bytes_per_lane)));
-    if (width != best_width) continue;
+    if (width_gap(c) != best_width) continue;
     const double rate = interpolate(c.rate_by_warps, warps_per_sm);
     const double distance = rate > 0 && asked_load_rate > 0 ? std::abs(std::log(rate / asked_load_rate))
                                                              : std::numeric_limits<double>::max();
