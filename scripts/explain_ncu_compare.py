@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """warpcost explain's injected counters beside Nsight Compute's for the same launch.
 
-Usage: explain_ncu_compare.py NAME RECORDS.jsonl NCU.csv
+Usage: explain_ncu_compare.py [--dram-pass] NAME RECORDS.jsonl NCU.csv
   RECORDS.jsonl  the injection library's records (warpcost explain --records), whose first launch
-                 record is the launch compared
+                 record is the launch compared (its replayed range's counters, as written)
   NCU.csv        `ncu --csv --page raw` of the same program's first launch of the same kernel
+  --dram-pass    compare the first DRAM pass instead (one unreplayed pass on the kernel's next
+                 launch; metric kDramPass); NCU.csv then holds ncu's same metrics of that launch
 Prints markdown rows: program, metric, explain, ncu, ratio, within 1 % (the counter pass's
 cross-check tolerance, scripts/ncu_compare.py). Counts (instructions, requests, sectors, bytes,
 branch targets, warps) should agree; duration, clock and per-cycle rates vary run to run.
@@ -17,22 +19,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ncu_compare import TOLERANCE, ncu_values  # noqa: E402
 
 
-def first_launch(path):
+def first_record(path, kind):
     for line in Path(path).read_text().splitlines():
         try:
             record = json.loads(line)
         except ValueError:
             continue
-        if record.get("record") == "launch" and record.get("metrics"):
+        if record.get("record") == kind and record.get("metrics"):
             return record
-    sys.exit(f"explain_ncu_compare: {path} has no profiled launch")
+    sys.exit(f"explain_ncu_compare: {path} has no {kind} record with counters")
 
 
 def main(argv):
+    kind = "launch"
+    if argv and argv[0] == "--dram-pass":
+        kind, argv = "dram_pass", argv[1:]
     if len(argv) != 3:
         sys.exit(__doc__)
     name, records, ncu_csv = argv
-    mine = first_launch(records)["metrics"]
+    mine = first_record(records, kind)["metrics"]
     theirs = ncu_values(ncu_csv)
     for metric in sorted(mine):
         a = float(mine[metric])

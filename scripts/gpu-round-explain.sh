@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The proof of `warpcost explain` on a GPU (docs/explain.md): for each examples/explain program,
-# explain runs it (the first launch profiled), the program and its fixed twin are timed without
+# explain runs it (the first launch's DRAM pass and the second launch in full), the program and its fixed twin are timed without
 # explain, and warpcost-explain --proof judges each predicted fix speedup against the measured one
 # (tolerance and noise floor declared in analysis/explain/proof.hpp). Also: Nsight Compute's counters
-# for the same first launch beside the injected ones (ncu --clock-control none), and the overhead
+# for the same launches beside the injected ones (ncu --clock-control none), and the overhead
 # (the program's wall time with and without explain). One example failing does not stop the others;
 # each command has a time limit, the whole script ~2-4 minutes on an H200.
 # Usage (repository root, after the h200 build): scripts/gpu-round-explain.sh [BUILD_DIR] [OUT_DIR]
@@ -27,34 +27,36 @@ cmake --build "$build" -j "$(nproc)" --target warpcost-explain warpcost_inject e
 
 # case name | program | its defect's arguments | the twin that removes the named defect | the view its
 # defect names ("-": the clean program, no twin) | kernel name (ncu -k; "-": no ncu cross-check) |
-# a twin that removes every defect ("-": none; tile_2d's (32,8), EXPLAIN-2).
+# a twin that removes every defect ("-": none; tile_2d's (32,8), EXPLAIN-2) | a twin that only raises
+# residency ("-": none; the gathers' --variant resident, RESIDENCY-TWIN: declared before the round that
+# first runs it).
 # The cases named program.variant are held out: the first four declared with EXPLAIN-2 (first run at
 # 97b9472), the last three with EXPLAIN-3, each before the GPU round that first runs them; the six
 # others are the issue's programs.
 cases=(
-  "partial_block|partial_block|--variant defect|--variant fixed|partial_warps|fma_chains|-"
-  "lane_split|lane_split|--variant defect|--variant fixed|divergence|split_work|-"
-  "gather_stride|gather_stride|--variant defect|--variant fixed|coalescing|gather|-"
-  "tile_2d|tile_2d|--variant defect|--variant aligned|coalescing|scale_tile|--variant fixed"
-  "low_residency|low_residency|--variant defect|--variant fixed|latency_hiding|stream_sum|-"
-  "clean|clean|--variant defect|-|-|axpy4|-"
-  "gather_stride.stride4|gather_stride|--variant defect --stride 4|--variant fixed|coalescing|-|-"
-  "gather_stride.stride2|gather_stride|--variant defect --stride 2|--variant fixed|coalescing|-|-"
-  "low_residency.unroll1|low_residency|--variant defect --unroll 1|--variant fixed --unroll 1|latency_hiding|-|-"
-  "low_residency.blocks2|low_residency|--variant defect --blocks-per-sm 2|--variant fixed|latency_hiding|-|-"
-  "gather_stride.stride3|gather_stride|--variant defect --stride 3|--variant fixed|coalescing|-|-"
-  "gather_stride.stride6|gather_stride|--variant defect --stride 6|--variant fixed|coalescing|-|-"
-  "low_residency.unroll1blocks4|low_residency|--variant defect --unroll 1 --blocks-per-sm 4|--variant fixed --unroll 1|latency_hiding|-|-"
+  "partial_block|partial_block|--variant defect|--variant fixed|partial_warps|fma_chains|-|-"
+  "lane_split|lane_split|--variant defect|--variant fixed|divergence|split_work|-|-"
+  "gather_stride|gather_stride|--variant defect|--variant fixed|coalescing|gather|-|--variant resident"
+  "tile_2d|tile_2d|--variant defect|--variant aligned|coalescing|scale_tile|--variant fixed|-"
+  "low_residency|low_residency|--variant defect|--variant fixed|latency_hiding|stream_sum|-|-"
+  "clean|clean|--variant defect|-|-|axpy4|-|-"
+  "gather_stride.stride4|gather_stride|--variant defect --stride 4|--variant fixed|coalescing|-|-|--variant resident --stride 4"
+  "gather_stride.stride2|gather_stride|--variant defect --stride 2|--variant fixed|coalescing|-|-|--variant resident --stride 2"
+  "low_residency.unroll1|low_residency|--variant defect --unroll 1|--variant fixed --unroll 1|latency_hiding|-|-|-"
+  "low_residency.blocks2|low_residency|--variant defect --blocks-per-sm 2|--variant fixed|latency_hiding|-|-|-"
+  "gather_stride.stride3|gather_stride|--variant defect --stride 3|--variant fixed|coalescing|-|-|--variant resident --stride 3"
+  "gather_stride.stride6|gather_stride|--variant defect --stride 6|--variant fixed|coalescing|-|-|--variant resident --stride 6"
+  "low_residency.unroll1blocks4|low_residency|--variant defect --unroll 1 --blocks-per-sm 4|--variant fixed --unroll 1|latency_hiding|-|-|-"
 )
 
 kernel_seconds() { sed -n 's/.*kernel_seconds=\([0-9.eE+-]*\) check=ok.*/\1/p' "$1" | tail -n 1; }
 now() { date +%s.%N; }
 
-printf '# program\tview\texplain json\tdefect seconds\tfixed seconds\tfull-fix seconds\n' >"$work/cases.tsv"
+printf '# program\tview\texplain json\tdefect seconds\tfixed seconds\tfull-fix seconds\tresidency-twin seconds\n' >"$work/cases.tsv"
 overhead="| program | wall without explain (s) | wall with explain (s) | ratio | profiled gpu__time_duration / the program's event median |\n|---|---|---|---|---|\n"
 status=0
 for c in "${cases[@]}"; do
-  IFS='|' read -r name program defect_args fixed_args view kernel full_args <<<"$c"
+  IFS='|' read -r name program defect_args fixed_args view kernel full_args resident_args <<<"$c"
   d=$work/explain/$name
   mkdir -p "$d"
   echo "=== $name"
@@ -79,7 +81,14 @@ for c in "${cases[@]}"; do
     full_s=$(kernel_seconds "$d/full.txt")
     full_s=${full_s:-failed}
   fi
-  # Under explain: the first launch profiled (a warm-up launch: same kernel, same counters).
+  resident_s=-
+  if [ "$resident_args" != - ]; then
+    # shellcheck disable=SC2086
+    timeout "$limit" "$examples/$program" $resident_args >"$d/resident.txt" 2>&1 || { echo "residency-twin run failed"; status=1; }
+    resident_s=$(kernel_seconds "$d/resident.txt")
+    resident_s=${resident_s:-failed}
+  fi
+  # Under explain: the first launch's DRAM pass, the second launch in full (warm-ups: same kernel, same counters).
   t2=$(now)
   timeout "$limit" "$explain" --launches 1 --json "$d/explain.json" --csv "$d/explain.csv" \
     --records "$d/records.jsonl" -- "$examples/$program" "${defect_argv[@]}" >"$d/explain.txt" 2>&1 ||
@@ -91,20 +100,41 @@ for c in "${cases[@]}"; do
 k=json.load(open(sys.argv[1]))["kernels"][0]; print(k["seconds"]/k["launches"])' "$d/explain.json" 2>/dev/null)
   duration_ratio=$([ -n "$profiled" ] && [ -n "$defect_s" ] && awk "BEGIN{printf \"%.3f\", $profiled/$defect_s}")
   overhead+="| $name | $(awk "BEGIN{printf \"%.2f\", $t1-$t0}") | $(awk "BEGIN{printf \"%.2f\", $t3-$t2}") | $(awk "BEGIN{a=$t1-$t0; b=$t3-$t2; if (a>0) printf \"%.2f\", b/a}") | ${duration_ratio} |\n"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$view" "$d/explain.json" "${defect_s:-failed}" "$fixed_s" "$full_s" >>"$work/cases.tsv"
-  # Nsight Compute on the same first launch, the same metrics: with its default cache control (every
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$view" "$d/explain.json" "${defect_s:-failed}" "$fixed_s" "$full_s" \
+    "$resident_s" >>"$work/cases.tsv"
+  # Nsight Compute on the launch explain profiled in full, the same metrics: with its default cache control (every
   # cache flushed before each replay pass) and with none (explain's range profiler flushes nothing).
   if [ "$kernel" != - ] && command -v ncu >/dev/null; then
     metrics=$(python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     r=json.loads(l)
     if r.get("record")=="start": print(",".join(r["metrics"])); break' "$d/records.jsonl" 2>/dev/null)
-    if [ -n "$metrics" ]; then
+    # The launch explain profiled in full (its second: the first was its DRAM pass).
+    main_index=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r.get("record")=="launch": print(r["index"]); break' "$d/records.jsonl" 2>/dev/null)
+    if [ -n "$metrics" ] && [ -n "$main_index" ]; then
       for cache in all none; do
         timeout "$limit" ncu --clock-control none --cache-control "$cache" --metrics "$metrics" -k "regex:$kernel" \
-          --launch-count 1 --csv --page raw "$examples/$program" "${defect_argv[@]}" >"$d/ncu-cache-$cache.csv" \
+          --launch-skip "$main_index" --launch-count 1 --csv --page raw "$examples/$program" "${defect_argv[@]}" >"$d/ncu-cache-$cache.csv" \
           2>"$d/ncu-cache-$cache.log" || echo "ncu --cache-control $cache failed (see its log)"
       done
+    fi
+    # The DRAM pass: explain's first matching launch, profiled in one unreplayed pass; ncu on the same
+    # launch with the same metrics (one pass: no replay, nothing flushed with --cache-control none).
+    dram_metrics=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r.get("record")=="start": print(",".join(r.get("dram_pass_metrics", []))); break' "$d/records.jsonl" 2>/dev/null)
+    dram_index=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r.get("record")=="dram_pass": print(r["index"]); break' "$d/records.jsonl" 2>/dev/null)
+    if [ -n "$dram_metrics" ] && [ -n "$dram_index" ]; then
+      timeout "$limit" ncu --clock-control none --cache-control none --metrics "$dram_metrics" -k "regex:$kernel" \
+        --launch-skip "$dram_index" --launch-count 1 --csv --page raw "$examples/$program" "${defect_argv[@]}" \
+        >"$d/ncu-dram-pass.csv" 2>"$d/ncu-dram-pass.log" || echo "ncu on the DRAM pass's launch failed (see its log)"
     fi
   fi
 done
@@ -114,7 +144,8 @@ done
   echo
   echo "Predicted (explain, the named view) against measured (the fixed twin's kernel time) fix speedups;"
   echo "rules: analysis/explain/proof.hpp (within 25 %; clean program's views <= 1.05; the largest view is the named one;"
-  echo "tile_2d's largest view against its full-fix twin). Cases named program.variant are variants; which were held out"
+  echo "tile_2d's largest view against its full-fix twin; the gathers' latency view against their residency twins). Cases named"
+  echo "program.variant are variants; which were held out"
   echo "(unseen by the model in use) is in docs/verdict-changes.md."
   echo
   "$explain" --proof "$work/cases.tsv" || status=1
@@ -124,18 +155,29 @@ done
   printf "%b" "$overhead"
   echo
   for cache in all none; do
-    echo "## Injected counters against Nsight Compute, ncu --cache-control $cache (same first launch)"
+    echo "## Injected counters against Nsight Compute, ncu --cache-control $cache (the launch explain profiled in full, its replayed range)"
     echo
     echo "| program | metric | explain | ncu | ratio | within 1 % |"
     echo "|---|---|---|---|---|---|"
     for c in "${cases[@]}"; do
-      IFS='|' read -r name _ _ _ _ kernel _ <<<"$c"
+      IFS='|' read -r name _ _ _ _ kernel _ _ <<<"$c"
       d=$work/explain/$name
       [ "$kernel" != - ] && [ -s "$d/ncu-cache-$cache.csv" ] && [ -s "$d/records.jsonl" ] &&
         python3 scripts/explain_ncu_compare.py "$name" "$d/records.jsonl" "$d/ncu-cache-$cache.csv"
     done
     echo
   done
+  echo "## The DRAM pass against Nsight Compute (the first launch, one unreplayed pass in both; ncu --cache-control none)"
+  echo
+  echo "| program | metric | explain | ncu | ratio | within 1 % |"
+  echo "|---|---|---|---|---|---|"
+  for c in "${cases[@]}"; do
+    IFS='|' read -r name _ _ _ _ kernel _ _ <<<"$c"
+    d=$work/explain/$name
+    [ "$kernel" != - ] && [ -s "$d/ncu-dram-pass.csv" ] && [ -s "$d/records.jsonl" ] &&
+      python3 scripts/explain_ncu_compare.py --dram-pass "$name" "$d/records.jsonl" "$d/ncu-dram-pass.csv"
+  done
+  echo
 } >"$out/explain-proof.md"
 cat "$out/explain-proof.md"
 cp "$work/cases.tsv" "$work/explain/"

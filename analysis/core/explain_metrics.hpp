@@ -36,6 +36,14 @@ inline constexpr std::array<const char*, 20> kAll = {
     kStoreSectors,   kLoadBytesAsked,   kStoreBytesAsked,    kDramRead,         kDramWrite,
     kWarpsActive,    kIssueActivePct,   kLongScoreboard,     kWarpsLaunched,    kSmClock};
 
+// The DRAM pass (docs/explain.md): a launch chosen for profiling is profiled with these alone, and
+// the next launch of the same kernel, shape and context with kAll (kernel replay, several passes
+// with the kernel's memory restored between them). They fit one pass, so the DRAM pass's launch is
+// not replayed: its DRAM bytes are the traffic of a launch as the application runs it, which the
+// replayed range does not give (the H200 rounds of 97b9472 and c537be0: dram__bytes_write up to 10x
+// Nsight Compute's on the same launch). The analysis takes the DRAM bytes from this pass.
+inline constexpr std::array<const char*, 3> kDramPass = {kDuration, kDramRead, kDramWrite};
+
 }  // namespace warpcost::explain::metric
 
 namespace warpcost::explain::env {
@@ -43,4 +51,5 @@ namespace warpcost::explain::env {
 inline constexpr const char* kOut = "WARPCOST_EXPLAIN_OUT";            // records file (JSON lines)
 inline constexpr const char* kKernel = "WARPCOST_EXPLAIN_KERNEL";      // ECMAScript regex, searched in the name
 inline constexpr const char* kLaunches = "WARPCOST_EXPLAIN_LAUNCHES";  // profile at most this many launches
+inline constexpr const char* kDramPass = "WARPCOST_EXPLAIN_DRAM_PASS";  // 1 (default): DRAM pass first; 0: none
 }  // namespace warpcost::explain::env

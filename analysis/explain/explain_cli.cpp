@@ -29,8 +29,8 @@ void check_output(const std::string& flag, const std::string& path) {
 }  // namespace
 
 std::string usage_text() {
-  return "usage: warpcost explain [--kernel REGEX] [--launches N] [--json FILE] [--csv FILE]\n"
-         "                        [--results DIR] [--inject LIB] [--records FILE] -- APP [ARGS...]\n"
+  return "usage: warpcost explain [--kernel REGEX] [--launches N] [--no-dram-pass] [--json FILE]\n"
+         "                        [--csv FILE] [--results DIR] [--inject LIB] [--records FILE] -- APP [ARGS...]\n"
          "       warpcost explain --proof CASES.tsv [--out FILE]\n"
          "Runs APP with warpcost's CUPTI injection library, profiles its kernel launches (kernel replay),\n"
          "and prints per kernel, largest total time first, what warp granularity costs it in four views\n"
@@ -38,6 +38,10 @@ std::string usage_text() {
          "give, priced from this GPU's newest suite run under DIR (default results/).\n"
          "  --kernel REGEX  profile only kernels whose (demangled) name matches (ECMAScript, searched)\n"
          "  --launches N    profile at most N launches (default 20, 1.." + std::to_string(kMaxLaunches) + ")\n"
+         "                  each in two: its DRAM bytes on it, unreplayed (one pass), and every counter\n"
+         "                  on the kernel's next launch of the same shape (kernel replay)\n"
+         "  --no-dram-pass  profile the chosen launch itself in full: for a kernel launched once (its DRAM\n"
+         "                  bytes are then the replayed range's, which can count writes it did not make)\n"
          "  --json FILE     the costs as JSON;  --csv FILE  as tidy CSV rows (family explain)\n"
          "  --inject LIB    the injection library (default: libwarpcost_inject.so beside this tool)\n"
          "  --records FILE  keep the library's raw launch records (JSON lines) there\n"
@@ -77,6 +81,8 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
         throw UsageError("--launches " + v + "; allowed: a whole number from 1 to " + std::to_string(kMaxLaunches));
       }
       o.launches = static_cast<long>(*n);
+    } else if (a == "--no-dram-pass") {
+      o.dram_pass = false;
     } else if (a == "--json") {
       o.json_path = value(a);
       check_output(a, o.json_path);
@@ -102,12 +108,13 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
       o.proof_out = value(a);
       check_output(a, o.proof_out);
     } else {
-      throw UsageError("unknown argument '" + a + "'; allowed: --kernel, --launches, --json, --csv, --results, "
+      throw UsageError("unknown argument '" + a + "'; allowed: --kernel, --launches, --no-dram-pass, --json, --csv, --results, "
                        "--inject, --records, --proof, --out, --help, then -- APP [ARGS...]");
     }
   }
   if (!o.proof_cases.empty()) {
     if (!o.command.empty()) throw UsageError("--proof judges recorded cases; it takes no -- APP");
+    if (!o.dram_pass) throw UsageError("--no-dram-pass goes with -- APP; --proof runs none");
     return o;
   }
   if (!o.proof_out.empty()) throw UsageError("--out goes with --proof");

@@ -1,6 +1,6 @@
 // warpcost-explain's command line, checked before anything runs (no GPU needed):
-//   warpcost-explain [--kernel REGEX] [--launches N] [--json FILE] [--csv FILE] [--results DIR]
-//                    [--inject LIB] [--records FILE] -- APP [ARGS...]
+//   warpcost-explain [--kernel REGEX] [--launches N] [--no-dram-pass] [--json FILE] [--csv FILE]
+//                    [--results DIR] [--inject LIB] [--records FILE] -- APP [ARGS...]
 //   warpcost-explain --proof CASES.tsv [--out FILE]
 #pragma once
 
@@ -18,6 +18,7 @@ struct Options {
   bool help = false;
   std::string kernel_regex;  // empty: every kernel
   long launches = kDefaultLaunches;
+  bool dram_pass = true;  // --no-dram-pass: profile each chosen launch in full at once (replayed DRAM bytes)
   std::string json_path, csv_path;
   std::string records_path;  // --records: keep a copy of the injection library's raw records
   std::string results_dir = "results";

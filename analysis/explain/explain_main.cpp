@@ -77,6 +77,7 @@ AppOutcome run_app(const Options& o, const fs::path& library, const fs::path& re
     ::setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
     ::setenv(env::kOut, records.c_str(), 1);
     ::setenv(env::kLaunches, std::to_string(o.launches).c_str(), 1);
+    ::setenv(env::kDramPass, o.dram_pass ? "1" : "0", 1);
     if (o.kernel_regex.empty()) {
       ::unsetenv(env::kKernel);
     } else {

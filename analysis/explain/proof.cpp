@@ -61,10 +61,10 @@ std::vector<ProofCase> parse_proof_cases(const std::string& text) {
     std::stringstream ls(line);
     std::string cell;
     while (std::getline(ls, cell, '\t')) f.push_back(cell);
-    if (f.size() != 5 && f.size() != 6) {
+    if (f.size() < 5 || f.size() > 7) {
       throw ProofInputError(where + ": " + std::to_string(f.size()) +
-                            " tab-separated fields; allowed: 5 or 6 (program, view, explain JSON, defect seconds, "
-                            "twin seconds[, full-fix seconds])");
+                            " tab-separated fields; allowed: 5 to 7 (program, view, explain JSON, defect seconds, "
+                            "twin seconds[, full-fix seconds[, residency-twin seconds]])");
     }
     // A time: a positive number; "-" none; "failed" a twin that gave none (0: untestable).
     auto seconds = [&](std::size_t i, const char* field) -> std::optional<double> {
@@ -92,7 +92,8 @@ std::vector<ProofCase> parse_proof_cases(const std::string& text) {
     c.named_view = view_name == "-" ? "" : view_name;
     c.defect_seconds = seconds(3, "defect seconds");
     c.fixed_seconds = seconds(4, "twin seconds");
-    if (f.size() == 6) c.full_fix_seconds = seconds(5, "full-fix seconds");
+    if (f.size() >= 6) c.full_fix_seconds = seconds(5, "full-fix seconds");
+    if (f.size() == 7) c.residency_twin_seconds = seconds(6, "residency-twin seconds");
     std::ifstream json_file(f[2]);
     if (!std::filesystem::is_regular_file(f[2]) || !json_file) {
       c.unpriced_reason = "no explain JSON at " + f[2];
@@ -180,6 +181,16 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
                     "no view was priced");
       rows.push_back(full);
     }
+    if (c.residency_twin_seconds) {
+      analysis::Row twin = base(c, "residency_twin_speedup", view::kLatencyHiding);
+      twin.model = "the latency-hiding view's estimated speedup, within 25 % of a twin that only raises residency";
+      const auto latency = c.predicted.find(view::kLatencyHiding);
+      if (latency != c.predicted.end()) twin.predicted = latency->second;
+      judge_speedup(twin, c.defect_seconds, c.residency_twin_seconds,
+                    "no kernel time for the program or its residency twin",
+                    c.unpriced_reason.empty() ? "the latency-hiding view was not priced" : c.unpriced_reason.c_str());
+      rows.push_back(twin);
+    }
   }
   return rows;
 }
@@ -196,8 +207,8 @@ std::string proof_table(const std::vector<analysis::Row>& rows) {
       if (item.rfind("program=", 0) == 0) program = item.substr(8);
       if (item.rfind("view=", 0) == 0) view = item.substr(5);
     }
-    const bool judged =
-        r.verdict != analysis::verdict::kUntestable || r.metric == "fix_speedup" || r.metric == "full_fix_speedup";
+    const bool judged = r.verdict != analysis::verdict::kUntestable || r.metric == "fix_speedup" ||
+                        r.metric == "full_fix_speedup" || r.metric == "residency_twin_speedup";
     out << "| " << program << " | " << r.metric << " | " << view << " | " << number(r.predicted, 3) << " | "
         << (judged && (r.verdict != analysis::verdict::kUntestable || r.value != 0) ? number(r.value, 3) : "")
         << " | " << (r.rel_error ? number(*r.rel_error * 100, 1) + " %" : "") << " | " << r.verdict << " | "

@@ -32,6 +32,10 @@ struct ProofCase {
   // A second twin that removes every defect the program has, where the named twin removes one
   // (tile_2d: (32,8) blocks fix residency too; EXPLAIN-2): the largest view is held against it.
   std::optional<double> full_fix_seconds;
+  // A twin that only raises residency (gather_stride --variant resident: the same accesses, one load
+  // in flight a thread, a grid-stride loop over every resident warp; RESIDENCY-TWIN): the
+  // latency-hiding view is held against it.
+  std::optional<double> residency_twin_seconds;
   std::string unpriced_reason;  // why `predicted` is empty (no explain JSON, ...), for the untestable rows
 };
 
@@ -45,7 +49,7 @@ class ProofInputError : public std::invalid_argument {
 // The cases table (tab-separated, '#' lines and empty lines skipped), one case a line: program,
 // named view ("-": the clean program; else one of the four views), the program's explain JSON, its
 // kernel seconds, its twin's kernel seconds, and optionally a sixth field: the kernel seconds of a
-// twin that removes every defect. A seconds field is a positive number, "-" (no such twin: the
+// twin that removes every defect, and a seventh: those of a twin that only raises residency. A seconds field is a positive number, "-" (no such twin: the
 // clean program's, or no full-fix twin) or "failed" (the twin ran but gave no time: its check
 // reads "untestable here"). The predictions are the views' speedups of the JSON's first kernel; a
 // JSON that is missing or unreadable leaves them empty, with the reason.
@@ -56,7 +60,9 @@ std::vector<ProofCase> parse_proof_cases(const std::string& text);
 //   largest_view_is_named (model): 1 when the largest priced view is the named one;
 //   clean_largest_speedup (model): the clean program's largest view against kNoiseFloorSpeedup;
 //   full_fix_speedup (model, only with full_fix_seconds): measured defect/full-fix time, predicted
-//     the largest priced view's speedup, within kFixTolerance.
+//     the largest priced view's speedup, within kFixTolerance;
+//   residency_twin_speedup (model, only with residency_twin_seconds): measured defect/residency-twin
+//     time, predicted the latency-hiding view's speedup, within kFixTolerance.
 // A missing time or prediction gives "untestable here" with the reason in `why`.
 std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases);
 

@@ -27,6 +27,24 @@ double metric_of(const LaunchRecord& r, const char* name) {
   return it->second;
 }
 
+// A fully profiled launch takes its DRAM bytes from the DRAM pass it names (written before it), and
+// keeps the replayed range's as replayed_*.
+void take_dram_pass(std::vector<DramPassRecord>& passes, LaunchRecord& r) {
+  auto pass = std::find_if(passes.begin(), passes.end(),
+                           [&](const DramPassRecord& d) { return d.index == r.dram_pass_index; });
+  if (pass == passes.end() || pass->used || !pass->launch_error.empty()) {
+    throw std::runtime_error("launch " + std::to_string(r.index) + " names DRAM pass " +
+                             std::to_string(r.dram_pass_index) + ", which is not a successful DRAM pass before it" +
+                             " or is named twice");
+  }
+  pass->used = true;
+  r.replayed_dram_read_bytes = metric_of(r, metric::kDramRead);
+  r.replayed_dram_write_bytes = metric_of(r, metric::kDramWrite);
+  r.metrics[metric::kDramRead] = pass->dram_read_bytes;
+  r.metrics[metric::kDramWrite] = pass->dram_write_bytes;
+  r.dram_pass_seconds = pass->seconds;
+}
+
 }  // namespace
 
 Records parse_records(const std::string& text, int* skipped_lines) {
@@ -76,11 +94,26 @@ Records parse_records(const std::string& text, int* skipped_lines) {
         r.registers_per_thread = j.at("registers_per_thread").get<int>();
         r.occupancy_blocks_per_sm = j.at("occupancy_blocks_per_sm").get<int>();
         r.launch_error = j.value("launch_error", "");
+        r.dram_pass_index = j.value("dram_pass_index", -1L);
         if (j.contains("metrics")) {
           // null: the library's NaN, a ratio over nothing (no instruction issued): 0.
           for (const auto& [k, v] : j.at("metrics").items()) r.metrics[k] = v.is_null() ? 0.0 : v.get<double>();
         }
+        if (r.dram_pass_index >= 0 && !r.metrics.empty()) take_dram_pass(out.dram_passes, r);
         out.launches.push_back(std::move(r));
+      } else if (kind == "dram_pass") {
+        DramPassRecord d;
+        d.index = j.at("index").get<long>();
+        d.name = j.at("name").get<std::string>();
+        d.launch_error = j.value("launch_error", "");
+        if (j.contains("metrics")) {
+          const json& m = j.at("metrics");
+          const auto value = [&m](const char* name) { return m.at(name).is_null() ? 0.0 : m.at(name).get<double>(); };
+          d.dram_read_bytes = value(metric::kDramRead);
+          d.dram_write_bytes = value(metric::kDramWrite);
+          d.seconds = value(metric::kDuration) * 1e-9;  // ns
+        }
+        out.dram_passes.push_back(d);
       } else {
         throw std::runtime_error("unknown record kind '" + kind + "'");
       }
@@ -127,6 +160,12 @@ std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches)
     k.store_bytes_asked += metric_of(r, m::kStoreBytesAsked);
     k.dram_read_bytes += metric_of(r, m::kDramRead);
     k.dram_write_bytes += metric_of(r, m::kDramWrite);
+    if (r.dram_pass_index >= 0) {
+      ++k.dram_pass_launches;
+      k.replayed_dram_read_bytes += r.replayed_dram_read_bytes;
+      k.replayed_dram_write_bytes += r.replayed_dram_write_bytes;
+      k.dram_pass_seconds += r.dram_pass_seconds;
+    }
     k.warps_launched += metric_of(r, m::kWarpsLaunched);
     auto& w = weighted[key];
     w[0] += metric_of(r, m::kLanesPerInst) * inst;

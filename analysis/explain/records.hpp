@@ -28,6 +28,21 @@ struct LaunchRecord {
   int occupancy_blocks_per_sm = 0;
   std::string launch_error;             // empty when the launch succeeded
   std::map<std::string, double> metrics;  // Nsight Compute name -> value (empty on a launch error)
+  // The DRAM pass before this launch (metric::kDramPass: one unreplayed pass on the launch of the
+  // same kernel and shape before it): that launch's index, or -1 when none ran; where it ran,
+  // metrics' DRAM bytes are its own and the replayed range's are kept here.
+  long dram_pass_index = -1;
+  double dram_pass_seconds = 0;
+  double replayed_dram_read_bytes = 0, replayed_dram_write_bytes = 0;
+};
+
+// A DRAM pass: a launch profiled with metric::kDramPass alone, in one pass (not replayed).
+struct DramPassRecord {
+  long index = 0;
+  std::string name;
+  std::string launch_error;
+  double dram_read_bytes = 0, dram_write_bytes = 0, seconds = 0;
+  bool used = false;  // a fully profiled launch took its bytes
 };
 
 struct ErrorRecord {
@@ -41,6 +56,7 @@ struct Records {
   bool ended = false;    // the application exited normally (the library's trailer is there)
   std::vector<DeviceRecord> devices;
   std::vector<LaunchRecord> launches;
+  std::vector<DramPassRecord> dram_passes;  // used == false: no full profile followed (launched once)
   std::vector<ErrorRecord> errors;
   long launches_seen = 0, launches_matched = 0;
 };
@@ -68,6 +84,9 @@ struct KernelCounters {
   double load_requests = 0, load_sectors = 0, store_requests = 0, store_sectors = 0;
   double load_bytes_asked = 0, store_bytes_asked = 0;
   double dram_read_bytes = 0, dram_write_bytes = 0;
+  long dram_pass_launches = 0;  // launches whose DRAM bytes come from a DRAM pass (unreplayed)
+  double replayed_dram_read_bytes = 0, replayed_dram_write_bytes = 0;  // those launches' replayed counts
+  double dram_pass_seconds = 0;  // those DRAM passes' gpu__time_duration summed
   double warps_active_per_sm = 0;
   double issue_active = 0;  // fraction of cycles a scheduler issued (0..1)
   double long_scoreboard_per_issue = 0;

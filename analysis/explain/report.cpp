@@ -57,6 +57,11 @@ std::vector<analysis::Row> explain_rows(const Session& s) {
     rows.push_back(row("", "launches", double(k.launches), "1"));
     rows.push_back(row("", "registers_per_thread", k.registers_per_thread, "1"));
     rows.push_back(row("", "shared_bytes_per_block", k.shared_bytes_per_block, "B"));
+    rows.push_back(row("", "dram_pass_launches", double(k.dram_pass_launches), "1"));
+    if (k.dram_pass_launches > 0) {
+      rows.push_back(row("", "replayed_dram_read_bytes", k.replayed_dram_read_bytes, "B"));
+      rows.push_back(row("", "replayed_dram_write_bytes", k.replayed_dram_write_bytes, "B"));
+    }
     for (const View& v : c.views) {
       for (const Quantity& q : v.quantities) rows.push_back(row(v.name, q.metric, q.value, q.unit));
       if (v.speedup) {
@@ -68,6 +73,22 @@ std::vector<analysis::Row> explain_rows(const Session& s) {
     }
   }
   return rows;
+}
+
+// Where a kernel's DRAM bytes come from: its DRAM passes (unreplayed launches) or the replayed range.
+std::string dram_source_text(const KernelCounters& k) {
+  std::ostringstream out;
+  if (k.dram_pass_launches == 0) {
+    out << "from the replayed range (no DRAM pass: --no-dram-pass, or the DRAM counters take more than one "
+           "pass on this GPU); kernel replay can count writes the launch did not make";
+  } else {
+    out << "from " << k.dram_pass_launches << " unreplayed launch(es) (the launch before each profiled one, "
+        << "profiled in one pass), " << num(k.dram_read_bytes) << " read, " << num(k.dram_write_bytes) << " written";
+    if (k.dram_pass_launches < k.launches) out << " (the other launches: their replayed ranges)";
+    out << "; the replayed range counted " << num(k.replayed_dram_read_bytes) << " read, "
+        << num(k.replayed_dram_write_bytes) << " written";
+  }
+  return out.str();
 }
 
 std::string render_text(const Session& s) {
@@ -93,6 +114,12 @@ std::string render_text(const Session& s) {
     if (!e.advice.empty()) out << "    " << e.advice << "\n";
   }
   if (s.skipped_lines > 0) out << "  " << s.skipped_lines << " cut record line(s) skipped\n";
+  for (const DramPassRecord& d : s.records.dram_passes) {
+    if (d.used) continue;
+    out << "  not profiled in full: " << d.name << " (launch " << d.index << ")"
+        << (d.launch_error.empty() ? "" : " failed (" + d.launch_error + ")") << " had its DRAM pass, but no later launch"
+        << " of the same kernel and shape came to profile in full; --no-dram-pass profiles the first launch in full\n";
+  }
 
   double total = 0;
   for (const KernelCounters& k : s.kernels) total += k.seconds;
@@ -104,7 +131,7 @@ std::string render_text(const Session& s) {
         << num(total > 0 ? 100 * k.seconds / total : 0) << " % of the profiled time)";
     const std::string largest = c.largest_view();
     if (!largest.empty()) out << "; largest view: " << largest;
-    out << "\n";
+    out << "\n  DRAM bytes: " << dram_source_text(k) << "\n";
     for (const View& v : c.views) {
       out << "  " << v.name << ": ";
       if (v.speedup) {
@@ -143,6 +170,10 @@ nlohmann::json to_json(const Session& s) {
   for (const ErrorRecord& e : s.records.errors) {
     j["errors"].push_back({{"stage", e.stage}, {"message", e.message}, {"cupti_result", e.cupti_result}});
   }
+  j["not_profiled_in_full"] = json::array();  // DRAM passes no full profile followed
+  for (const DramPassRecord& d : s.records.dram_passes) {
+    if (!d.used) j["not_profiled_in_full"].push_back({{"name", d.name}, {"dram_pass_index", d.index}});
+  }
   j["kernels"] = json::array();
   for (const KernelCosts& c : s.costs) {
     const KernelCounters& k = *c.kernel;
@@ -154,6 +185,11 @@ nlohmann::json to_json(const Session& s) {
                {"registers_per_thread", k.registers_per_thread},
                {"shared_bytes_per_block", k.shared_bytes_per_block},
                {"largest_view", c.largest_view()},
+               {"dram_source",
+                {{"dram_pass_launches", k.dram_pass_launches},
+                 {"dram_pass_seconds", k.dram_pass_seconds},
+                 {"replayed_dram_read_bytes", k.replayed_dram_read_bytes},
+                 {"replayed_dram_write_bytes", k.replayed_dram_write_bytes}}},
                {"views", json::array()}};
     for (const View& v : c.views) {
       json vj = {{"name", v.name}, {"priced_from", v.priced_from}, {"assumptions", v.assumptions}};

@@ -15,7 +15,15 @@
 //   (the launch: CUPTI replays it as many passes as the configuration needs)
 //   API exit:  cuCtxSynchronize -> Stop (all passes submitted) -> DecodeData (no range dropped) ->
 //              GetCounterDataInfo (one range) -> evaluate -> Disable -> write the record.
-// The host configuration (chip, counter availability, configuration image) is made once a context.
+// The DRAM pass: a launch chosen for profiling is first profiled with the DRAM counters and the
+// duration alone (metric::kDramPass), a configuration of one pass, so it runs once, unreplayed, and
+// its DRAM bytes are the application's own traffic (a `dram_pass` record); the next launch of the
+// same function and shape in the same context is then profiled in full (its `launch` record names
+// the DRAM pass). Before, not after: the replayed launch leaves the L2 with lines its save and
+// restore dirtied, which the next launch writes back (the H200 pilot of 086fe33: partial_block's
+// next launch wrote 12.6 MB to DRAM against ncu's 0.09 MB for an unprofiled history).
+// WARPCOST_EXPLAIN_DRAM_PASS=0 profiles the chosen launch in full at once (replayed DRAM counts).
+// The host configuration (chip, counter availability, configuration images) is made once a context.
 // Only driver API calls are made here: the library brings no CUDA runtime into the application.
 #include <cuda.h>
 #include <cupti_callbacks.h>
@@ -25,6 +33,7 @@
 #include <cupti_target.h>
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -89,6 +98,7 @@ struct Settings {
   std::string filter_text;
   std::optional<std::regex> filter;
   long limit = 0;
+  bool dram_pass = true;  // WARPCOST_EXPLAIN_DRAM_PASS (default 1)
 };
 
 // One context's host side: its device's facts, chip and configuration image.
@@ -97,13 +107,42 @@ struct ContextState {
   std::string chip;
   std::vector<std::uint8_t> availability;
   std::unique_ptr<HostConfig> config;
+  std::unique_ptr<HostConfig> dram_config;  // metric::kDramPass; used only when it takes one pass
+  bool dram_pass_usable() const { return dram_config && dram_config->passes() == 1; }
 };
+
+// What a launch callback's parameters say about the launch.
+struct LaunchShape {
+  CUfunction function = nullptr;
+  unsigned grid[3] = {0, 0, 0};
+  unsigned block[3] = {0, 0, 0};
+  unsigned dynamic_shared = 0;
+};
+
+bool same_launch(const LaunchShape& a, const LaunchShape& b) {
+  return a.function == b.function && a.dynamic_shared == b.dynamic_shared &&
+         std::equal(a.grid, a.grid + 3, b.grid) && std::equal(a.block, a.block + 3, b.block);
+}
+
+// A DRAM pass whose full profile has not run yet: the next launch of the same kernel and shape in
+// the same context will be it.
+struct PendingFullProfile {
+  CUcontext context = nullptr;
+  LaunchShape shape;
+  long dram_pass_index = 0;
+};
+
+enum class Profile { kNo, kMain, kDramPass };
 
 // The launch being profiled between its API enter and exit (at most one: the thread that set g_busy).
 struct ActiveLaunch {
   CUpti_RangeProfiler_Object* profiler = nullptr;
   std::vector<std::uint8_t> counter_data;
   ContextState* context = nullptr;
+  HostConfig* config = nullptr;  // the context's main or DRAM-pass configuration
+  Profile kind = Profile::kMain;
+  CUcontext cu_context = nullptr;
+  LaunchShape shape;
   json record;
 };
 
@@ -122,6 +161,9 @@ long g_attempted = 0;  // launches the profiler was started for (the limit count
 long g_profiled = 0;   // launches with a record of counters
 long g_busy_skipped = 0;  // matching launches that came while another was profiled
 long g_active_index = 0;  // the profiled launch's index among the matching ones
+long g_dram_pass_index = -1;  // for a full profile: the index of its DRAM pass (-1: none)
+long g_dram_passes = 0;       // DRAM passes written
+std::vector<PendingFullProfile> g_pending;  // guarded by g_mutex
 bool g_stopped = false;  // a fault that would repeat on every launch: profile no more
 thread_local bool t_holds_launch = false;
 
@@ -186,6 +228,9 @@ ContextState& context_state(CUcontext ctx) {
   INJECT_CUPTI(cuptiProfilerGetCounterAvailability(&avail));
   std::vector<std::string> metrics(warpcost::explain::metric::kAll.begin(), warpcost::explain::metric::kAll.end());
   state->config = std::make_unique<HostConfig>(state->chip, state->availability.data(), metrics);
+  std::vector<std::string> dram_metrics(warpcost::explain::metric::kDramPass.begin(),
+                                        warpcost::explain::metric::kDramPass.end());
+  state->dram_config = std::make_unique<HostConfig>(state->chip, state->availability.data(), dram_metrics);
 
   char name[256] = {};
   INJECT_DRIVER(cuDeviceGetName(name, sizeof name - 1, device));
@@ -201,7 +246,8 @@ ContextState& context_state(CUcontext ctx) {
                    {"max_threads_per_sm", device_attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)},
                    {"warp_size", device_attribute(device, CU_DEVICE_ATTRIBUTE_WARP_SIZE)},
                    {"driver_api", driver_api},
-                   {"replay_passes", state->config->passes()}});
+                   {"replay_passes", state->config->passes()},
+                   {"dram_pass_passes", state->dram_config->passes()}});
   return *g_contexts.emplace(ctx, std::move(state)).first->second;
 }
 
@@ -219,14 +265,6 @@ struct ClassicLaunchParams {
 struct ExLaunchParams {
   const CUlaunchConfig* config;
   CUfunction f;
-};
-
-// What a launch callback's parameters say about the launch.
-struct LaunchShape {
-  CUfunction function = nullptr;
-  unsigned grid[3] = {0, 0, 0};
-  unsigned block[3] = {0, 0, 0};
-  unsigned dynamic_shared = 0;
 };
 
 std::optional<LaunchShape> launch_shape(CUpti_CallbackId id, const void* params) {
@@ -291,10 +329,9 @@ void disable(CUpti_RangeProfiler_Object* profiler) {
   }
 }
 
-// API enter of a launch to profile: its static facts, then the range profiler started.
-void begin_launch(const CUpti_CallbackData& data, const LaunchShape& shape, const std::string& name,
+// A launch record's static facts: name, shape, shared memory, registers, resident blocks per SM.
+json launch_facts(const ContextState& state, const LaunchShape& shape, const std::string& name,
                   const char* mangled) {
-  ContextState& state = context_state(data.context);
   const CUfunction function = function_in_context(shape.function);
   json record = {{"record", "launch"},
                  {"index", g_active_index},
@@ -311,7 +348,22 @@ void begin_launch(const CUpti_CallbackData& data, const LaunchShape& shape, cons
   INJECT_DRIVER(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, function, block_threads,
                                                            shape.dynamic_shared));
   record["occupancy_blocks_per_sm"] = blocks_per_sm;
+  return record;
+}
 
+// API enter of a launch to profile: its static facts, then the range profiler started. A DRAM pass
+// records only which launch it completes.
+void begin_launch(const CUpti_CallbackData& data, const LaunchShape& shape, const std::string& name,
+                  const char* mangled, Profile kind) {
+  ContextState& state = context_state(data.context);
+  if (kind == Profile::kDramPass && !state.dram_pass_usable()) kind = Profile::kMain;  // not one pass here
+  json record;
+  if (kind == Profile::kDramPass) {
+    record = {{"record", "dram_pass"}, {"index", g_active_index}, {"name", name}};
+  } else {
+    record = launch_facts(state, shape, name, mangled);
+    if (g_dram_pass_index >= 0) record["dram_pass_index"] = g_dram_pass_index;
+  }
   INJECT_DRIVER(cuCtxSynchronize());
   auto enable = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   enable.ctx = data.context;
@@ -319,8 +371,12 @@ void begin_launch(const CUpti_CallbackData& data, const LaunchShape& shape, cons
   ActiveLaunch active;
   active.profiler = enable.pRangeProfilerObject;
   active.context = &state;
+  active.config = kind == Profile::kDramPass ? state.dram_config.get() : state.config.get();
+  active.kind = kind;
+  active.cu_context = data.context;
+  active.shape = shape;
   try {
-    HostConfig& config = *state.config;
+    HostConfig& config = *active.config;
     auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
         CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
     size.pRangeProfilerObject = active.profiler;
@@ -400,11 +456,11 @@ void end_launch(const CUpti_CallbackData& data) {
     if (info.numTotalRanges != 1) {
       throw std::runtime_error(std::to_string(info.numTotalRanges) + " ranges decoded for one launch, expected 1");
     }
-    const std::vector<double> values = active.context->config->evaluate(active.counter_data, 0);
+    const std::vector<double> values = active.config->evaluate(active.counter_data, 0);
     json metrics = json::object();
     // A ratio over nothing (no instruction issued) is NaN: written as null, read back as 0.
     for (std::size_t m = 0; m < values.size(); ++m) {
-      metrics[active.context->config->metrics()[m]] = std::isfinite(values[m]) ? json(values[m]) : json(nullptr);
+      metrics[active.config->metrics()[m]] = std::isfinite(values[m]) ? json(values[m]) : json(nullptr);
     }
     active.record["metrics"] = std::move(metrics);
   } catch (...) {
@@ -413,27 +469,47 @@ void end_launch(const CUpti_CallbackData& data) {
   }
   disable(active.profiler);
   g_records.write(active.record);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (active.kind == Profile::kDramPass) {
+    ++g_dram_passes;
+    // The next launch of this kernel and shape in this context is profiled in full.
+    g_pending.push_back({active.cu_context, active.shape, active.record.at("index").get<long>()});
+    return;
+  }
   ++g_profiled;
 }
 
-// Whether this launch is one to profile; counts it either way. Called with g_mutex held.
-bool wanted(const std::string& name, const char* mangled) {
+// Whether and how this launch is profiled; counts it either way. Called with g_mutex held. A launch
+// that follows a DRAM pass of its kernel and shape is profiled in full; otherwise, while the limit
+// (of launches chosen) allows, a launch is chosen: its DRAM pass now (or, with the DRAM pass off, its
+// full profile).
+Profile wanted(const std::string& name, const char* mangled, CUcontext context, const LaunchShape& shape) {
   ++g_seen;
   if (g_settings.filter) {
     const bool hit = std::regex_search(name, *g_settings.filter) ||
                      (mangled != nullptr && std::regex_search(mangled, *g_settings.filter));
-    if (!hit) return false;
+    if (!hit) return Profile::kNo;
   }
   ++g_matched;
-  if (g_stopped || g_attempted >= g_settings.limit) return false;
+  if (g_stopped) return Profile::kNo;
+  const auto pending = std::find_if(g_pending.begin(), g_pending.end(), [&](const PendingFullProfile& p) {
+    return p.context == context && same_launch(p.shape, shape);
+  });
+  if (pending == g_pending.end() && g_attempted >= g_settings.limit) return Profile::kNo;
   if (g_busy) {
     ++g_busy_skipped;
-    return false;
+    return Profile::kNo;
   }
-  ++g_attempted;
   g_busy = true;
   g_active_index = g_matched - 1;
-  return true;
+  if (pending != g_pending.end()) {
+    g_dram_pass_index = pending->dram_pass_index;
+    g_pending.erase(pending);
+    return Profile::kMain;
+  }
+  ++g_attempted;
+  g_dram_pass_index = -1;
+  return g_settings.dram_pass ? Profile::kDramPass : Profile::kMain;
 }
 
 void report_fault(const char* stage, const std::exception& e) {
@@ -452,13 +528,15 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     const char* mangled = data->symbolName;
     if (mangled == nullptr && cuFuncGetName(&mangled, shape->function) != CUDA_SUCCESS) mangled = nullptr;
     const std::string name = demangle(mangled);
+    Profile kind = Profile::kNo;
     {
       std::lock_guard<std::mutex> lock(g_mutex);
-      if (!wanted(name, mangled)) return;  // wanted() set g_busy when it said yes
+      kind = wanted(name, mangled, data->context, *shape);
+      if (kind == Profile::kNo) return;  // wanted() set g_busy when it said yes
     }
     // Only this thread touches g_active until it clears g_busy.
     try {
-      begin_launch(*data, *shape, name, mangled);
+      begin_launch(*data, *shape, name, mangled, kind);
       t_holds_launch = true;
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(g_mutex);
@@ -491,6 +569,8 @@ void write_end() {
                    {"launches_attempted", g_attempted},
                    {"launches_profiled", g_profiled},
                    {"launches_skipped_busy", g_busy_skipped},
+                   {"dram_passes", g_dram_passes},
+                   {"dram_passes_without_profile", static_cast<long>(g_pending.size())},
                    {"stopped_by_fault", g_stopped}});
 }
 
@@ -518,6 +598,14 @@ bool read_settings() {
     }
     g_settings.limit = n;
   }
+  const char* dram_pass = std::getenv(env::kDramPass);
+  if (dram_pass != nullptr && *dram_pass != '\0') {
+    if (std::strcmp(dram_pass, "0") != 0 && std::strcmp(dram_pass, "1") != 0) {
+      write_error("settings", std::string(env::kDramPass) + "=" + dram_pass + "; allowed: 0 or 1", 0);
+      return false;
+    }
+    g_settings.dram_pass = *dram_pass == '1';
+  }
   const char* kernel = std::getenv(env::kKernel);
   if (kernel != nullptr && *kernel != '\0') {
     try {
@@ -542,7 +630,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   g_records.write({{"record", "start"},
                    {"kernel_filter", g_settings.filter_text},
                    {"launch_limit", g_settings.limit},
-                   {"metrics", warpcost::explain::metric::kAll}});
+                   {"dram_pass", g_settings.dram_pass},
+                   {"metrics", warpcost::explain::metric::kAll},
+                   {"dram_pass_metrics", warpcost::explain::metric::kDramPass}});
   try {
     CUpti_SubscriberHandle subscriber = nullptr;
     INJECT_CUPTI(cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr));

@@ -17,7 +17,8 @@
 namespace warpcost::examples {
 
 // kAligned: a twin that removes only the named defect where the fixed twin removes more (tile_2d).
-enum class Variant { kDefect, kFixed, kAligned };
+// kResident: a twin that only raises residency, the same accesses (gather_stride; RESIDENCY-TWIN).
+enum class Variant { kDefect, kFixed, kAligned, kResident };
 
 // A `--NAME N` option of a program (an integer in [min, max]).
 struct IntOption {
@@ -27,13 +28,14 @@ struct IntOption {
   int max;
 };
 
-// `--variant defect|fixed[|aligned]` (default defect) and the program's integer options; a program
+// `--variant defect|fixed[|aligned|resident]` (default defect) and the program's integer options; a program
 // without a twin accepts only defect. Anything else: one message naming the value and what is
 // allowed, exit 2.
 inline Variant parse_variant(int argc, char** argv, bool has_fixed_twin, std::vector<IntOption*> options = {},
-                             bool has_aligned_twin = false) {
+                             bool has_aligned_twin = false, bool has_resident_twin = false) {
   Variant v = Variant::kDefect;
-  std::string allowed = has_fixed_twin ? (has_aligned_twin ? "defect, fixed, aligned" : "defect, fixed")
+  std::string allowed = has_fixed_twin ? std::string("defect, fixed") + (has_aligned_twin ? ", aligned" : "") +
+                                             (has_resident_twin ? ", resident" : "")
                                        : "defect (this program has no fixed twin)";
   std::string usage = "--variant " + allowed;
   for (const IntOption* o : options) {
@@ -48,6 +50,8 @@ inline Variant parse_variant(int argc, char** argv, bool has_fixed_twin, std::ve
         v = Variant::kFixed;
       } else if (std::strcmp(value, "aligned") == 0 && has_aligned_twin) {
         v = Variant::kAligned;
+      } else if (std::strcmp(value, "resident") == 0 && has_resident_twin) {
+        v = Variant::kResident;
       } else {
         std::fprintf(stderr, "%s: --variant %s; allowed: %s\n", argv[0], value, allowed.c_str());
         std::exit(2);
@@ -77,7 +81,7 @@ inline Variant parse_variant(int argc, char** argv, bool has_fixed_twin, std::ve
 }
 
 inline const char* name_of(Variant v) {
-  return v == Variant::kDefect ? "defect" : v == Variant::kFixed ? "fixed" : "aligned";
+  return v == Variant::kDefect ? "defect" : v == Variant::kFixed ? "fixed" : v == Variant::kAligned ? "aligned" : "resident";
 }
 
 // The median of `timed` event-timed launches after `warmups` untimed ones.

@@ -228,6 +228,72 @@ TEST(ExplainRecords, AMalformedRecordIsNamed) {
   EXPECT_THROW(parse_records("{\"record\": \"other\"}\n"), std::runtime_error);
 }
 
+// A DRAM pass (one unreplayed pass on the launch before) and the full profile that names it: the
+// launch's DRAM bytes are the pass's, the replayed range's kept beside them. Values set by hand.
+std::string dram_pass_session(const std::string& launch_dram_index) {
+  const std::string full = slurp(kFixtures + "hand_session.jsonl");
+  // The hand session's first launch (partial_block, index 0, replayed DRAM: 0 read, 128000 written),
+  // moved to index 1 behind a DRAM pass at index 0 of 1000 B read, 64000 B written, 900 us.
+  const auto begin = full.find("{\"record\": \"launch\", \"index\": 0");
+  const auto end = full.find('\n', begin);
+  std::string launch = full.substr(begin, end - begin);
+  launch.replace(launch.find("\"index\": 0"), 10, "\"index\": 1, \"dram_pass_index\": " + launch_dram_index);
+  return "{\"record\": \"start\"}\n"
+         "{\"record\": \"dram_pass\", \"index\": 0, \"name\": \"partial_block\", \"metrics\": "
+         "{\"gpu__time_duration.sum\": 900000.0, \"dram__bytes_read.sum\": 1000, \"dram__bytes_write.sum\": 64000}}\n" +
+         launch + "\n"
+         "{\"record\": \"dram_pass\", \"index\": 2, \"name\": \"once\", \"metrics\": "
+         "{\"gpu__time_duration.sum\": 5.0, \"dram__bytes_read.sum\": 7, \"dram__bytes_write.sum\": 8}}\n";
+}
+
+TEST(ExplainRecords, TheDramPassGivesTheLaunchItsDramBytes) {
+  const Records r = parse_records(dram_pass_session("0"));
+  ASSERT_EQ(r.launches.size(), 1u);
+  const LaunchRecord& l = r.launches[0];
+  EXPECT_EQ(l.dram_pass_index, 0);
+  EXPECT_DOUBLE_EQ(l.metrics.at("dram__bytes_read.sum"), 1000);
+  EXPECT_DOUBLE_EQ(l.metrics.at("dram__bytes_write.sum"), 64000);
+  EXPECT_DOUBLE_EQ(l.replayed_dram_read_bytes, 0);
+  EXPECT_DOUBLE_EQ(l.replayed_dram_write_bytes, 128000);
+  EXPECT_DOUBLE_EQ(l.dram_pass_seconds, 900e-6);
+  const std::vector<KernelCounters> k = summarise(r.launches);
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_DOUBLE_EQ(k[0].dram_write_bytes, 64000);
+  EXPECT_DOUBLE_EQ(k[0].replayed_dram_write_bytes, 128000);
+  EXPECT_EQ(k[0].dram_pass_launches, 1);
+  // 4000 store sectors x 32 B = 128000 B stored: the pass's 64000 B are all attributed (EXPLAIN-3).
+  const KernelCosts c = explain_kernel(k[0], nullptr, 132);
+  EXPECT_DOUBLE_EQ(quantity(view_of(c, view::kLatencyHiding), "dram_write_bytes_attributed"), 64000);
+  // The second pass ("once") has no full profile after it.
+  ASSERT_EQ(r.dram_passes.size(), 2u);
+  EXPECT_TRUE(r.dram_passes[0].used);
+  EXPECT_FALSE(r.dram_passes[1].used);
+}
+
+TEST(ExplainRecords, ALaunchNamingNoEarlierDramPassIsRefused) {
+  EXPECT_THROW(parse_records(dram_pass_session("2")), std::runtime_error);  // the pass comes after it
+  EXPECT_THROW(parse_records(dram_pass_session("5")), std::runtime_error);  // no such pass
+  std::string twice = dram_pass_session("0");
+  const auto launch = twice.find("{\"record\": \"launch\"");
+  twice += twice.substr(launch, twice.find('\n', launch) - launch + 1);
+  EXPECT_THROW(parse_records(twice), std::runtime_error);  // named twice
+}
+
+TEST(ExplainOutputs, TheReportSaysWhereDramBytesComeFromAndWhatWasNotProfiled) {
+  explain::Session s;
+  s.records = parse_records(dram_pass_session("0"));
+  s.kernels = summarise(s.records.launches);
+  for (const KernelCounters& k : s.kernels) s.costs.push_back(explain_kernel(k, nullptr, 132));
+  const std::string text = render_text(s);
+  EXPECT_NE(text.find("DRAM bytes: from 1 unreplayed launch(es)"), std::string::npos) << text;
+  EXPECT_NE(text.find("the replayed range counted 0 read, 1.28e+05 written"), std::string::npos) << text;
+  EXPECT_NE(text.find("not profiled in full: once (launch 2)"), std::string::npos) << text;
+  const nlohmann::json j = to_json(s);
+  ASSERT_EQ(j["not_profiled_in_full"].size(), 1u);
+  EXPECT_EQ(j["not_profiled_in_full"][0]["name"], "once");
+  EXPECT_EQ(j["kernels"][0]["dram_source"]["dram_pass_launches"], 1);
+}
+
 TEST(ExplainCosts, PartialWarpsPricedFromTheStaircase) {
   const Session s = hand_session();
   const GpuFigures f = hand_figures();
@@ -561,6 +627,35 @@ TEST(ExplainProof, TheLargestViewIsHeldAgainstTheFullFixTwin) {
   EXPECT_EQ(judge_proof({c}).size(), 2u);
 }
 
+TEST(ExplainProof, TheLatencyViewIsHeldAgainstTheResidencyTwin) {
+  // A stride-2 gather's shape: coalescing named (1.0), latency hiding priced 1.263 (RESIDENCY-TWIN).
+  ProofCase c = defect(1.0, 6.3e-5, 5.6e-5);
+  c.predicted[view::kLatencyHiding] = 1.263;
+  c.residency_twin_seconds = 5.2e-5;  // measured 6.3/5.2 = 1.2115: (1.263 - 1.2115) / 1.2115 = +4.25 %
+  auto rows = judge_proof({c});
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[2].metric, "residency_twin_speedup");
+  EXPECT_EQ(rows[2].params, "program=gather_stride;view=latency_hiding");
+  EXPECT_EQ(rows[2].kind, "model");
+  EXPECT_NEAR(rows[2].value, 6.3 / 5.2, 1e-12);
+  EXPECT_NEAR(*rows[2].rel_error, (1.263 - 6.3 / 5.2) / (6.3 / 5.2), 1e-12);
+  EXPECT_EQ(rows[2].verdict, "holds");
+  // Planted: a residency twin that buys nothing (measured 1.0): 1.263 is +26.3 %, a miss.
+  c.residency_twin_seconds = 6.3e-5;
+  EXPECT_EQ(judge_proof({c})[2].verdict, "fails");
+  // Edge: measured 1.263 / 1.249: +24.9 % holds; 1.263 / 1.26: +26 % fails.
+  c.residency_twin_seconds = 6.3e-5 / (1.263 / 1.249);
+  EXPECT_EQ(judge_proof({c})[2].verdict, "holds");
+  c.residency_twin_seconds = 6.3e-5 / (1.263 / 1.26);
+  EXPECT_EQ(judge_proof({c})[2].verdict, "fails");
+  // The latency view unpriced: untestable, never holds.
+  c.predicted.erase(view::kLatencyHiding);
+  EXPECT_EQ(judge_proof({c})[2].verdict, "untestable here");
+  // No residency twin: no such row.
+  c.residency_twin_seconds.reset();
+  EXPECT_EQ(judge_proof({c}).size(), 2u);
+}
+
 TEST(ExplainProof, ATieForTheLargestViewNamesNoViewAndFails) {
   // Every view 1.0: no view is the largest; whatever the views' order, the check cannot hold.
   ProofCase c;
@@ -641,8 +736,18 @@ TEST(ExplainProof, CasesTableIsReadStrictly) {
             "--proof line 1: twin seconds '0'; allowed: a positive number of seconds, - or failed");
   EXPECT_NE(error_of("a\tcoalesing\tx.json\t1e-4\t1e-4\n").find("view 'coalesing'; allowed: partial_warps"),
             std::string::npos);
-  EXPECT_NE(error_of("\na\tcoalescing\tx.json\t1e-4\n").find("--proof line 2: 4 tab-separated fields; allowed: 5 or 6"),
+  EXPECT_NE(error_of("\na\tcoalescing\tx.json\t1e-4\n").find("--proof line 2: 4 tab-separated fields; allowed: 5 to 7"),
             std::string::npos);
+  EXPECT_NE(error_of("a\tcoalescing\tx.json\t1e-4\t1e-4\t-\t1e-4\t1\n").find("8 tab-separated fields"),
+            std::string::npos);
+  EXPECT_NE(error_of("a\tcoalescing\tx.json\t1e-4\t1e-4\t-\tsoon\n").find("residency-twin seconds 'soon'"),
+            std::string::npos);
+  // Seven fields: the residency twin's time, with no full-fix twin.
+  const auto seven = parse_proof_cases("g\tcoalescing\t" + no_json + "\t1e-4\t5e-5\t-\t8e-5\n");
+  ASSERT_EQ(seven.size(), 1u);
+  EXPECT_FALSE(seven[0].full_fix_seconds);
+  ASSERT_TRUE(seven[0].residency_twin_seconds);
+  EXPECT_DOUBLE_EQ(*seven[0].residency_twin_seconds, 8e-5);
   EXPECT_NE(error_of("a=b\tcoalescing\tx.json\t1e-4\t1e-4\n").find("program 'a=b'"), std::string::npos);
 }
 
