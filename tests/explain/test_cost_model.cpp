@@ -807,6 +807,41 @@ std::optional<GpuFigures> priced_run_figures(std::string& why) {
   return figures_from_rows(analysis::evaluate_run(r), "NVIDIA H200", r.run_id());
 }
 
+// The DRAM pass as the H200 round of 63cff2f recorded it (records verbatim from
+// results/nvidia-h200/20261201T191500Z-explain-proof/): launch 0 a one-pass DRAM pass, launch 1 the
+// full profile naming it. The values below are read off the files by hand.
+TEST(RealSession, TheDramPassOfTheH200RoundGivesTheViewsTheirBytes) {
+  const Records gather = parse_records(slurp(kFixtures + "h200_dram_pass_gather.jsonl"));
+  ASSERT_EQ(gather.launches.size(), 1u);
+  ASSERT_EQ(gather.dram_passes.size(), 1u);
+  EXPECT_TRUE(gather.dram_passes[0].used);
+  const LaunchRecord& l = gather.launches[0];
+  EXPECT_EQ(l.index, 1);
+  EXPECT_EQ(l.dram_pass_index, 0);
+  EXPECT_DOUBLE_EQ(l.metrics.at("dram__bytes_read.sum"), 536884224.0);    // the pass's
+  EXPECT_DOUBLE_EQ(l.metrics.at("dram__bytes_write.sum"), 65278208.0);    // the pass's
+  EXPECT_DOUBLE_EQ(l.replayed_dram_write_bytes, 86668288.0);              // the replayed range's
+  EXPECT_DOUBLE_EQ(l.dram_pass_seconds, 138176e-9);
+  const std::vector<KernelCounters> k = summarise(gather.launches);
+  ASSERT_EQ(k.size(), 1u);
+  const KernelCosts c = explain_kernel(k[0], nullptr, 132);
+  // 2097152 store sectors x 32 B = 67108864 B stored, more than the pass's 65278208 written: all of
+  // it attributed. Useful fraction: asked 67108864 + 67108864 over 536884224 + 65278208 DRAM bytes
+  // = 134217728 / 602162432 = 0.2228929 (by hand; the replayed bytes would give 134217728 /
+  // (536908800 + 67108864) = 0.2222).
+  EXPECT_DOUBLE_EQ(quantity(view_of(c, view::kLatencyHiding), "dram_write_bytes_attributed"), 65278208.0);
+  EXPECT_NEAR(quantity(view_of(c, view::kCoalescing), "dram_useful_fraction"), 0.2228929, 1e-7);
+
+  // low_residency: the pass counts 4277248 B written, more than the 8448 x 32 = 270336 B its
+  // stores wrote: 270336 attributed (EXPLAIN-3's cap holds under the DRAM pass too).
+  const Records low = parse_records(slurp(kFixtures + "h200_dram_pass_low_residency.jsonl"));
+  ASSERT_EQ(low.launches.size(), 1u);
+  EXPECT_DOUBLE_EQ(low.launches[0].metrics.at("dram__bytes_write.sum"), 4277248.0);
+  EXPECT_DOUBLE_EQ(low.launches[0].replayed_dram_write_bytes, 25419520.0);
+  const KernelCosts lc = explain_kernel(summarise(low.launches)[0], nullptr, 132);
+  EXPECT_DOUBLE_EQ(quantity(view_of(lc, view::kLatencyHiding), "dram_write_bytes_attributed"), 270336.0);
+}
+
 TEST(RealSession, RecordsOfTheExamplesParse) {
   const Session s = real_session();
   EXPECT_TRUE(s.records.started);
