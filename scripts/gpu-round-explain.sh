@@ -139,6 +139,24 @@ for l in open(sys.argv[1]):
   fi
 done
 
+# One markdown table of explain's counters beside ncu's: TITLE, the ncu CSV's name in each case's
+# folder, and explain_ncu_compare.py's options (--dram-pass: the DRAM pass's record).
+compare_table() {
+  local title=$1 csv=$2
+  shift 2
+  echo "## $title"
+  echo
+  echo "| program | metric | explain | ncu | ratio | within 1 % |"
+  echo "|---|---|---|---|---|---|"
+  for c in "${cases[@]}"; do
+    IFS='|' read -r name _ _ _ _ kernel _ _ <<<"$c"
+    d=$work/explain/$name
+    [ "$kernel" != - ] && [ -s "$d/$csv" ] && [ -s "$d/records.jsonl" ] &&
+      python3 scripts/explain_ncu_compare.py "$@" "$name" "$d/records.jsonl" "$d/$csv"
+  done
+  echo
+}
+
 {
   echo "# warpcost explain on examples/explain ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1))"
   echo
@@ -155,29 +173,11 @@ done
   printf "%b" "$overhead"
   echo
   for cache in all none; do
-    echo "## Injected counters against Nsight Compute, ncu --cache-control $cache (the launch explain profiled in full, its replayed range)"
-    echo
-    echo "| program | metric | explain | ncu | ratio | within 1 % |"
-    echo "|---|---|---|---|---|---|"
-    for c in "${cases[@]}"; do
-      IFS='|' read -r name _ _ _ _ kernel _ _ <<<"$c"
-      d=$work/explain/$name
-      [ "$kernel" != - ] && [ -s "$d/ncu-cache-$cache.csv" ] && [ -s "$d/records.jsonl" ] &&
-        python3 scripts/explain_ncu_compare.py "$name" "$d/records.jsonl" "$d/ncu-cache-$cache.csv"
-    done
-    echo
+    compare_table "Injected counters against Nsight Compute, ncu --cache-control $cache (the launch explain profiled in full, its replayed range)" \
+      "ncu-cache-$cache.csv"
   done
-  echo "## The DRAM pass against Nsight Compute (the first launch, one unreplayed pass in both; ncu --cache-control none)"
-  echo
-  echo "| program | metric | explain | ncu | ratio | within 1 % |"
-  echo "|---|---|---|---|---|---|"
-  for c in "${cases[@]}"; do
-    IFS='|' read -r name _ _ _ _ kernel _ _ <<<"$c"
-    d=$work/explain/$name
-    [ "$kernel" != - ] && [ -s "$d/ncu-dram-pass.csv" ] && [ -s "$d/records.jsonl" ] &&
-      python3 scripts/explain_ncu_compare.py --dram-pass "$name" "$d/records.jsonl" "$d/ncu-dram-pass.csv"
-  done
-  echo
+  compare_table "The DRAM pass against Nsight Compute (the first launch, one unreplayed pass in both; ncu --cache-control none)" \
+    ncu-dram-pass.csv --dram-pass
 } >"$out/explain-proof.md"
 cat "$out/explain-proof.md"
 cp "$work/cases.tsv" "$work/explain/"
