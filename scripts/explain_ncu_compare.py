@@ -3,10 +3,12 @@
 
 Usage: explain_ncu_compare.py [--dram-pass] NAME RECORDS.jsonl NCU.csv
   RECORDS.jsonl  the injection library's records (warpcost explain --records), whose first launch
-                 record is the launch compared (its replayed range's counters, as written)
-  NCU.csv        `ncu --csv --page raw` of the same program's first launch of the same kernel
-  --dram-pass    compare the first DRAM pass instead (one unreplayed pass on the kernel's next
-                 launch; metric kDramPass); NCU.csv then holds ncu's same metrics of that launch
+                 record (the launch profiled in full; with the DRAM pass on, the second launch) is
+                 the launch compared (its replayed range's counters, as written)
+  NCU.csv        `ncu --csv --page raw` of the same launch of the same kernel (ncu --launch-skip)
+  --dram-pass    compare the first DRAM pass instead (one unreplayed pass on the launch chosen,
+                 before the full profile; metric kDramPass); NCU.csv then holds ncu's one-pass run
+                 of the same metrics on that launch
 Prints markdown rows: program, metric, explain, ncu, ratio, within 1 % (the counter pass's
 cross-check tolerance, scripts/ncu_compare.py). Counts (instructions, requests, sectors, bytes,
 branch targets, warps) should agree; duration, clock and per-cycle rates vary run to run.

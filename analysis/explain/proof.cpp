@@ -61,6 +61,7 @@ std::vector<ProofCase> parse_proof_cases(const std::string& text) {
     std::stringstream ls(line);
     std::string cell;
     while (std::getline(ls, cell, '\t')) f.push_back(cell);
+    if (line.back() == '\t') f.push_back("");  // getline drops a trailing empty field
     if (f.size() < 5 || f.size() > 7) {
       throw ProofInputError(where + ": " + std::to_string(f.size()) +
                             " tab-separated fields; allowed: 5 to 7 (program, view, explain JSON, defect seconds, "
@@ -92,6 +93,15 @@ std::vector<ProofCase> parse_proof_cases(const std::string& text) {
     c.named_view = view_name == "-" ? "" : view_name;
     c.defect_seconds = seconds(3, "defect seconds");
     c.fixed_seconds = seconds(4, "twin seconds");
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      if (f[i].empty()) throw ProofInputError(where + ": field " + std::to_string(i + 1) + " is empty; allowed: a value or -");
+    }
+    for (std::size_t i = 4; view_name == "-" && i < f.size(); ++i) {
+      if (f[i] != "-") {
+        throw ProofInputError(where + ": field " + std::to_string(i + 1) + " '" + f[i] +
+                              "': the clean program (view -) has no twin; allowed: -");
+      }
+    }
     if (f.size() >= 6) c.full_fix_seconds = seconds(5, "full-fix seconds");
     if (f.size() == 7) c.residency_twin_seconds = seconds(6, "residency-twin seconds");
     std::ifstream json_file(f[2]);

@@ -30,12 +30,18 @@ double metric_of(const LaunchRecord& r, const char* name) {
 // A fully profiled launch takes its DRAM bytes from the DRAM pass it names (written before it), and
 // keeps the replayed range's as replayed_*.
 void take_dram_pass(std::vector<DramPassRecord>& passes, LaunchRecord& r) {
-  auto pass = std::find_if(passes.begin(), passes.end(),
-                           [&](const DramPassRecord& d) { return d.index == r.dram_pass_index; });
-  if (pass == passes.end() || pass->used || !pass->launch_error.empty()) {
-    throw std::runtime_error("launch " + std::to_string(r.index) + " names DRAM pass " +
-                             std::to_string(r.dram_pass_index) + ", which is not a successful DRAM pass before it" +
-                             " or is named twice");
+  auto pass = std::find_if(passes.begin(), passes.end(), [&](const DramPassRecord& d) {
+    return d.pid == r.pid && d.index == r.dram_pass_index;
+  });
+  if (pass == passes.end() || pass->used || !pass->has_counters || pass->name != r.name) {
+    throw std::runtime_error("launch " + std::to_string(r.index) + " of " + r.name + " names DRAM pass " +
+                             std::to_string(r.dram_pass_index) + ", which is not a DRAM pass of the same kernel" +
+                             " and process with counters before it, or is named twice");
+  }
+  if (!r.launch_error.empty() || r.metrics.empty()) {  // the full profile failed: the pass stays unused
+    pass->followed_by_error = r.launch_error.empty() ? "no counters" : r.launch_error;
+    r.dram_pass_index = -1;
+    return;
   }
   pass->used = true;
   r.replayed_dram_read_bytes = metric_of(r, metric::kDramRead);
@@ -85,6 +91,7 @@ Records parse_records(const std::string& text, int* skipped_lines) {
                               j.value("cupti_result", 0), j.value("advice", "")});
       } else if (kind == "launch") {
         LaunchRecord r;
+        r.pid = j.value("pid", 0L);
         r.index = j.at("index").get<long>();
         r.name = j.at("name").get<std::string>();
         r.grid = dims(j, "grid");
@@ -99,14 +106,16 @@ Records parse_records(const std::string& text, int* skipped_lines) {
           // null: the library's NaN, a ratio over nothing (no instruction issued): 0.
           for (const auto& [k, v] : j.at("metrics").items()) r.metrics[k] = v.is_null() ? 0.0 : v.get<double>();
         }
-        if (r.dram_pass_index >= 0 && !r.metrics.empty()) take_dram_pass(out.dram_passes, r);
+        if (r.dram_pass_index >= 0) take_dram_pass(out.dram_passes, r);
         out.launches.push_back(std::move(r));
       } else if (kind == "dram_pass") {
         DramPassRecord d;
+        d.pid = j.value("pid", 0L);
         d.index = j.at("index").get<long>();
         d.name = j.at("name").get<std::string>();
         d.launch_error = j.value("launch_error", "");
-        if (j.contains("metrics")) {
+        if (j.contains("metrics") && d.launch_error.empty()) {
+          d.has_counters = true;
           const json& m = j.at("metrics");
           const auto value = [&m](const char* name) { return m.at(name).is_null() ? 0.0 : m.at(name).get<double>(); };
           d.dram_read_bytes = value(metric::kDramRead);
@@ -132,6 +141,7 @@ std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches)
   // Weighted sums, divided at the end.
   std::map<Key, std::array<double, 4>> weighted;  // lanes*inst, pred_on*inst, warps*time, issue*time
   std::map<Key, double> scoreboard_weighted;
+  std::map<Key, std::array<double, 2>> pass_bytes;  // DRAM read, written by the DRAM-pass launches
   for (const LaunchRecord& r : launches) {
     if (!r.launch_error.empty() || r.metrics.empty()) continue;
     const Key key{r.name, r.block[0], r.block[1], r.block[2]};
@@ -162,6 +172,8 @@ std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches)
     k.dram_write_bytes += metric_of(r, m::kDramWrite);
     if (r.dram_pass_index >= 0) {
       ++k.dram_pass_launches;
+      pass_bytes[key][0] += metric_of(r, m::kDramRead);  // the DRAM pass's (take_dram_pass)
+      pass_bytes[key][1] += metric_of(r, m::kDramWrite);
       k.replayed_dram_read_bytes += r.replayed_dram_read_bytes;
       k.replayed_dram_write_bytes += r.replayed_dram_write_bytes;
       k.dram_pass_seconds += r.dram_pass_seconds;
@@ -185,6 +197,14 @@ std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches)
     if (k.seconds > 0) {
       k.warps_active_per_sm = w[2] / k.seconds;
       k.issue_active = w[3] / k.seconds;
+    }
+    // Where some launches had a DRAM pass, every launch is priced at the passes' mean bytes: the
+    // others were profiled after a replay (inject.cpp: DRAM passes run only before the first full
+    // profile of the process), so their replayed counts are left out.
+    if (k.dram_pass_launches > 0) {
+      const double per_launch = static_cast<double>(k.launches) / static_cast<double>(k.dram_pass_launches);
+      k.dram_read_bytes = pass_bytes[key][0] * per_launch;
+      k.dram_write_bytes = pass_bytes[key][1] * per_launch;
     }
     out.push_back(k);
   }

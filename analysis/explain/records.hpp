@@ -20,7 +20,8 @@ struct DeviceRecord {
 };
 
 struct LaunchRecord {
-  long index = 0;
+  long pid = 0;    // the process that wrote it (0 in records written before pids were)
+  long index = 0;  // among that process's matching launches
   std::string name;  // demangled
   std::array<unsigned, 3> grid{}, block{};
   unsigned dynamic_shared_bytes = 0, static_shared_bytes = 0;
@@ -38,11 +39,14 @@ struct LaunchRecord {
 
 // A DRAM pass: a launch profiled with metric::kDramPass alone, in one pass (not replayed).
 struct DramPassRecord {
+  long pid = 0;
   long index = 0;
   std::string name;
   std::string launch_error;
+  bool has_counters = false;  // false: the launch failed or the record holds no counters
   double dram_read_bytes = 0, dram_write_bytes = 0, seconds = 0;
   bool used = false;  // a fully profiled launch took its bytes
+  std::string followed_by_error;  // the launch that was to be profiled in full failed with this
 };
 
 struct ErrorRecord {
@@ -83,6 +87,8 @@ struct KernelCounters {
   double divergent_branch_targets = 0, branch_targets = 0;
   double load_requests = 0, load_sectors = 0, store_requests = 0, store_sectors = 0;
   double load_bytes_asked = 0, store_bytes_asked = 0;
+  // DRAM bytes: where some launches had a DRAM pass, their mean a launch times `launches` (the
+  // others' replayed counts left out); else the replayed ranges' sums.
   double dram_read_bytes = 0, dram_write_bytes = 0;
   long dram_pass_launches = 0;  // launches whose DRAM bytes come from a DRAM pass (unreplayed)
   double replayed_dram_read_bytes = 0, replayed_dram_write_bytes = 0;  // those launches' replayed counts

@@ -82,9 +82,11 @@ std::string dram_source_text(const KernelCounters& k) {
     out << "from the replayed range (no DRAM pass: --no-dram-pass, or the DRAM counters take more than one "
            "pass on this GPU); kernel replay can count writes the launch did not make";
   } else {
-    out << "from " << k.dram_pass_launches << " unreplayed launch(es) (the launch before each profiled one, "
+    out << "from " << k.dram_pass_launches << " unreplayed launch(es) (the launch before a profiled one, "
         << "profiled in one pass), " << num(k.dram_read_bytes) << " read, " << num(k.dram_write_bytes) << " written";
-    if (k.dram_pass_launches < k.launches) out << " (the other launches: their replayed ranges)";
+    if (k.dram_pass_launches < k.launches) {
+      out << " (their mean a launch times " << k.launches << " launches: the other launches came after a replay)";
+    }
     out << "; the replayed range counted " << num(k.replayed_dram_read_bytes) << " read, "
         << num(k.replayed_dram_write_bytes) << " written";
   }
@@ -116,9 +118,17 @@ std::string render_text(const Session& s) {
   if (s.skipped_lines > 0) out << "  " << s.skipped_lines << " cut record line(s) skipped\n";
   for (const DramPassRecord& d : s.records.dram_passes) {
     if (d.used) continue;
-    out << "  not profiled in full: " << d.name << " (launch " << d.index << ")"
-        << (d.launch_error.empty() ? "" : " failed (" + d.launch_error + ")") << " had its DRAM pass, but no later launch"
-        << " of the same kernel and shape came to profile in full; --no-dram-pass profiles the first launch in full\n";
+    out << "  not profiled in full: " << d.name << " (launch " << d.index << "): ";
+    if (!d.launch_error.empty()) {
+      out << "its DRAM pass's launch failed (" << d.launch_error << ")\n";
+    } else if (!d.has_counters) {
+      out << "its DRAM pass gave no counters\n";
+    } else if (!d.followed_by_error.empty()) {
+      out << "the launch after its DRAM pass, to be profiled in full, failed (" << d.followed_by_error << ")\n";
+    } else {
+      out << "it had its DRAM pass, but no later launch of the same kernel and shape came to profile in full;"
+          << " --no-dram-pass profiles the first launch in full\n";
+    }
   }
 
   double total = 0;
@@ -172,7 +182,13 @@ nlohmann::json to_json(const Session& s) {
   }
   j["not_profiled_in_full"] = json::array();  // DRAM passes no full profile followed
   for (const DramPassRecord& d : s.records.dram_passes) {
-    if (!d.used) j["not_profiled_in_full"].push_back({{"name", d.name}, {"dram_pass_index", d.index}});
+    if (d.used) continue;
+    const std::string why = !d.launch_error.empty() ? "the DRAM pass's launch failed: " + d.launch_error
+                            : !d.has_counters       ? "the DRAM pass gave no counters"
+                            : !d.followed_by_error.empty()
+                                ? "the launch to profile in full failed: " + d.followed_by_error
+                                : "no later launch of the same kernel and shape";
+    j["not_profiled_in_full"].push_back({{"name", d.name}, {"pid", d.pid}, {"dram_pass_index", d.index}, {"why", why}});
   }
   j["kernels"] = json::array();
   for (const KernelCosts& c : s.costs) {

@@ -1,11 +1,12 @@
 // libwarpcost_inject.so: the CUPTI injection library behind `warpcost explain`. CUDA loads it from
 // CUDA_INJECTION64_PATH when the application initialises the driver and calls InitializeInjection,
 // which subscribes to the kernel-launch callbacks of the driver API (the runtime's launches reach
-// them too). Each launch whose kernel name matches WARPCOST_EXPLAIN_KERNEL, up to
-// WARPCOST_EXPLAIN_LAUNCHES of them, is profiled alone with the range profiler in AutoRange +
-// KernelReplay mode (CUPTI replays the kernel once per pass and restores its memory), and one JSON
-// record per launch is appended to WARPCOST_EXPLAIN_OUT and flushed, so a crash of the application
-// keeps every record written before it. The application's stdout is never written; notices go to
+// them too). Up to WARPCOST_EXPLAIN_LAUNCHES launches whose kernel name matches
+// WARPCOST_EXPLAIN_KERNEL are chosen; each is profiled alone with the range profiler in AutoRange
+// mode: first a one-pass DRAM pass (below), then the kernel's next launch of the same shape in
+// KernelReplay mode (CUPTI replays the kernel once per pass and restores its memory). One JSON
+// record per profiled launch is appended to WARPCOST_EXPLAIN_OUT and flushed, so a crash of the
+// application keeps every record written before it. The application's stdout is never written; notices go to
 // stderr with a "warpcost-inject:" prefix.
 //
 // Sequence per profiled launch (docs/explain.md; ../shared/cupti.md's range-profiler facts):
@@ -22,7 +23,10 @@
 // the DRAM pass). Before, not after: the replayed launch leaves the L2 with lines its save and
 // restore dirtied, which the next launch writes back (the H200 pilot of 086fe33: partial_block's
 // next launch wrote 12.6 MB to DRAM against ncu's 0.09 MB for an unprofiled history).
-// WARPCOST_EXPLAIN_DRAM_PASS=0 profiles the chosen launch in full at once (replayed DRAM counts).
+// Only while nothing has been replayed in the process: once a full profile has run, its replay's
+// residue would reach the next launch, so later chosen launches are profiled in full at once (their
+// DRAM bytes the replayed range's; the analysis prices a kernel's DRAM rate from its DRAM passes).
+// WARPCOST_EXPLAIN_DRAM_PASS=0 profiles every chosen launch in full at once (replayed DRAM counts).
 // The host configuration (chip, counter availability, configuration images) is made once a context.
 // Only driver API calls are made here: the library brings no CUDA runtime into the application.
 #include <cuda.h>
@@ -32,6 +36,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 #include <cxxabi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -82,8 +87,11 @@ class RecordFile {
     file_ = std::fopen(path.c_str(), "a");
     return file_ != nullptr;
   }
-  void write(const json& record) {
+  // Every record names its process: an application's child processes inherit the environment and
+  // append to the same file, each numbering its launches from 0.
+  void write(json record) {
     if (file_ == nullptr) return;
+    record["pid"] = static_cast<long>(::getpid());
     const std::string line = record.dump(-1, ' ', false, json::error_handler_t::replace);
     std::fputs(line.c_str(), file_);
     std::fputc('\n', file_);
@@ -162,7 +170,8 @@ long g_profiled = 0;   // launches with a record of counters
 long g_busy_skipped = 0;  // matching launches that came while another was profiled
 long g_active_index = 0;  // the profiled launch's index among the matching ones
 long g_dram_pass_index = -1;  // for a full profile: the index of its DRAM pass (-1: none)
-long g_dram_passes = 0;       // DRAM passes written
+long g_dram_passes = 0;       // DRAM passes written (with counters)
+bool g_replayed = false;      // a full profile (kernel replay) has begun in this process
 std::vector<PendingFullProfile> g_pending;  // guarded by g_mutex
 bool g_stopped = false;  // a fault that would repeat on every launch: profile no more
 thread_local bool t_holds_launch = false;
@@ -356,7 +365,11 @@ json launch_facts(const ContextState& state, const LaunchShape& shape, const std
 void begin_launch(const CUpti_CallbackData& data, const LaunchShape& shape, const std::string& name,
                   const char* mangled, Profile kind) {
   ContextState& state = context_state(data.context);
-  if (kind == Profile::kDramPass && !state.dram_pass_usable()) kind = Profile::kMain;  // not one pass here
+  if (kind == Profile::kDramPass && !state.dram_pass_usable()) {  // not one pass on this GPU
+    kind = Profile::kMain;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_replayed = true;
+  }
   json record;
   if (kind == Profile::kDramPass) {
     record = {{"record", "dram_pass"}, {"index", g_active_index}, {"name", name}};
@@ -481,8 +494,8 @@ void end_launch(const CUpti_CallbackData& data) {
 
 // Whether and how this launch is profiled; counts it either way. Called with g_mutex held. A launch
 // that follows a DRAM pass of its kernel and shape is profiled in full; otherwise, while the limit
-// (of launches chosen) allows, a launch is chosen: its DRAM pass now (or, with the DRAM pass off, its
-// full profile).
+// (of launches chosen) allows, a launch is chosen: its DRAM pass now while nothing has been replayed
+// in the process, else (or with the DRAM pass off) its full profile at once.
 Profile wanted(const std::string& name, const char* mangled, CUcontext context, const LaunchShape& shape) {
   ++g_seen;
   if (g_settings.filter) {
@@ -505,11 +518,14 @@ Profile wanted(const std::string& name, const char* mangled, CUcontext context, 
   if (pending != g_pending.end()) {
     g_dram_pass_index = pending->dram_pass_index;
     g_pending.erase(pending);
+    g_replayed = true;
     return Profile::kMain;
   }
   ++g_attempted;
   g_dram_pass_index = -1;
-  return g_settings.dram_pass ? Profile::kDramPass : Profile::kMain;
+  if (g_settings.dram_pass && !g_replayed) return Profile::kDramPass;
+  g_replayed = true;
+  return Profile::kMain;
 }
 
 void report_fault(const char* stage, const std::exception& e) {

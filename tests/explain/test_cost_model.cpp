@@ -279,13 +279,94 @@ TEST(ExplainRecords, ALaunchNamingNoEarlierDramPassIsRefused) {
   EXPECT_THROW(parse_records(twice), std::runtime_error);  // named twice
 }
 
+// Two processes (an application and its child inherit the library's environment and file), each
+// numbering its launches from 0, interleaved: each launch takes its own process's DRAM pass.
+TEST(ExplainRecords, DramPassesPairWithinTheirProcess) {
+  const std::string pass = R"({"record": "dram_pass", "pid": P, "index": 0, "name": "k", "metrics": )"
+                           R"({"gpu__time_duration.sum": 1000.0, "dram__bytes_read.sum": R, "dram__bytes_write.sum": 0}})";
+  std::string one = dram_pass_session("0");
+  const auto launch_at = one.find("{\"record\": \"launch\"");
+  std::string launch = one.substr(launch_at, one.find('\n', launch_at) - launch_at);
+  launch.replace(launch.find("\"name\": \"partial_block\""), 23, "\"name\": \"k\"");
+  auto with = [](std::string text, const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  const std::string text = with(with(pass, "P", "11"), "R", "100") + "\n" +
+                           with(with(pass, "P", "22"), "R", "200") + "\n" +
+                           with(launch, "{\"record\"", "{\"pid\": 22, \"record\"") + "\n" +
+                           with(launch, "{\"record\"", "{\"pid\": 11, \"record\"") + "\n";
+  const Records r = parse_records(text);
+  ASSERT_EQ(r.launches.size(), 2u);
+  EXPECT_EQ(r.launches[0].pid, 22);
+  EXPECT_DOUBLE_EQ(r.launches[0].metrics.at("dram__bytes_read.sum"), 200);
+  EXPECT_EQ(r.launches[1].pid, 11);
+  EXPECT_DOUBLE_EQ(r.launches[1].metrics.at("dram__bytes_read.sum"), 100);
+  // Without pids the second launch would name a pass already taken: refused, not mis-paired.
+  EXPECT_THROW(parse_records(with(with(pass, "\"pid\": P, ", ""), "R", "100") + "\n" + launch + "\n" + launch + "\n"),
+               std::runtime_error);
+}
+
+TEST(ExplainRecords, ABadOrFailedDramPassIsNeverPriced) {
+  const std::string full = dram_pass_session("0");
+  auto with = [](std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    if (at == std::string::npos) throw std::logic_error("no " + from);
+    text.replace(at, from.size(), to);
+    return text;
+  };
+  // A pass of another kernel, or one without counters, cannot give a launch its bytes.
+  EXPECT_THROW(parse_records(with(full, "\"index\": 0, \"name\": \"partial_block\"", "\"index\": 0, \"name\": \"other\"")),
+               std::runtime_error);
+  const std::string no_counters = with(full, ", \"metrics\": {\"gpu__time_duration.sum\": 900000.0, \"dram__bytes_read.sum\": 1000, "
+                                             "\"dram__bytes_write.sum\": 64000}", "");
+  EXPECT_THROW(parse_records(no_counters), std::runtime_error);
+  // A full profile that failed leaves its pass unused, with the error: the report says so.
+  const std::string failed = with(full, "\"dram_pass_index\": 0", "\"dram_pass_index\": 0, \"launch_error\": \"CUDA_ERROR_LAUNCH_FAILED\"");
+  explain::Session s;
+  s.records = parse_records(failed);
+  ASSERT_EQ(s.records.dram_passes.size(), 2u);
+  EXPECT_FALSE(s.records.dram_passes[0].used);
+  EXPECT_EQ(s.records.dram_passes[0].followed_by_error, "CUDA_ERROR_LAUNCH_FAILED");
+  s.kernels = summarise(s.records.launches);
+  EXPECT_TRUE(s.kernels.empty());
+  EXPECT_NE(render_text(s).find("partial_block (launch 0): the launch after its DRAM pass, to be profiled in full, failed "
+                                "(CUDA_ERROR_LAUNCH_FAILED)"),
+            std::string::npos)
+      << render_text(s);
+  EXPECT_EQ(to_json(s)["not_profiled_in_full"][0]["why"], "the launch to profile in full failed: CUDA_ERROR_LAUNCH_FAILED");
+}
+
+TEST(ExplainRecords, LaunchesAfterAReplayArePricedAtTheDramPassesMean) {
+  // Launch 1 took DRAM pass 0 (1000 B read, 64000 written); launch 2 of the same kernel was profiled
+  // in full at once (after launch 1's replay) with replayed counts 0 and 128000: both launches are
+  // priced at the pass's bytes, 2 x 1000 read and 2 x 64000 written.
+  std::string text = dram_pass_session("0");
+  const auto at = text.find("{\"record\": \"launch\"");
+  std::string second = text.substr(at, text.find('\n', at) - at + 1);
+  const std::string named = "\"index\": 1, \"dram_pass_index\": 0";
+  second.replace(second.find(named), named.size(), "\"index\": 2");
+  text += second;
+  int skipped = 0;
+  const std::vector<KernelCounters> k = summarise(parse_records(text, &skipped).launches);
+  EXPECT_EQ(skipped, 0);
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_EQ(k[0].launches, 2);
+  EXPECT_EQ(k[0].dram_pass_launches, 1);
+  EXPECT_DOUBLE_EQ(k[0].dram_read_bytes, 2000);
+  EXPECT_DOUBLE_EQ(k[0].dram_write_bytes, 128000);
+}
+
 TEST(ExplainOutputs, TheReportSaysWhereDramBytesComeFromAndWhatWasNotProfiled) {
   explain::Session s;
   s.records = parse_records(dram_pass_session("0"));
   s.kernels = summarise(s.records.launches);
   for (const KernelCounters& k : s.kernels) s.costs.push_back(explain_kernel(k, nullptr, 132));
   const std::string text = render_text(s);
-  EXPECT_NE(text.find("DRAM bytes: from 1 unreplayed launch(es)"), std::string::npos) << text;
+  EXPECT_NE(text.find("DRAM bytes: from 1 unreplayed launch(es) (the launch before a profiled one, profiled in one "
+                      "pass), 1000 read, 6.4e+04 written"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("the replayed range counted 0 read, 1.28e+05 written"), std::string::npos) << text;
   EXPECT_NE(text.find("not profiled in full: once (launch 2)"), std::string::npos) << text;
   const nlohmann::json j = to_json(s);
@@ -742,6 +823,11 @@ TEST(ExplainProof, CasesTableIsReadStrictly) {
             std::string::npos);
   EXPECT_NE(error_of("a\tcoalescing\tx.json\t1e-4\t1e-4\t-\tsoon\n").find("residency-twin seconds 'soon'"),
             std::string::npos);
+  // A trailing tab is an empty seventh field, not six fields; a clean program has no twin.
+  EXPECT_EQ(error_of("a\tcoalescing\tx.json\t1e-4\t5e-5\t-\t\n"),
+            "--proof line 1: field 7 is empty; allowed: a value or -");
+  EXPECT_EQ(error_of("c\t-\tx.json\t1e-4\t-\t-\t5e-5\n"),
+            "--proof line 1: field 7 '5e-5': the clean program (view -) has no twin; allowed: -");
   // Seven fields: the residency twin's time, with no full-fix twin.
   const auto seven = parse_proof_cases("g\tcoalescing\t" + no_json + "\t1e-4\t5e-5\t-\t8e-5\n");
   ASSERT_EQ(seven.size(), 1u);
