@@ -56,6 +56,7 @@ void take_dram_pass(std::vector<DramPassRecord>& passes, LaunchRecord& r) {
 Records parse_records(const std::string& text, int* skipped_lines) {
   Records out;
   int skipped = 0;
+  long starts = 0, ends = 0;
   std::istringstream in(text);
   std::string line;
   int number = 0;
@@ -71,10 +72,12 @@ Records parse_records(const std::string& text, int* skipped_lines) {
       const std::string kind = j.at("record").get<std::string>();
       if (kind == "start") {
         out.started = true;
+        ++starts;
       } else if (kind == "end") {
-        out.ended = true;
-        out.launches_seen = j.value("launches_seen", 0L);
-        out.launches_matched = j.value("launches_matched", 0L);
+        // One trailer a process: the counts add up over the application's processes.
+        ++ends;
+        out.launches_seen += j.value("launches_seen", 0L);
+        out.launches_matched += j.value("launches_matched", 0L);
       } else if (kind == "device") {
         DeviceRecord d;
         d.name = j.at("name").get<std::string>();
@@ -130,6 +133,8 @@ Records parse_records(const std::string& text, int* skipped_lines) {
       throw std::runtime_error("records line " + std::to_string(number) + ": " + e.what());
     }
   }
+  // Ended normally only when every process that started wrote its trailer.
+  out.ended = ends > 0 && ends >= starts;
   if (skipped_lines != nullptr) *skipped_lines = skipped;
   return out;
 }
@@ -141,7 +146,7 @@ std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches)
   // Weighted sums, divided at the end.
   std::map<Key, std::array<double, 4>> weighted;  // lanes*inst, pred_on*inst, warps*time, issue*time
   std::map<Key, double> scoreboard_weighted;
-  std::map<Key, std::array<double, 2>> pass_bytes;  // DRAM read, written by the DRAM-pass launches
+  std::map<Key, std::array<double, 3>> pass_bytes;  // DRAM read, written, warps launched: DRAM-pass launches
   for (const LaunchRecord& r : launches) {
     if (!r.launch_error.empty() || r.metrics.empty()) continue;
     const Key key{r.name, r.block[0], r.block[1], r.block[2]};
@@ -174,6 +179,7 @@ std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches)
       ++k.dram_pass_launches;
       pass_bytes[key][0] += metric_of(r, m::kDramRead);  // the DRAM pass's (take_dram_pass)
       pass_bytes[key][1] += metric_of(r, m::kDramWrite);
+      pass_bytes[key][2] += metric_of(r, m::kWarpsLaunched);
       k.replayed_dram_read_bytes += r.replayed_dram_read_bytes;
       k.replayed_dram_write_bytes += r.replayed_dram_write_bytes;
       k.dram_pass_seconds += r.dram_pass_seconds;
@@ -198,13 +204,14 @@ std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches)
       k.warps_active_per_sm = w[2] / k.seconds;
       k.issue_active = w[3] / k.seconds;
     }
-    // Where some launches had a DRAM pass, every launch is priced at the passes' mean bytes: the
-    // others were profiled after a replay (inject.cpp: DRAM passes run only before the first full
-    // profile of the process), so their replayed counts are left out.
-    if (k.dram_pass_launches > 0) {
-      const double per_launch = static_cast<double>(k.launches) / static_cast<double>(k.dram_pass_launches);
-      k.dram_read_bytes = pass_bytes[key][0] * per_launch;
-      k.dram_write_bytes = pass_bytes[key][1] * per_launch;
+    // Where some launches had a DRAM pass, every launch is priced at the passes' bytes a warp
+    // launched (launches of one name and block may have other grids): the others were profiled
+    // after a replay (inject.cpp: DRAM passes run only before the first full profile of the
+    // process), so their replayed counts are left out.
+    if (k.dram_pass_launches > 0 && pass_bytes[key][2] > 0) {
+      const double scale = k.warps_launched / pass_bytes[key][2];
+      k.dram_read_bytes = pass_bytes[key][0] * scale;
+      k.dram_write_bytes = pass_bytes[key][1] * scale;
     }
     out.push_back(k);
   }

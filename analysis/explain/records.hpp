@@ -62,7 +62,7 @@ struct Records {
   std::vector<LaunchRecord> launches;
   std::vector<DramPassRecord> dram_passes;  // used == false: no full profile followed (launched once)
   std::vector<ErrorRecord> errors;
-  long launches_seen = 0, launches_matched = 0;
+  long launches_seen = 0, launches_matched = 0;  // summed over the processes' trailers
 };
 
 // Parses the records file's text. A line that is not a record (a partial last line of a crashed
@@ -87,8 +87,8 @@ struct KernelCounters {
   double divergent_branch_targets = 0, branch_targets = 0;
   double load_requests = 0, load_sectors = 0, store_requests = 0, store_sectors = 0;
   double load_bytes_asked = 0, store_bytes_asked = 0;
-  // DRAM bytes: where some launches had a DRAM pass, their mean a launch times `launches` (the
-  // others' replayed counts left out); else the replayed ranges' sums.
+  // DRAM bytes: where some launches had a DRAM pass, their bytes a warp launched times the warps
+  // all launches launched (the others' replayed counts left out); else the replayed ranges' sums.
   double dram_read_bytes = 0, dram_write_bytes = 0;
   long dram_pass_launches = 0;  // launches whose DRAM bytes come from a DRAM pass (unreplayed)
   double replayed_dram_read_bytes = 0, replayed_dram_write_bytes = 0;  // those launches' replayed counts

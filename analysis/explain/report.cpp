@@ -79,13 +79,15 @@ std::vector<analysis::Row> explain_rows(const Session& s) {
 std::string dram_source_text(const KernelCounters& k) {
   std::ostringstream out;
   if (k.dram_pass_launches == 0) {
-    out << "from the replayed range (no DRAM pass: --no-dram-pass, or the DRAM counters take more than one "
-           "pass on this GPU); kernel replay can count writes the launch did not make";
+    out << "from the replayed range (no DRAM pass for this kernel: --no-dram-pass, it was first chosen after a "
+           "replay in its process, or the DRAM counters take more than one pass on this GPU); kernel replay can "
+           "count writes the launch did not make";
   } else {
     out << "from " << k.dram_pass_launches << " unreplayed launch(es) (the launch before a profiled one, "
         << "profiled in one pass), " << num(k.dram_read_bytes) << " read, " << num(k.dram_write_bytes) << " written";
     if (k.dram_pass_launches < k.launches) {
-      out << " (their mean a launch times " << k.launches << " launches: the other launches came after a replay)";
+      out << " (their bytes a warp launched times the warps of all " << k.launches
+          << " launches: the other launches came after a replay)";
     }
     out << "; the replayed range counted " << num(k.replayed_dram_read_bytes) << " read, "
         << num(k.replayed_dram_write_bytes) << " written";
@@ -116,9 +118,14 @@ std::string render_text(const Session& s) {
     if (!e.advice.empty()) out << "    " << e.advice << "\n";
   }
   if (s.skipped_lines > 0) out << "  " << s.skipped_lines << " cut record line(s) skipped\n";
+  for (const LaunchRecord& l : s.records.launches) {
+    if (l.launch_error.empty()) continue;
+    out << "  profiled launch failed: " << l.name << " (process " << l.pid << ", launch " << l.index << "): "
+        << l.launch_error << "\n";
+  }
   for (const DramPassRecord& d : s.records.dram_passes) {
     if (d.used) continue;
-    out << "  not profiled in full: " << d.name << " (launch " << d.index << "): ";
+    out << "  not profiled in full: " << d.name << " (process " << d.pid << ", launch " << d.index << "): ";
     if (!d.launch_error.empty()) {
       out << "its DRAM pass's launch failed (" << d.launch_error << ")\n";
     } else if (!d.has_counters) {
@@ -126,8 +133,9 @@ std::string render_text(const Session& s) {
     } else if (!d.followed_by_error.empty()) {
       out << "the launch after its DRAM pass, to be profiled in full, failed (" << d.followed_by_error << ")\n";
     } else {
-      out << "it had its DRAM pass, but no later launch of the same kernel and shape came to profile in full;"
-          << " --no-dram-pass profiles the first launch in full\n";
+      out << "it had its DRAM pass, but no later launch of the same kernel and shape came to profile in full"
+          << (s.records.errors.empty() && s.records.ended ? "" : " (or profiling stopped: see the errors and the ending above)")
+          << "; --no-dram-pass profiles the first launch in full\n";
     }
   }
 
@@ -179,6 +187,12 @@ nlohmann::json to_json(const Session& s) {
   j["errors"] = json::array();
   for (const ErrorRecord& e : s.records.errors) {
     j["errors"].push_back({{"stage", e.stage}, {"message", e.message}, {"cupti_result", e.cupti_result}});
+  }
+  j["failed_launches"] = json::array();
+  for (const LaunchRecord& l : s.records.launches) {
+    if (!l.launch_error.empty()) {
+      j["failed_launches"].push_back({{"name", l.name}, {"pid", l.pid}, {"index", l.index}, {"error", l.launch_error}});
+    }
   }
   j["not_profiled_in_full"] = json::array();  // DRAM passes no full profile followed
   for (const DramPassRecord& d : s.records.dram_passes) {

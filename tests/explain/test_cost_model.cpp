@@ -330,10 +330,14 @@ TEST(ExplainRecords, ABadOrFailedDramPassIsNeverPriced) {
   EXPECT_EQ(s.records.dram_passes[0].followed_by_error, "CUDA_ERROR_LAUNCH_FAILED");
   s.kernels = summarise(s.records.launches);
   EXPECT_TRUE(s.kernels.empty());
-  EXPECT_NE(render_text(s).find("partial_block (launch 0): the launch after its DRAM pass, to be profiled in full, failed "
-                                "(CUDA_ERROR_LAUNCH_FAILED)"),
+  EXPECT_NE(render_text(s).find("partial_block (process 0, launch 0): the launch after its DRAM pass, to be profiled in "
+                                "full, failed (CUDA_ERROR_LAUNCH_FAILED)"),
             std::string::npos)
       << render_text(s);
+  // The failed launch itself is listed, in the text and the JSON.
+  EXPECT_NE(render_text(s).find("profiled launch failed: partial_block (process 0, launch 1): CUDA_ERROR_LAUNCH_FAILED"),
+            std::string::npos);
+  EXPECT_EQ(to_json(s)["failed_launches"][0]["error"], "CUDA_ERROR_LAUNCH_FAILED");
   EXPECT_EQ(to_json(s)["not_profiled_in_full"][0]["why"], "the launch to profile in full failed: CUDA_ERROR_LAUNCH_FAILED");
 }
 
@@ -355,6 +359,29 @@ TEST(ExplainRecords, LaunchesAfterAReplayArePricedAtTheDramPassesMean) {
   EXPECT_EQ(k[0].dram_pass_launches, 1);
   EXPECT_DOUBLE_EQ(k[0].dram_read_bytes, 2000);
   EXPECT_DOUBLE_EQ(k[0].dram_write_bytes, 128000);
+  // A later launch of twice the grid (8000 warps against the pass launch's 4000) counts twice:
+  // 1000 B read a 4000 warps, 4000 + 4000 + 8000 = 16000 warps in all: 4000 B read, 256000 written.
+  std::string wider = second;
+  const std::string warps = "\"smsp__warps_launched.sum\": 4000";
+  ASSERT_NE(wider.find(warps), std::string::npos);
+  wider.replace(wider.find(warps), warps.size(), "\"smsp__warps_launched.sum\": 8000");
+  wider.replace(wider.find("\"index\": 2"), 10, "\"index\": 3");
+  const std::vector<KernelCounters> k3 = summarise(parse_records(text + wider).launches);
+  ASSERT_EQ(k3.size(), 1u);
+  EXPECT_EQ(k3[0].launches, 3);
+  EXPECT_DOUBLE_EQ(k3[0].dram_read_bytes, 4000);
+  EXPECT_DOUBLE_EQ(k3[0].dram_write_bytes, 256000);
+}
+
+TEST(ExplainRecords, EveryProcessesTrailerCounts) {
+  // Two processes' trailers: the counts add up; ended only when every started process ended.
+  const std::string start = "{\"record\": \"start\"}\n";
+  const std::string end = "{\"record\": \"end\", \"launches_seen\": 17, \"launches_matched\": 17}\n";
+  const Records both = parse_records(start + start + end + end);
+  EXPECT_TRUE(both.ended);
+  EXPECT_EQ(both.launches_seen, 34);
+  EXPECT_EQ(both.launches_matched, 34);
+  EXPECT_FALSE(parse_records(start + start + end).ended);  // a child died before its trailer
 }
 
 TEST(ExplainOutputs, TheReportSaysWhereDramBytesComeFromAndWhatWasNotProfiled) {
@@ -368,7 +395,11 @@ TEST(ExplainOutputs, TheReportSaysWhereDramBytesComeFromAndWhatWasNotProfiled) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("the replayed range counted 0 read, 1.28e+05 written"), std::string::npos) << text;
-  EXPECT_NE(text.find("not profiled in full: once (launch 2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("not profiled in full: once (process 0, launch 2): it had its DRAM pass, but no later launch"),
+            std::string::npos)
+      << text;
+  // This session has no trailer (the application did not end normally): the reason says so.
+  EXPECT_NE(text.find("(or profiling stopped: see the errors and the ending above)"), std::string::npos) << text;
   const nlohmann::json j = to_json(s);
   ASSERT_EQ(j["not_profiled_in_full"].size(), 1u);
   EXPECT_EQ(j["not_profiled_in_full"][0]["name"], "once");
