@@ -154,9 +154,11 @@ struct ActiveLaunch {
   json record;
 };
 
-// g_mutex guards the counts and the records file for short moments only; it is never held while the
-// application's launch runs, so no callback waits on another thread's launch (the driver may hold
+// g_mutex guards the counts, g_pending and g_replayed for short moments only; it is never held while
+// the application's launch runs, so no callback waits on another thread's launch (the driver may hold
 // its own locks around callbacks). A launch that arrives while another is profiled runs unprofiled.
+// Launch records are written by the one thread that holds g_busy (error records under g_mutex or by
+// that thread), so no two writes interleave within a process.
 std::mutex g_mutex;
 bool g_busy = false;  // a launch is being profiled (guarded by g_mutex)
 RecordFile g_records;
