@@ -35,13 +35,7 @@ VerdictCounts parse_verdict_lock(const std::string& text) {
   while (std::getline(in, line)) {
     ++number;
     if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> fields;
-    std::size_t start = 0;
-    for (std::size_t tab = line.find('\t'); tab != std::string::npos; tab = line.find('\t', start)) {
-      fields.push_back(line.substr(start, tab - start));
-      start = tab + 1;
-    }
-    fields.push_back(line.substr(start));
+    const std::vector<std::string> fields = split_fields(line, '\t');
     const std::optional<long long> n = fields.size() == 5 ? parse_whole_integer(fields[4]) : std::nullopt;
     if (fields.size() != 5 || !n || *n < 0) {
       throw std::runtime_error("verdict lock line " + std::to_string(number) + " '" + line +

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace warpcost::analysis {
 
@@ -44,28 +45,37 @@ inline std::map<std::string, std::string> parse_key_values(const std::string& te
 
 // The whole of `text` as a number (std::stod / std::stoll); nullopt when it is empty, is not a
 // number, or has anything after the number. Range checks are the caller's.
-inline std::optional<double> parse_whole_double(const std::string& text) {
+template <class Convert>
+auto parse_whole(const std::string& text, Convert convert) -> std::optional<decltype(convert(text, nullptr))> {
   std::size_t used = 0;
-  double value = 0;
   try {
-    value = std::stod(text, &used);
+    const auto value = convert(text, &used);
+    if (used == 0 || used != text.size()) return std::nullopt;
+    return value;
   } catch (const std::exception&) {
     return std::nullopt;
   }
-  if (used == 0 || used != text.size()) return std::nullopt;
-  return value;
+}
+
+inline std::optional<double> parse_whole_double(const std::string& text) {
+  return parse_whole(text, [](const std::string& t, std::size_t* used) { return std::stod(t, used); });
 }
 
 inline std::optional<long long> parse_whole_integer(const std::string& text) {
-  std::size_t used = 0;
-  long long value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
+  return parse_whole(text, [](const std::string& t, std::size_t* used) { return std::stoll(t, used); });
+}
+
+// `line` split at every `separator`, empty fields kept (a trailing separator gives a last empty
+// field): the tab-separated tables the tools read (verdict locks, explain's proof cases).
+inline std::vector<std::string> split_fields(const std::string& line, char separator) {
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  for (std::size_t at = line.find(separator); at != std::string::npos; at = line.find(separator, start)) {
+    fields.push_back(line.substr(start, at - start));
+    start = at + 1;
   }
-  if (used == 0 || used != text.size()) return std::nullopt;
-  return value;
+  fields.push_back(line.substr(start));
+  return fields;
 }
 
 // A lane mask as eight hex digits: 0x0000ffff.

@@ -57,11 +57,7 @@ std::vector<ProofCase> parse_proof_cases(const std::string& text) {
     ++number;
     if (line.empty() || line[0] == '#') continue;
     const std::string where = "--proof line " + std::to_string(number);
-    std::vector<std::string> f;
-    std::stringstream ls(line);
-    std::string cell;
-    while (std::getline(ls, cell, '\t')) f.push_back(cell);
-    if (line.back() == '\t') f.push_back("");  // getline drops a trailing empty field
+    const std::vector<std::string> f = analysis::split_fields(line, '\t');
     if (f.size() < 5 || f.size() > 7) {
       throw ProofInputError(where + ": " + std::to_string(f.size()) +
                             " tab-separated fields; allowed: 5 to 7 (program, view, explain JSON, defect seconds, "

@@ -804,6 +804,13 @@ TEST(ExplainProof, FullFixEdge25PercentHolds26Fails) {
 // "-" is no twin, "failed" a twin that gave no time (its row untestable, never dropped).
 // The shared whole-string number parsers (analysis/core/text_format.hpp) the cases table, the
 // --launches check, the verdict locks and the run context read numbers with.
+TEST(TextFormat, SplitFieldsKeepsEmptyFields) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(analysis::split_fields("a\t\tb\t", '\t'), (V{"a", "", "b", ""}));
+  EXPECT_EQ(analysis::split_fields("", '\t'), (V{""}));
+  EXPECT_EQ(analysis::split_fields("one", '\t'), (V{"one"}));
+}
+
 TEST(TextFormat, WholeNumbersOnly) {
   EXPECT_EQ(analysis::parse_whole_double("1.5e-4"), 1.5e-4);
   EXPECT_FALSE(analysis::parse_whole_double("1.2.3x"));
