@@ -75,6 +75,16 @@ std::vector<analysis::Row> explain_rows(const Session& s) {
   return rows;
 }
 
+// Why a DRAM pass was followed by no full profile (the text and the JSON say the same).
+std::string unprofiled_reason(const DramPassRecord& d) {
+  if (!d.launch_error.empty()) return "its DRAM pass's launch failed (" + d.launch_error + ")";
+  if (!d.has_counters) return "its DRAM pass gave no counters";
+  if (!d.followed_by_error.empty()) {
+    return "the launch after its DRAM pass, to be profiled in full, failed (" + d.followed_by_error + ")";
+  }
+  return "it had its DRAM pass, but no later launch of the same kernel and shape came to profile in full";
+}
+
 // Where a kernel's DRAM bytes come from: its DRAM passes (unreplayed launches) or the replayed range.
 std::string dram_source_text(const KernelCounters& k) {
   std::ostringstream out;
@@ -125,18 +135,13 @@ std::string render_text(const Session& s) {
   }
   for (const DramPassRecord& d : s.records.dram_passes) {
     if (d.used) continue;
-    out << "  not profiled in full: " << d.name << " (process " << d.pid << ", launch " << d.index << "): ";
-    if (!d.launch_error.empty()) {
-      out << "its DRAM pass's launch failed (" << d.launch_error << ")\n";
-    } else if (!d.has_counters) {
-      out << "its DRAM pass gave no counters\n";
-    } else if (!d.followed_by_error.empty()) {
-      out << "the launch after its DRAM pass, to be profiled in full, failed (" << d.followed_by_error << ")\n";
-    } else {
-      out << "it had its DRAM pass, but no later launch of the same kernel and shape came to profile in full"
-          << (s.records.errors.empty() && s.records.ended ? "" : " (or profiling stopped: see the errors and the ending above)")
-          << "; --no-dram-pass profiles the first launch in full\n";
+    out << "  not profiled in full: " << d.name << " (process " << d.pid << ", launch " << d.index
+        << "): " << unprofiled_reason(d);
+    if (d.launch_error.empty() && d.has_counters && d.followed_by_error.empty()) {
+      out << (s.records.errors.empty() && s.records.ended ? "" : " (or profiling stopped: see the errors and the ending above)")
+          << "; --no-dram-pass profiles the first launch in full";
     }
+    out << "\n";
   }
 
   double total = 0;
@@ -197,12 +202,8 @@ nlohmann::json to_json(const Session& s) {
   j["not_profiled_in_full"] = json::array();  // DRAM passes no full profile followed
   for (const DramPassRecord& d : s.records.dram_passes) {
     if (d.used) continue;
-    const std::string why = !d.launch_error.empty() ? "the DRAM pass's launch failed: " + d.launch_error
-                            : !d.has_counters       ? "the DRAM pass gave no counters"
-                            : !d.followed_by_error.empty()
-                                ? "the launch to profile in full failed: " + d.followed_by_error
-                                : "no later launch of the same kernel and shape";
-    j["not_profiled_in_full"].push_back({{"name", d.name}, {"pid", d.pid}, {"dram_pass_index", d.index}, {"why", why}});
+    j["not_profiled_in_full"].push_back(
+        {{"name", d.name}, {"pid", d.pid}, {"dram_pass_index", d.index}, {"why", unprofiled_reason(d)}});
   }
   j["kernels"] = json::array();
   for (const KernelCosts& c : s.costs) {

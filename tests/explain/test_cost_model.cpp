@@ -338,7 +338,8 @@ TEST(ExplainRecords, ABadOrFailedDramPassIsNeverPriced) {
   EXPECT_NE(render_text(s).find("profiled launch failed: partial_block (process 0, launch 1): CUDA_ERROR_LAUNCH_FAILED"),
             std::string::npos);
   EXPECT_EQ(to_json(s)["failed_launches"][0]["error"], "CUDA_ERROR_LAUNCH_FAILED");
-  EXPECT_EQ(to_json(s)["not_profiled_in_full"][0]["why"], "the launch to profile in full failed: CUDA_ERROR_LAUNCH_FAILED");
+  EXPECT_EQ(to_json(s)["not_profiled_in_full"][0]["why"],
+            "the launch after its DRAM pass, to be profiled in full, failed (CUDA_ERROR_LAUNCH_FAILED)");
 }
 
 TEST(ExplainRecords, LaunchesAfterAReplayArePricedAtTheDramPassesMean) {
