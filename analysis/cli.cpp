@@ -55,7 +55,8 @@ const char* const kUsage =
     "With a single run and neither --csv nor --report, the CSV, report and lock go into its folder.\n"
     "An output may not be a folder, an input, or another output. Exit codes: 0 done, 1 bad input\n"
     "(nothing written), 2 usage error (nothing written), 3 done but unreadable runs were skipped\n"
-    "(each named).\n";
+    "(each named), 4 done but some rows are error rows: the CSV schema refused them or an evaluator\n"
+    "failed (each named).\n";
 
 bool skipped_folder(const fs::path& p) {
   const std::string name = p.filename().string();
@@ -418,6 +419,7 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
     // A run that cannot be read or judged is named and skipped; the others are analysed.
     std::vector<EvaluatedRun> runs;
     std::vector<std::string> skipped;
+    std::vector<std::string> incomplete;
     std::map<std::string, fs::path> run_ids;
     for (const auto& f : files) {
       EvaluatedRun er;
@@ -430,21 +432,33 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
       }
       if (const auto unknown = unknown_benchmarks(er.run); !unknown.empty()) {
         if (!allow_unknown) {
-          err << "warpcost-analyze: " << f.string() << ": " << unknown.size()
-              << " benchmark(s) of no warpcost family or benchmark, first " << unknown.front()
-              << "; nothing written (--allow-unknown keeps them as info rows)\n";
+          err << "warpcost-analyze: " << RunFormatError(f.string(), "benchmarks",
+                                std::to_string(unknown.size()) + " benchmark(s) of no warpcost family or benchmark, first " +
+                                    unknown.front() + "; nothing written (--allow-unknown keeps them as info rows)")
+                     .what()
+              << "\n";
           return kExitBadInput;
         }
         err << "warpcost-analyze: " << f.string() << ": " << unknown.size()
             << " unknown benchmark(s) kept as info rows (--allow-unknown), first " << unknown.front() << "\n";
       }
       use_vocabulary_units(er.rows);
+      for (const Row& r : er.rows) {
+        if (r.metric == "evaluation_error" && r.verdict == verdict::kError) {
+          incomplete.push_back(er.run.run_id() + " " + r.family + "/" + r.benchmark + " " + r.params + ": " + r.why);
+        }
+      }
+      for (const auto& refusal : conform_to_schema(er)) incomplete.push_back("refused by the CSV schema: " + refusal);
       const auto [it, fresh] = run_ids.emplace(er.run.run_id(), f);
       if (!fresh) {
         throw RunFormatError(f.string(), "context.run_id",
                              "'" + er.run.run_id() + "' is also the id of " + it->second.string());
       }
       runs.push_back(std::move(er));
+    }
+    if (runs.empty() && skipped.size() == 1) {
+      err << "warpcost-analyze: " << skipped.front() << "; nothing written\n";
+      return kExitBadInput;
     }
     for (const auto& s : skipped) err << "warpcost-analyze: skipped: " << s << "\n";
     if (runs.empty() && !skipped.empty()) {
@@ -473,15 +487,28 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
     summary_options.link_base = report_path.empty() ? fs::path(".") : identity(report_path).parent_path();
     summary_options.plots = plots_path;
     summary_options.skipped = skipped;
+    summary_options.incomplete = incomplete;
     const std::string summary = summary_report(runs, summary_options);
     if (!csv_path.empty()) outputs.emplace_back(csv_path, tidy_csv(runs));
     if (!report_path.empty()) outputs.emplace_back(report_path, summary);
     if (!samples_path.empty()) outputs.emplace_back(samples_path, samples_csv(files));
     deliver(outputs, summary, quiet, out, err);
+    constexpr std::size_t kNamed = 10;
+    for (std::size_t i = 0; i < incomplete.size() && i < kNamed; ++i) {
+      err << "warpcost-analyze: written as an error row: " << incomplete[i] << "\n";
+    }
+    if (incomplete.size() > kNamed) {
+      err << "warpcost-analyze: and " << incomplete.size() - kNamed << " more error rows (the summary names them)\n";
+    }
     if (!skipped.empty()) {
       err << "warpcost-analyze: " << skipped.size() << " run(s) skipped (named above); exit "
           << kExitSkippedRuns << "\n";
       return kExitSkippedRuns;
+    }
+    if (!incomplete.empty()) {
+      err << "warpcost-analyze: " << incomplete.size() << " row(s) could not be written as evaluated (named "
+          << "above and in the summary); every other row is; exit " << kExitIncompleteRows << "\n";
+      return kExitIncompleteRows;
     }
     return kExitOk;
   } catch (const std::exception& e) {

@@ -15,6 +15,10 @@ inline constexpr int kExitUsage = 2;
 // The analysis ran and wrote its outputs, but some runs could not be read and were skipped (each is
 // named on stderr and in the summary).
 inline constexpr int kExitSkippedRuns = 3;
+// The analysis ran and wrote its outputs, but some rows could not be written as evaluated: the
+// CSV schema refused them, or an evaluator failed. Each is an error row naming why, on stderr and
+// in the summary; every other row is as evaluated. (3 is returned when runs were also skipped.)
+inline constexpr int kExitIncompleteRows = 4;
 
 int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

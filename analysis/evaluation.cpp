@@ -60,11 +60,21 @@ Row with_prediction(Row r, double predicted) {
   return r;
 }
 
+namespace {
+// While one point is evaluated (evaluate_run's loop), the throttled points its evaluator looked up
+// as references: they are returned, and afterwards the point's model rows read throttled. Outside
+// that scope (a family's rows over the whole run) a throttled point is not returned at all.
+thread_local std::vector<const BenchmarkResult*>* g_throttled_references = nullptr;
+}  // namespace
+
 const BenchmarkResult* find_benchmark(const Run& run, const std::string& family,
                                       const std::string& benchmark, const std::string& params) {
   for (const auto& other : run.benchmarks) {
     if (other.family == family && other.benchmark == benchmark && other.params_text() == params &&
-        !other.error && !other.seconds.empty() && !is_throttled(run, other)) {
+        !other.error && !other.seconds.empty()) {
+      if (!is_throttled(run, other)) return &other;
+      if (g_throttled_references == nullptr) return nullptr;
+      g_throttled_references->push_back(&other);
       return &other;
     }
   }
@@ -141,18 +151,32 @@ double counter_uncertainty(const BenchmarkResult& b, const std::string& counter)
   return it == b.counters.end() ? 0.0 : relative_median_standard_error(it->second);
 }
 
+double reference_sm_clock_mhz(const Run& run) {
+  const auto& values = run.context.values;
+  for (const char* key : {schema::key::kSmClockReferenceMhz, "sm_clock_max_mhz"}) {
+    if (values.count(key) != 0) return run.context.number(key);
+  }
+  if (values.count(schema::key::kSmClockMaxKhz) != 0) return run.context.number(schema::key::kSmClockMaxKhz) / 1e3;
+  return 0.0;
+}
+
+bool runs_at_application_clocks(const Run& run) {
+  const auto it = run.context.values.find(schema::key::kSmClockReference);
+  return it != run.context.values.end() && it->second.rfind("application clocks", 0) == 0;
+}
+
+std::string mig_instance(const Run& run) {
+  const auto it = run.context.values.find(schema::key::kMigInstance);
+  return it == run.context.values.end() || it->second == "none" ? std::string() : it->second;
+}
+
 bool is_throttled(const Run& run, const BenchmarkResult& b) {
   const auto lowest = b.counters.find(schema::counter::kWarpcostSmClockMhz);
   if (lowest == b.counters.end() || lowest->second.empty()) return false;
-  double max_mhz = 0.0;
-  if (run.context.values.count("sm_clock_max_mhz") != 0) {
-    max_mhz = run.context.number("sm_clock_max_mhz");
-  } else if (run.context.values.count(schema::key::kSmClockMaxKhz) != 0) {
-    max_mhz = run.context.number(schema::key::kSmClockMaxKhz) / 1e3;
-  }
-  if (max_mhz <= 0.0) return false;
+  const double reference_mhz = reference_sm_clock_mhz(run);
+  if (reference_mhz <= 0.0) return false;
   const double low = *std::min_element(lowest->second.begin(), lowest->second.end());
-  return low < kThrottleFraction * max_mhz;
+  return low < kThrottleFraction * reference_mhz;
 }
 
 namespace {
@@ -266,36 +290,162 @@ void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Ro
 
 }  // namespace
 
+namespace {
+
+// NVML's clocks-event reasons (nvml.h, nvmlClocksEventReasons) by name, for the throttled note.
+std::string clock_event_reasons_text(double bits) {
+  static const std::pair<unsigned, const char*> kReasons[] = {
+      {0x2, "application clocks"}, {0x4, "software power cap"}, {0x8, "hardware slowdown"},
+      {0x10, "sync boost"},        {0x20, "software thermal"},  {0x40, "hardware thermal"},
+      {0x80, "power brake"},       {0x100, "display clocks"}};
+  if (!(bits >= 1.0) || bits > 4294967295.0) return "";
+  const auto mask = static_cast<unsigned>(bits);
+  std::string text;
+  for (const auto& [bit, name] : kReasons) {
+    if ((mask & bit) != 0) text += (text.empty() ? "" : ", ") + std::string(name);
+  }
+  return text.empty() ? "" : " (NVML's reasons: " + text + ")";
+}
+
+void add_machine_state(Row& r, const char* state) {
+  if (r.machine_state.find(state) != std::string::npos) return;
+  r.machine_state += (r.machine_state.empty() ? "" : ";") + std::string(state);
+}
+
+// The whole run's states: another process seen during a run that did not record it per point,
+// an administrator's application clocks, a MIG instance.
+std::vector<const char*> run_states(const Run& run) {
+  std::vector<const char*> states;
+  bool per_point = false;
+  for (const auto& b : run.benchmarks) per_point = per_point || b.has_counter(schema::counter::kWarpcostOtherProcesses);
+  const auto others = run.context.values.find(schema::key::kOtherGpuProcesses);
+  if (!per_point && others != run.context.values.end() && others->second != "none" &&
+      others->second.rfind("unknown", 0) != 0) {
+    states.push_back(machine_state::kOtherProcess);
+  }
+  if (runs_at_application_clocks(run)) states.push_back(machine_state::kApplicationClocks);
+  if (!mig_instance(run).empty()) states.push_back(machine_state::kMigInstance);
+  return states;
+}
+
+// A point's rows once evaluated: throttled (its model rows kept out, a marker row added), or
+// measured while another process used the GPU (the rows say so, the verdicts stand).
+void mark_point_states(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows, std::size_t first) {
+  if (b.error) return;
+  if (b.has_counter(schema::counter::kWarpcostOtherProcesses) &&
+      b.counter_median(schema::counter::kWarpcostOtherProcesses) > 0.0) {
+    for (std::size_t i = first; i < rows.size(); ++i) {
+      add_machine_state(rows[i], machine_state::kOtherProcess);
+      if (rows[i].kind == kind::kModel || rows[i].kind == kind::kTarget) {
+        rows[i].why = "another process computed on the GPU while this point ran; " + rows[i].why;
+      }
+    }
+  }
+  if (!is_throttled(run, b)) return;
+  // nvbench discards such samples; here the point stays visible but judges no model.
+  const auto low = b.counters.at(schema::counter::kWarpcostSmClockMhz);
+  const double low_mhz = *std::min_element(low.begin(), low.end());
+  const std::string reasons = b.has_counter(schema::counter::kWarpcostClockEventReasons)
+                                  ? clock_event_reasons_text(b.counter_median(schema::counter::kWarpcostClockEventReasons))
+                                  : "";
+  const std::string note = "throttled: SM clock fell to " + fixed(low_mhz, 0) + " MHz, under 95% of the " +
+                           (runs_at_application_clocks(run) ? "application clock" : "maximum") + reasons;
+  for (std::size_t i = first; i < rows.size(); ++i) {
+    add_machine_state(rows[i], machine_state::kThrottled);
+    if (rows[i].kind != kind::kModel) continue;
+    rows[i].verdict = verdict::kThrottled;
+    rows[i].why = note + "; " + rows[i].why;
+  }
+  Row t = base_row(b);
+  t.metric = "sm_clock_low_mhz";
+  t.value = low_mhz;
+  t.unit = "MHz";
+  t.verdict = verdict::kThrottled;
+  t.why = note + ": kept out of every model verdict";
+  add_machine_state(t, machine_state::kThrottled);
+  rows.push_back(t);
+}
+
+bool same_row(const Row& a, const Row& b) {
+  const auto same_number = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+  return a.metric == b.metric && a.model == b.model && a.params == b.params && a.kind == b.kind &&
+         a.verdict == b.verdict && same_number(a.value, b.value) && a.predicted.has_value() == b.predicted.has_value() &&
+         (!a.predicted || same_number(*a.predicted, *b.predicted));
+}
+
+// A point judged against a reference point that ran throttled: the model rows that depend on the
+// reference read throttled too (the point ran at its clock; the figure it is held against did not).
+// Which rows depend on it is found by evaluating the point again with the throttled references
+// hidden (find_benchmark then returns none): a row that changes or disappears depends on them.
+void mark_throttled_references(const Run& run, const BenchmarkResult& b,
+                               const std::vector<const BenchmarkResult*>& references, std::vector<Row>& rows,
+                               std::size_t first) {
+  std::string names;
+  for (const BenchmarkResult* ref : references) {
+    if (ref == &b || names.find(ref->run_name) != std::string::npos) continue;
+    names += (names.empty() ? "" : ", ") + ref->run_name;
+  }
+  if (names.empty() || is_throttled(run, b)) return;
+  std::vector<Row> without;
+  evaluate_benchmark(run, b, without);
+  for (std::size_t i = first; i < rows.size(); ++i) {
+    if (rows[i].kind != kind::kModel) continue;
+    const bool independent =
+        std::any_of(without.begin(), without.end(), [&](const Row& w) { return same_row(w, rows[i]); });
+    if (independent) continue;
+    add_machine_state(rows[i], machine_state::kThrottled);
+    rows[i].verdict = verdict::kThrottled;
+    rows[i].why = "throttled: its reference point " + names + " ran under 95% of the reference clock; " + rows[i].why;
+  }
+}
+
+// An evaluator that throws costs only its own rows: they become one error row naming why.
+Row evaluation_error_row(const std::string& family, const std::string& benchmark, const std::string& params,
+                         const std::string& what) {
+  Row e;
+  e.family = family;
+  e.benchmark = benchmark;
+  e.params = params;
+  e.metric = "evaluation_error";
+  e.value = 1.0;
+  e.verdict = verdict::kError;
+  e.why = "the analysis could not evaluate this: " + what;
+  return e;
+}
+
+}  // namespace
+
 std::vector<Row> evaluate_run(const Run& run) {
   std::vector<Row> rows;
   for (const auto& b : run.benchmarks) {
+    const std::size_t first = rows.size();
     try {
-      const std::size_t first = rows.size();
+      std::vector<const BenchmarkResult*> throttled_references;
+      detail::g_throttled_references = &throttled_references;
+      struct Reset {
+        ~Reset() { detail::g_throttled_references = nullptr; }
+      } reset;
       evaluate_benchmark(run, b, rows);
-      if (!b.error && is_throttled(run, b)) {
-        // nvbench discards such samples; here the point stays visible but judges no model.
-        const auto low = b.counters.at(schema::counter::kWarpcostSmClockMhz);
-        const std::string note = "throttled: SM clock fell to " +
-                                 fixed(*std::min_element(low.begin(), low.end()), 0) +
-                                 " MHz, under 95% of the maximum";
-        for (std::size_t i = first; i < rows.size(); ++i) {
-          if (rows[i].kind != kind::kModel) continue;
-          rows[i].verdict = verdict::kThrottled;
-          rows[i].why = note + "; " + rows[i].why;
-        }
-        Row t = base_row(b);
-        t.metric = "sm_clock_low_mhz";
-        t.value = *std::min_element(low.begin(), low.end());
-        t.unit = "MHz";
-        t.verdict = verdict::kThrottled;
-        t.why = note + ": kept out of every model verdict";
-        rows.push_back(t);
-      }
+      detail::g_throttled_references = nullptr;
+      mark_point_states(run, b, rows, first);
+      mark_throttled_references(run, b, throttled_references, rows, first);
     } catch (const std::exception& e) {
-      throw RunFormatError(run.source.string(), b.run_name, e.what());
+      rows.resize(first);
+      rows.push_back(evaluation_error_row(b.family, b.benchmark, b.params_text(), e.what()));
     }
   }
-  for (const Family* family : families()) family->evaluate_run(run, rows);
+  for (const Family* family : families()) {
+    const std::size_t first = rows.size();
+    try {
+      family->evaluate_run(run, rows);
+    } catch (const std::exception& e) {
+      rows.resize(first);
+      rows.push_back(evaluation_error_row(family->descriptor().name, "(run)", "", e.what()));
+    }
+  }
+  for (const char* state : run_states(run)) {
+    for (Row& r : rows) add_machine_state(r, state);
+  }
   return rows;
 }
 

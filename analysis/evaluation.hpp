@@ -55,7 +55,18 @@ struct Row {
   std::string kind = kind::kInfo;
   std::string verdict;
   std::string why;
+  // The machine states this row depends on (machine_state::k..., ';'-joined; "" for none): the
+  // CSV's machine_state column, docs/running.md's table of machine states.
+  std::string machine_state;
 };
+
+// The codes of Row::machine_state (analysis/csv-schema.json's machine_state column).
+namespace machine_state {
+inline constexpr const char* kThrottled = "throttled";
+inline constexpr const char* kOtherProcess = "other_process";
+inline constexpr const char* kApplicationClocks = "application_clocks";
+inline constexpr const char* kMigInstance = "mig_instance";
+}  // namespace machine_state
 
 // Thresholds the verdicts use, in one place; docs/verdicts.md gives the reason for each.
 // A timed point whose lowest SM clock fell under this share of the maximum is throttled (nvbench
@@ -117,8 +128,17 @@ double point_noise(const BenchmarkResult& b);
 double point_uncertainty(const BenchmarkResult& b);
 // The same for the median of one per-repetition counter (a warp's cycles); 0 when absent.
 double counter_uncertainty(const BenchmarkResult& b, const std::string& counter);
+// The SM clock a run's points are held against, in MHz: the clock an administrator set
+// (application clocks, context sm_clock_reference_mhz) where the bench recorded one, else the
+// device's maximum (sm_clock_max_mhz, or sm_clock_max_khz in older runs); 0 when none is known.
+double reference_sm_clock_mhz(const Run& run);
+// True when the run's SM clock was held below its maximum by application clocks (context
+// sm_clock_reference starts "application clocks").
+bool runs_at_application_clocks(const Run& run);
+// The MIG instance the run was on ("1g.5gb"), or "" for a whole GPU (context mig_instance).
+std::string mig_instance(const Run& run);
 // True when the point's lowest SM clock (warpcost_sm_clock_mhz) is under kThrottleFraction of the
-// run's maximum; false for runs without the field.
+// run's reference clock (reference_sm_clock_mhz); false for runs without the field.
 bool is_throttled(const Run& run, const BenchmarkResult& b);
 
 }  // namespace warpcost::analysis

@@ -161,7 +161,12 @@ std::string markdown_report(const std::vector<EvaluatedRun>& runs) {
           c.text(key::kCc) + " | " + c.text(key::kSmCount) + " | " + c.text(key::kMaxWarpsPerSm) +
           " | " + format_number("%.0f", c.number(key::kL2Bytes) / 1048576.0) + " MiB | " +
           human_value(c.number(key::kSmClockMeasuredKhz) * 1e3, "Hz") + " / " +
-          human_value(c.number(key::kSmClockMaxKhz) * 1e3, "Hz") + " | " +
+          human_value(c.number(key::kSmClockMaxKhz) * 1e3, "Hz") +
+          (runs_at_application_clocks(er.run)
+               ? " (judged against " + human_value(reference_sm_clock_mhz(er.run) * 1e6, "Hz") +
+                     ": application clocks)"
+               : std::string()) +
+          " | " +
           cell(c.text(key::kDriverVersion)) + " | " + c.text(key::kCudaRuntime) + " | " +
           cell(c.text(key::kGitRev)) + " |\n";
   }

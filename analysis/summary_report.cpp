@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "analysis/core/result_schema.hpp"
+#include "analysis/core/text_format.hpp"
+#include "analysis/evaluation.hpp"
 #include "analysis/headlines.hpp"
 #include "analysis/report.hpp"
 
@@ -114,14 +116,33 @@ std::string run_section(const EvaluatedRun& er, const SummaryOptions& o) {
         ", warpcost " + cell(git_rev_text(c.text(key::kGitRev))) + ", " + cell(c.text(key::kUtc)) +
         ". Full tables: [report.md](" + link(er.run.source.parent_path() / "report.md", o.link_base) +
         ").\n\n";
-  if (const auto it = c.values.find("run_status"); it != c.values.end() && it->second.rfind("partial", 0) == 0) {
+  if (const auto it = c.values.find(key::kRunStatus); it != c.values.end() && it->second.rfind("partial", 0) == 0) {
     md += "**A partial run** (" + cell(it->second) + "): " + std::to_string(er.run.benchmarks.size()) +
           " points measured; the families and points it lacks are not judged here.\n\n";
   }
-  if (const auto it = c.values.find("other_gpu_processes");
+  if (const auto it = c.values.find(key::kOtherGpuProcesses);
       it != c.values.end() && it->second != "none" && it->second.rfind("unknown", 0) != 0) {
     md += "**Another process used this GPU during the run** (" + cell(it->second) +
-          "): its work is in these times.\n\n";
+          "): its work is in these times; the rows it may touch say so (machine_state other_process).\n\n";
+  }
+  if (const std::string mig = mig_instance(er.run); !mig.empty()) {
+    md += "**A MIG instance** (" + cell(mig) + ", " + c.text(key::kSmCount) +
+          " SMs): planned and judged as the instance it is, never against the whole GPU's profile or "
+          "peak.\n\n";
+  }
+  if (runs_at_application_clocks(er.run)) {
+    md += "**SM clock held by application clocks** (" + cell(c.text(key::kSmClockReference)) +
+          "): points are judged against " + format_number("%.0f", reference_sm_clock_mhz(er.run)) +
+          " MHz, not the device's maximum.\n\n";
+  }
+  {
+    std::size_t throttled_points = 0;
+    for (const Row& r : er.rows) throttled_points += r.metric == "sm_clock_low_mhz" && r.verdict == verdict::kThrottled;
+    if (throttled_points > 0) {
+      md += "**" + std::to_string(throttled_points) + " point(s) ran throttled** (SM clock under 95% of the " +
+            (runs_at_application_clocks(er.run) ? "application clock" : "maximum") +
+            "): their model rows read throttled, every other row is judged (report.md lists them).\n\n";
+    }
   }
   std::vector<std::string> families;
   std::map<std::string, Tally> tallies;
@@ -193,6 +214,19 @@ std::string summary_report(const std::vector<EvaluatedRun>& runs, const SummaryO
       md += "- and " + std::to_string(o.skipped.size() - kSummaryMaxOtherRuns) + " more\n";
     }
   }
+  if (!o.incomplete.empty()) {
+    md += "\n**" + std::to_string(o.incomplete.size()) +
+          " row(s) could not be written as evaluated** (the CSV schema refused them, or an evaluator "
+          "failed): each is an error row; every other row is as evaluated.\n\n";
+    for (std::size_t i = 0; i < o.incomplete.size() && i < kSummaryMaxOtherRuns; ++i) {
+      // Longer than a first miss: the reason is at the end of the line.
+      const std::string& line = o.incomplete[i];
+      md += "- " + cell(line.size() <= 3 * kWhyChars ? line : line.substr(0, 3 * kWhyChars - 3) + "...") + "\n";
+    }
+    if (o.incomplete.size() > kSummaryMaxOtherRuns) {
+      md += "- and " + std::to_string(o.incomplete.size() - kSummaryMaxOtherRuns) + " more (error rows in the CSV)\n";
+    }
+  }
   if (gpus.empty()) {
     md += "\nNo current run yet: `./warpcost run` on a machine with an NVIDIA GPU makes one in "
           "results/<gpu>/<run>/. Archived runs are kept in results/archive/ (see its README).\n";
@@ -223,7 +257,7 @@ std::string summary_report(const std::vector<EvaluatedRun>& runs, const SummaryO
       const EvaluatedRun& er = *others[i];
       Tally t;
       for (const Row& r : er.rows) count(t, r);
-      const auto partial = er.run.context.values.find("run_status");
+      const auto partial = er.run.context.values.find(schema::key::kRunStatus);
       const bool is_partial = partial != er.run.context.values.end() && partial->second.rfind("partial", 0) == 0;
       md += "| " + cell(er.run.run_id()) + " | " + run_status_of(er.run) + (is_partial ? ", partial" : "") + " | " +
             cell(er.run.context.text(schema::key::kGpuName)) + " | " + std::to_string(t.holds) + " | " +

@@ -19,6 +19,8 @@ struct SummaryOptions {
   std::filesystem::path plots;
   // Runs the analysis skipped as unreadable, with the reason each.
   std::vector<std::string> skipped;
+  // Rows written as error because the schema refused them or an evaluator failed, each named.
+  std::vector<std::string> incomplete;
 };
 
 // Most GPUs given a section of their own; the rest are counted in one line.

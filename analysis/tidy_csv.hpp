@@ -43,6 +43,12 @@ std::vector<std::vector<std::string>> headline_marks(const std::vector<Evaluated
 std::string csv_field(const std::string& text);
 std::string csv_number(double value);
 
+// Holds every row of `er` to the schema the CSV is written against; a row it refuses is rewritten
+// as an error row (its family, benchmark, params and metric kept, kind info where its own kind
+// allows no error, the refusal in its why and model) so one bad row never costs the others.
+// Returns one message per refused row, naming the row and what the schema refused.
+std::vector<std::string> conform_to_schema(EvaluatedRun& er);
+
 // The CSV of `runs`. Every cell is checked against the schema first (column types, allowed values,
 // the unit vocabulary, the verdicts each kind allows, a parameter column the schema names): a
 // value it does not allow throws CsvSchemaError naming the row, column and what is allowed.

@@ -31,6 +31,7 @@
 #include "bench/common/cupti_profiler.hpp"
 #include "bench/common/device_info.hpp"
 #include "bench/common/gpu_lock.hpp"
+#include "bench/common/machine_state.hpp"
 #include "bench/common/nvml_clock.hpp"
 #include "bench/common/plan.hpp"
 #include "bench/common/progress.hpp"
@@ -78,6 +79,9 @@ namespace {
 constexpr int kExitNoDevice = 77;
 // Another warpcost run holds the GPU (EX_TEMPFAIL: try again later).
 constexpr int kExitGpuBusy = 75;
+// The device was lost mid-run (a launch failure, an Xid): the points measured before it are filed
+// as a partial run.
+constexpr int kExitDeviceLost = 5;
 
 struct Options {
   std::string results_root;
@@ -117,8 +121,8 @@ const char* const kOwnFlagsHelp =
     "out and named on stderr as not on this GPU. --help and --benchmark_list_tests need no GPU\n"
     "(without one, the list is the plan of profile " WARPCOST_LIST_PROFILE ", said so). Exit codes: 0 done,\n"
     "1 a benchmark or CUDA call failed, 2 usage error, 75 another warpcost run holds the GPU, 77 no\n"
-    "NVIDIA GPU or driver found, 128 + N interrupted by signal N (the points measured are filed as a\n"
-    "partial run).\n"
+    "NVIDIA GPU or driver found, 128 + N interrupted by signal N, 5 the device was lost mid-run (a\n"
+    "launch failure, an Xid; in both cases the points measured are filed as a partial run).\n"
     "Google Benchmark flags:\n";
 
 // --benchmark_list_tests as Google Benchmark reads it: bare, or =true/yes/1 (and their cases).
@@ -579,7 +583,9 @@ int run(int argc, char** argv) {
   // same second (./warpcost run --devices): <utc-stamp>-<uuid8>.
   const std::string uuid_hex = info.uuid.rfind("GPU-", 0) == 0 ? info.uuid.substr(4) : info.uuid;
   const std::string stamp = utc_format(now, "%Y%m%dT%H%M%SZ") + "-" + uuid_hex.substr(0, 8);
-  const std::string run_id = gpu_slug(info.name) + "/" + stamp;
+  const std::string mig = mig_instance_of(info.name, std::getenv("CUDA_VISIBLE_DEVICES"));
+  const std::string filed_name = run_gpu_name(info.name, mig);
+  const std::string run_id = gpu_slug(filed_name) + "/" + stamp;
 
   // One warpcost run a GPU: a second waits or refuses, naming the run that holds it.
   std::unique_ptr<GpuLock> gpu_lock;
@@ -595,7 +601,7 @@ int run(int argc, char** argv) {
   fs::path partial_dir;
   std::vector<std::string> args(argv, argv + argc);
   if (!options.results_root.empty()) {
-    final_dir = fs::path(options.results_root) / gpu_slug(info.name) / stamp;
+    final_dir = fs::path(options.results_root) / gpu_slug(filed_name) / stamp;
     partial_dir = final_dir.parent_path() / ("." + stamp + ".partial");
     if (fs::exists(final_dir)) {
       std::fprintf(stderr, "warpcost-bench: %s exists; a run never overwrites another\n",
@@ -637,9 +643,27 @@ int run(int argc, char** argv) {
   };
   look_for_other_processes();
   if (nvml.available()) {
-    set_sm_clock_source([&nvml] { return static_cast<double>(nvml.sm_mhz()); });
+    set_sm_clock_source([&nvml] { return ClockReading{static_cast<double>(nvml.sm_mhz()), nvml.clock_event_reasons()}; });
+    std::string list_why;
+    (void)nvml.other_compute_processes(static_cast<unsigned int>(::getpid()), list_why);
+    if (list_why.empty()) {
+      set_other_process_source([&nvml] {
+        std::string ignored;
+        return static_cast<int>(nvml.other_compute_processes(static_cast<unsigned int>(::getpid()), ignored).size());
+      });
+    }
   } else {
     std::fprintf(stderr, "warpcost-bench: no per-point SM clock (%s)\n", nvml.why().c_str());
+  }
+  const ClockReference clock_reference =
+      sm_clock_reference(info.sm_clock_max_khz / 1000, nvml.application_sm_mhz(), nvml.default_application_sm_mhz());
+  if (clock_reference.source != "maximum") {
+    std::fprintf(stderr, "warpcost-bench: the SM clock is held by %s; points are judged against it\n",
+                 clock_reference.source.c_str());
+  }
+  if (mig != "none") {
+    std::fprintf(stderr, "warpcost-bench: a MIG instance (%s, %d SMs): planned and filed as %s\n", mig.c_str(),
+                 info.sm_count, filed_name.c_str());
   }
   const double overhead = measure_launch_overhead();
   set_launch_overhead_seconds(overhead);
@@ -648,6 +672,9 @@ int run(int argc, char** argv) {
                               options.counters.enabled ? "pending: the counter phase runs after all timing"
                                                        : "off: --warpcost_counters=off");
   benchmark::AddCustomContext("sm_clock_max_mhz", std::to_string(info.sm_clock_max_khz / 1000));
+  benchmark::AddCustomContext(schema::key::kSmClockReferenceMhz, std::to_string(clock_reference.mhz));
+  benchmark::AddCustomContext(schema::key::kSmClockReference, clock_reference.source);
+  benchmark::AddCustomContext(schema::key::kMigInstance, mig);
   {
     std::string text;
     for (const auto& o : omitted) text += (text.empty() ? "" : "; ") + o.point + ": " + o.why;
@@ -688,10 +715,19 @@ int run(int argc, char** argv) {
     options.counters.enabled = false;
     counter_jobs().clear();
   }
+  // A lost device ends the timing phase the same way: what was measured before it stays.
+  const std::string lost_in_timing = device_lost_error();
+  if (!lost_in_timing.empty()) {
+    std::fprintf(stderr, "warpcost-bench: the device was lost (%s); filing the points measured before it as a "
+                 "partial run\n", lost_in_timing.c_str());
+    options.counters.enabled = false;
+    counter_jobs().clear();
+  }
 
   // Phase 2: the counter pass over every point that left counter work.
   std::string counter_units;
   std::string counter_status = signal != 0                  ? "off: the run was interrupted before the counter phase"
+                               : !lost_in_timing.empty()    ? "off: the device was lost before the counter phase"
                                : options.counters.enabled ? ""
                                                           : "off: --warpcost_counters=off";
   std::vector<std::pair<std::string, double>> counter_family_seconds;
@@ -715,6 +751,9 @@ int run(int argc, char** argv) {
       counter_status = g_counter_pass->status();
     }
     g_counter_pass.reset();  // CUPTI lets go while the CUDA context is still there
+    if (lost_in_timing.empty() && note_failure("after the counter phase")) {
+      counter_status += "; the device was lost during the counter phase: later points have no counters";
+    }
   } else if (options.counters.enabled) {
     counter_status = "on: no benchmark of this run has counters";
   }
@@ -762,10 +801,15 @@ int run(int argc, char** argv) {
     annotation.context["other_gpu_processes"] =
         !text.empty() ? text : processes_why.empty() ? "none" : "unknown: " + processes_why;
   }
+  const std::string lost = device_lost_error();
   if (signal != 0) {
-    annotation.drop_error_message = kInterruptedMessage;
+    annotation.drop_error_messages = {kInterruptedMessage, kDeviceLostMessage};
     annotation.context["run_status"] = std::string("partial: interrupted by ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
                                        " during the timing phase; the points measured before it are kept";
+  } else if (!lost.empty()) {
+    annotation.drop_error_messages = {kDeviceLostMessage};
+    annotation.context["run_status"] =
+        device_lost_status(lost_in_timing.empty() ? "counter" : "timing", lost);
   } else {
     annotation.context["run_status"] = "complete";
   }
@@ -784,6 +828,17 @@ int run(int argc, char** argv) {
     }
   }
   const std::vector<std::string> errors = errored_benchmarks(json);
+  if (!lost.empty()) {
+    // The point that met the lost device errored, as did any the context took down with it: the
+    // run is filed as partial (not .failed), so the analysis judges what was measured.
+    fs::rename(partial_dir, final_dir);
+    std::fprintf(stderr, "warpcost-bench: the device was lost; %s holds the points measured before it "
+                 "(a partial run, %zu errored point(s), first: %s)\n",
+                 final_dir.c_str(), errors.size(), errors.empty() ? "none" : errors.front().c_str());
+    std::printf("%s\n", final_dir.c_str());
+    std::fflush(stdout);
+    return kExitDeviceLost;
+  }
   if (!errors.empty()) {
     const fs::path failed = final_dir.string() + ".failed";
     fs::rename(partial_dir, failed);

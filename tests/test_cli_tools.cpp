@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 
@@ -75,6 +76,36 @@ TEST(BenchCli, NoGpuOrDriverIsSaidPlainly) {
   EXPECT_EQ(o.exit_code, 77) << o.output;
   EXPECT_EQ(o.output.rfind("warpcost-bench: no NVIDIA GPU or driver found (", 0), 0u) << o.output;
   EXPECT_LT(o.output.find("no NVIDIA GPU or driver found"), o.output.find("cudaError")) << o.output;
+}
+
+// Issue 31, a device lost mid-run: the third point launches a kernel that traps (a real launch
+// failure; the CUDA context is unusable after it, as after an Xid). The two points before it are
+// filed as a partial run (not a .failed folder), the failed point keeps its error, the points after
+// it are left out, and the exit code is 5. Needs a GPU; skipped, saying so, without one.
+TEST(BenchCli, ADeviceLostMidRunIsFiledAsAPartialRun) {
+  if (run(kBench + " --warpcost_check_device").exit_code != 0) GTEST_SKIP() << "no GPU here: the fault is planted on a device";
+  char pattern[] = "/tmp/warpcost-device-lost-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::filesystem::path root = pattern;
+  const Outcome o = run("WARPCOST_PLANT_DEVICE_FAULT=3 " + kBench + " --warpcost_results_root=" + root.string() +
+                        " --warpcost_counters=off '--benchmark_filter=^partial_warp/staircase/block_threads:(1|2|3|4|5|6)/'");
+  EXPECT_EQ(o.exit_code, 5) << o.output;
+  EXPECT_NE(o.output.find("warpcost-bench: the device was lost ("), std::string::npos) << o.output;
+  std::filesystem::path json;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    if (e.path().filename() == "bench.json") json = e.path();
+    EXPECT_EQ(e.path().string().find(".failed"), std::string::npos) << e.path();
+  }
+  ASSERT_FALSE(json.empty()) << o.output;
+  std::ifstream in(json);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"run_status\": \"partial: the device was lost during the timing phase ("), std::string::npos);
+  EXPECT_NE(text.find("block_threads:2/"), std::string::npos) << "the points before it are kept";
+  EXPECT_NE(text.find("cudaErrorLaunchFailure"), std::string::npos) << "the failed point names the error";
+  EXPECT_EQ(text.find("block_threads:6/"), std::string::npos) << "the points after it are left out";
+  const Outcome analysed = run(kAnalyze + " --quiet " + json.parent_path().string());
+  EXPECT_EQ(analysed.exit_code, 0) << analysed.output;
+  std::filesystem::remove_all(root);
 }
 
 TEST(BenchCli, AnUnknownFlagIsNamedAndExits2) {

@@ -53,16 +53,17 @@ TEST(CsvSchema, TheFixedColumnsAndUnitsAreTheSchemaFiles) {
   const std::vector<std::string> fixed = {
       "schema_version", "run_id", "utc",   "gpu",       "cc",        "sm_count", "driver", "cuda_runtime",
       "git_rev",        "family", "benchmark", "params", "metric",   "value",    "unit",   "model",
-      "predicted",      "rel_error", "kind", "verdict", "run_status", "headline"};
+      "predicted",      "rel_error", "kind", "verdict", "run_status", "headline", "machine_state"};
   EXPECT_EQ(csv_header(), fixed);
   EXPECT_EQ(unit_vocabulary().front(), "s");
   EXPECT_EQ(unit_vocabulary().back(), "1");
-  EXPECT_EQ(unit_vocabulary().size(), 21u);
+  EXPECT_EQ(unit_vocabulary().size(), 22u);
   // The kinds and their verdicts (docs/verdicts.md), from the schema.
   const auto& by_kind = csv_schema().verdicts_by_kind;
   EXPECT_EQ(by_kind.at("target"), (std::vector<std::string>{"met", "missed", "error"}));
   EXPECT_EQ(by_kind.at("check"), (std::vector<std::string>{"passes", "fails"}));
-  EXPECT_EQ(by_kind.at("info"), (std::vector<std::string>{"info", "error"}));
+  // info/throttled: the marker row of a point whose SM clock fell (issue 31: the writer refused it).
+  EXPECT_EQ(by_kind.at("info"), (std::vector<std::string>{"info", "throttled", "error"}));
 }
 
 TEST(CsvSchema, EveryFamilyParameterHasATypedColumn) {

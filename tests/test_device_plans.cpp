@@ -392,3 +392,22 @@ TEST(DevicePlans, AProfileFileOfOneRowIsPlanned) {
 
 }  // namespace
 }  // namespace warpcost
+
+namespace warpcost {
+namespace {
+// Issue 31: a MIG slice is planned as the instance it is (its 14 SMs, its 5 GB), and says so.
+TEST(DevicePlans, AMigSliceIsPlannedAsTheInstance) {
+  const DeviceFacts mig = find_device_profile("a100-40gb-mig-1g.5gb");
+  EXPECT_EQ(mig.sm_count, 14);
+  const Outcome o = run("--device_profile=a100-40gb-mig-1g.5gb --benchmark_list_tests");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.err.find("the plan for the NVIDIA A100-SXM4-40GB MIG 1g.5gb"), std::string::npos) << o.err;
+  const std::vector<Point> points = listed_points(o.out);
+  for (const auto& p : points) {
+    if (p.args.count("footprint_kib") != 0) {
+      EXPECT_LE(p.args.at("footprint_kib") * 1024, mig.global_memory_bytes / 2) << p.name;
+    }
+  }
+}
+}  // namespace
+}  // namespace warpcost

@@ -2,9 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "bench/common/device_info.hpp"
+#include "bench/common/machine_state.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/pattern.hpp"
 
@@ -63,6 +65,39 @@ TEST(Pattern, DistinctNeighboursAndSeeds) {
   int same_seed = 0;
   for (std::uint64_t i = 0; i < 4096; ++i) same_seed += pattern_word(i, 3) == pattern_word(i, 4);
   EXPECT_LE(same_seed, 1);
+}
+
+// Issue 31: the machine states the bench records (bench/common/machine_state.cpp), by hand.
+TEST(MachineState, TheClockReferenceIsTheMaximumUnlessAnAdministratorSetApplicationClocks) {
+  EXPECT_EQ(sm_clock_reference(1980, std::nullopt, std::nullopt).mhz, 1980);
+  EXPECT_EQ(sm_clock_reference(1980, std::nullopt, std::nullopt).source, "maximum");
+  // The H200's default: application clock at the maximum.
+  EXPECT_EQ(sm_clock_reference(1980, 1980u, 1980u).source, "maximum");
+  // A vendor default under the maximum (the GPU boosts past it on its own) is not an administrator's.
+  EXPECT_EQ(sm_clock_reference(1530, 1312u, 1312u).mhz, 1530);
+  const ClockReference set = sm_clock_reference(1980, 1500u, 1980u);
+  EXPECT_EQ(set.mhz, 1500);
+  EXPECT_EQ(set.source, "application clocks: 1500 MHz set by an administrator (maximum 1980 MHz, default 1980 MHz)");
+  EXPECT_EQ(sm_clock_reference(1980, 1500u, std::nullopt).mhz, 1500);
+}
+
+TEST(MachineState, AMigInstanceIsNamedByItsProfile) {
+  EXPECT_EQ(mig_instance_of("NVIDIA H200", nullptr), "none");
+  EXPECT_EQ(mig_instance_of("NVIDIA H200", "0,1"), "none");
+  EXPECT_EQ(mig_instance_of("NVIDIA A100-SXM4-40GB MIG 1g.5gb", nullptr), "1g.5gb");
+  EXPECT_EQ(mig_instance_of("NVIDIA H100 80GB HBM3 MIG 3g.40gb", "MIG-0f3b1c2a-aaaa-bbbb-cccc-0123456789ab"), "3g.40gb");
+  EXPECT_EQ(mig_instance_of("NVIDIA A100-SXM4-40GB", "MIG-0f3b1c2a-aaaa-bbbb-cccc-0123456789ab"), "unknown profile");
+  // The folder and headline never share the whole GPU's name.
+  EXPECT_EQ(run_gpu_name("NVIDIA A100-SXM4-40GB MIG 1g.5gb", "1g.5gb"), "NVIDIA A100-SXM4-40GB MIG 1g.5gb");
+  EXPECT_EQ(run_gpu_name("NVIDIA A100-SXM4-40GB", "unknown profile"), "NVIDIA A100-SXM4-40GB MIG instance");
+  EXPECT_EQ(gpu_slug(run_gpu_name("NVIDIA A100-SXM4-40GB MIG 1g.5gb", "1g.5gb")), "nvidia-a100-sxm4-40gb-mig-1g-5gb");
+  EXPECT_EQ(run_gpu_name("NVIDIA H200", "none"), "NVIDIA H200");
+}
+
+TEST(MachineState, ALostDeviceSaysWhereInTheRunStatus) {
+  EXPECT_EQ(device_lost_status("timing", "kernel: cudaErrorLaunchFailure"),
+            "partial: the device was lost during the timing phase (kernel: cudaErrorLaunchFailure); the points "
+            "measured before it are kept");
 }
 
 }  // namespace

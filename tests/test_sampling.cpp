@@ -230,7 +230,7 @@ TEST(RunAnnotation, AnInterruptedRunKeepsWhatWasMeasuredAndSaysItIsPartial) {
   ASSERT_EQ(marked, 2);
   std::ofstream(json) << text;
   RunAnnotation a;
-  a.drop_error_message = kInterruptedMessage;
+  a.drop_error_messages = {kInterruptedMessage};
   a.context["run_status"] = "partial: interrupted by SIGINT";
   auto entries = [](const fs::path& file) {
     std::ifstream in(file);

@@ -39,7 +39,8 @@ double useful_rate(const BenchmarkResult& b) {
 
 // The fully coalesced rate of one memory level: the best stride-1, offset-0 rate of the 4, 8 and 16 B
 // points (issue 17: predicted bandwidth = the DRAM rate of fully coalesced access x efficiency).
-// Throttled points are screened out by find_benchmark; nullptr when none is left.
+// A throttled candidate is seen while one point is evaluated, and the rows it sets then read
+// throttled (evaluate_run); nullptr when no candidate is measured.
 const BenchmarkResult* best_reference(const Run& run, const std::string& benchmark) {
   const BenchmarkResult* best = nullptr;
   for (const int size : tol::kReferenceSizes) {

@@ -14,5 +14,11 @@ inline constexpr const char* kSmClockHz = "sm_clock_hz";
 inline constexpr const char* kWarpcostNoise = "warpcost_noise";
 inline constexpr const char* kWarpcostSamples = "warpcost_samples";
 inline constexpr const char* kWarpcostSmClockMhz = "warpcost_sm_clock_mhz";
+// NVML's clocks-event reasons seen around and between the point's samples, OR-ed together
+// (nvmlClocksEventReasons: 0x2 application clocks, 0x4 software power cap, 0x8 hardware slowdown,
+// 0x20 software thermal, 0x40 hardware thermal, 0x80 power brake; 0x1 idle is left out).
+inline constexpr const char* kWarpcostClockEventReasons = "warpcost_clock_event_reasons";
+// How many other processes NVML listed computing on the GPU when the point's samples ended.
+inline constexpr const char* kWarpcostOtherProcesses = "warpcost_other_processes";
 
 }  // namespace warpcost::schema::counter

@@ -38,6 +38,16 @@ inline constexpr const char* kCommandLine = "command_line";
 // it may collect as "metric=unit;metric=unit". Runs before the counter pass have neither.
 inline constexpr const char* kCounterPass = "counter_pass";
 inline constexpr const char* kCounterUnits = "counter_units";
+// The machine's state (docs/running.md, "Machine states"); runs before issue 31 have none of these.
+// The SM clock points are held against (MHz), and where it comes from ("maximum", or "application
+// clocks ..." when an administrator held the clock below its maximum).
+inline constexpr const char* kSmClockReferenceMhz = "sm_clock_reference_mhz";
+inline constexpr const char* kSmClockReference = "sm_clock_reference";
+// "none", or the MIG instance's profile ("1g.5gb") when the device is a MIG instance.
+inline constexpr const char* kMigInstance = "mig_instance";
+// "complete", or "partial: ..." (interrupted, or the device lost mid-run), and who else used the GPU.
+inline constexpr const char* kRunStatus = "run_status";
+inline constexpr const char* kOtherGpuProcesses = "other_gpu_processes";
 }  // namespace key
 
 // Every key a run must carry for the analysis to place it.

@@ -1,6 +1,9 @@
 #include "analysis/core/run_reader.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -44,6 +47,54 @@ bool is_google_benchmark_suffix(const std::string& component) {
   return false;
 }
 
+// The context keys that hold counts or clocks: a whole number the device reported, at least 1.
+// Anything else (a word, NaN, zero, a negative or a fraction) is refused here, naming the key, so no
+// evaluator ever divides by it or casts it.
+constexpr const char* kPositiveWholeKeys[] = {
+    schema::key::kSmCount,          schema::key::kWarpSize,          schema::key::kMaxThreadsPerSm,
+    schema::key::kMaxWarpsPerSm,    schema::key::kMaxBlocksPerSm,    schema::key::kMaxThreadsPerBlock,
+    schema::key::kL2Bytes,          schema::key::kGlobalMemoryBytes, schema::key::kMemoryClockKhz,
+    schema::key::kMemoryBusWidthBits, schema::key::kSmClockMaxKhz,   schema::key::kSmClockMeasuredKhz,
+    "sm_clock_max_mhz",             schema::key::kSmClockReferenceMhz};
+// 2^53: every whole number below it is exact in a double.
+constexpr double kLargestWhole = 9007199254740992.0;
+
+void check_context_numbers(const RunContext& context, const std::string& file) {
+  for (const char* key : kPositiveWholeKeys) {
+    const auto it = context.values.find(key);
+    if (it == context.values.end()) continue;
+    const std::optional<double> v = parse_whole_double(it->second);
+    if (!v || !(*v >= 1.0) || *v >= kLargestWhole || std::floor(*v) != *v) {
+      throw RunFormatError(file, std::string("context.") + key,
+                           "'" + it->second + "'; allowed: a whole number from 1 to 2^53");
+    }
+  }
+  const std::string& cc = context.values.at(schema::key::kCc);
+  const auto dot = cc.find('.');
+  const auto digits = [](const std::string& s) {
+    return !s.empty() && s.size() <= 3 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (dot == std::string::npos || !digits(cc.substr(0, dot)) || !digits(cc.substr(dot + 1))) {
+    throw RunFormatError(file, std::string("context.") + schema::key::kCc,
+                         "'" + cc + "'; allowed: a compute capability major.minor (\"9.0\")");
+  }
+}
+
+// Every parameter of a benchmark of a registered family is a whole number (Google Benchmark's
+// arguments are int64): "4,5", "1e300" or a word is refused here, naming it, before any evaluator
+// reads it. (Which parameters a benchmark has changed over the runs; an evaluator missing one
+// writes an error row for that point.)
+void check_parameter_values(const BenchmarkResult& b, const std::string& file, const std::string& where) {
+  if (schema::family_descriptor(b.family) == nullptr) return;  // not warpcost's: --allow-unknown
+  for (const auto& [name, value] : b.params) {
+    if (!parse_whole_integer(value) || value.find_first_not_of("-0123456789") != std::string::npos) {
+      throw RunFormatError(file, where + ".run_name",
+                           "'" + b.run_name + "': parameter " + name + " = '" + value +
+                               "'; allowed: a whole number (a Google Benchmark int64 argument)");
+    }
+  }
+}
+
 }  // namespace
 
 std::string replace_nonfinite_tokens(const std::string& text) {
@@ -83,9 +134,30 @@ std::string replace_nonfinite_tokens(const std::string& text) {
   return out;
 }
 
+namespace {
+// A message stays one line whatever the file held: control characters are written as escapes.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += "?";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
 RunFormatError::RunFormatError(const std::string& file, const std::string& field,
                                const std::string& problem)
-    : std::runtime_error(file + ": " + field + ": " + problem) {}
+    : std::runtime_error(one_line(file + ": " + field + ": " + problem)) {}
 
 const std::string& RunContext::text(const std::string& key) const {
   const auto it = values.find(key);
@@ -207,6 +279,7 @@ Run read_run(const std::filesystem::path& bench_json) {
       throw RunFormatError(file, std::string("context.") + key, "missing run metadata");
     }
   }
+  check_context_numbers(run.context, file);
 
   if (!doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
     throw RunFormatError(file, "benchmarks", "missing or not an array");
@@ -222,6 +295,7 @@ Run read_run(const std::filesystem::path& bench_json) {
     }
     BenchmarkResult parsed = parse_run_name(entry["run_name"].get<std::string>());
     if (version_number == 1) schema::rename_schema_1_parameters(parsed.family, parsed.benchmark, parsed.params);
+    check_parameter_values(parsed, file, where);
     const auto [it, inserted] = index_of.emplace(parsed.run_name, run.benchmarks.size());
     if (inserted) run.benchmarks.push_back(std::move(parsed));
     BenchmarkResult& result = run.benchmarks[it->second];
@@ -250,13 +324,17 @@ Run read_run(const std::filesystem::path& bench_json) {
         throw RunFormatError(file, where + ".warpcost_sample_seconds", "not a non-empty array");
       }
       for (const auto& s : *samples) {
-        if (!s.is_number() || !(s.get<double>() >= 0.0)) {
+        if (!s.is_number() || !(s.get<double>() >= 0.0) || !std::isfinite(s.get<double>())) {
           throw RunFormatError(file, where + ".warpcost_sample_seconds", "holds a value that is not a time");
         }
         result.seconds.push_back(s.get<double>());
       }
     } else {
-      result.seconds.push_back(entry["real_time"].get<double>() * scale);
+      const double seconds = entry["real_time"].get<double>() * scale;
+      if (!(seconds >= 0.0) || !std::isfinite(seconds)) {
+        throw RunFormatError(file, where + ".real_time", "'" + entry["real_time"].dump() + "'; allowed: a time of 0 or more");
+      }
+      result.seconds.push_back(seconds);
     }
     for (const auto& [key, value] : entry.items()) {
       if (kGoogleBenchmarkFields.count(key) != 0 || !value.is_number()) continue;

@@ -205,11 +205,14 @@ void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Ro
 // seconds and again in SM cycles. A miss is warn only inside twice the noise of the two points that
 // set it (their own samples), never the noisiest point of the step.
 void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
+  // A throttled point stays in its step's name (the step is the same step) but not in its spread.
   std::map<long long, std::vector<const BenchmarkResult*>> steps;
+  std::map<long long, std::vector<const BenchmarkResult*>> throttled;
   for (const auto& b : run.benchmarks) {
-    if (b.family == schema::partial_warp::kFamily && b.benchmark == schema::partial_warp::benchmark::kStaircase && !b.error && !b.seconds.empty() &&
-        !is_throttled(run, b)) {
-      steps[model::warps_per_block(static_cast<long long>(b.param(param::kBlockThreads)))].push_back(&b);
+    if (b.family == schema::partial_warp::kFamily && b.benchmark == schema::partial_warp::benchmark::kStaircase && !b.error && !b.seconds.empty()) {
+      const long long k = model::warps_per_block(static_cast<long long>(b.param(param::kBlockThreads)));
+      (is_throttled(run, b) ? throttled[k] : steps[k]).push_back(&b);
+      steps[k];
     }
   }
   struct Spread {
@@ -226,22 +229,47 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     return Spread{(measure(*hi) - measure(*lo)) / measure(*lo), std::hypot(cv_of(*lo), cv_of(*hi))};
   };
   for (const auto& [k, members] : steps) {
-    if (members.size() < 2) continue;
+    const auto& left_out = throttled[k];
+    if (members.size() + left_out.size() < 2) continue;
     long long p_lo = 1LL << 30;
     long long p_hi = 0;
     bool all_clocked = true;
-    for (const auto* m : members) {
-      p_lo = std::min(p_lo, static_cast<long long>(m->param(param::kBlockThreads)));
-      p_hi = std::max(p_hi, static_cast<long long>(m->param(param::kBlockThreads)));
-      all_clocked = all_clocked && m->has_counter(schema::counter::kSmClockHz);
+    for (const auto* m : members) all_clocked = all_clocked && m->has_counter(schema::counter::kSmClockHz);
+    std::string left_out_text;
+    for (const auto* group : {&members, &left_out}) {
+      for (const auto* m : *group) {
+        p_lo = std::min(p_lo, static_cast<long long>(m->param(param::kBlockThreads)));
+        p_hi = std::max(p_hi, static_cast<long long>(m->param(param::kBlockThreads)));
+        if (group == &left_out) {
+          left_out_text += (left_out_text.empty() ? "" : ", ") + std::string("P = ") +
+                           std::to_string(static_cast<long long>(m->param(param::kBlockThreads)));
+        }
+      }
     }
-    const Spread time = spread_of(members, [](const BenchmarkResult& m) { return m.median_seconds(); });
     Row r;
     r.family = schema::partial_warp::kFamily;
     r.benchmark = "staircase_step";
     // The step's block sizes as two whole numbers (one type per CSV column, docs/csv.md).
     r.params = "warps_per_block=" + std::to_string(k) + ";" + std::string(param::kBlockThreads) + "_min=" +
                std::to_string(p_lo) + ";" + std::string(param::kBlockThreads) + "_max=" + std::to_string(p_hi);
+    const std::string left_out_note =
+        left_out.empty() ? "" : "; " + std::to_string(left_out.size()) + " throttled point(s) left out (" + left_out_text + ")";
+    if (members.size() < 2) {
+      // Too few unthrottled points to spread: the step's rows are throttled, not missing.
+      r.unit = "ratio";
+      r.model = "one step, one time: same warps per block ((max - min) / min of the step's times)";
+      r.kind = kind::kModel;
+      r.verdict = verdict::kThrottled;
+      r.machine_state = machine_state::kThrottled;
+      r.why = "throttled: fewer than two of the step's points ran unthrottled" + left_out_note;
+      r.value = std::nan("");
+      r.metric = "step_time_spread";
+      rows.push_back(r);
+      r.metric = "step_cycle_spread";
+      rows.push_back(r);
+      continue;
+    }
+    const Spread time = spread_of(members, [](const BenchmarkResult& m) { return m.median_seconds(); });
     r.metric = "step_time_spread";
     r.value = time.value;
     r.unit = "ratio";
@@ -251,7 +279,8 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     judge(r, r.value, kStepSpreadTolerance, time.noise);
     r.why = std::to_string(members.size()) + " block sizes of " + std::to_string(k) +
             " warps: times spread " + fixed(100 * r.value, 2) + "% (max - min) / min" +
-            (holds ? "" : " (more than 1%)" + noise_note(r.value, kStepSpreadTolerance, time.noise));
+            (holds ? "" : " (more than 1%)" + noise_note(r.value, kStepSpreadTolerance, time.noise)) +
+            left_out_note;
     rows.push_back(r);
     if (!all_clocked) continue;
 
@@ -269,7 +298,7 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
             " warps: SM cycles spread " + fixed(100 * c.value, 2) + "% (times " +
             fixed(100 * r.value, 2) + "%)" +
             (holds || !cycles_hold ? "" : ": the time spread is the SM clock moving between benchmarks") +
-            (cycles_hold ? "" : noise_note(c.value, kStepSpreadTolerance, cyc.noise));
+            (cycles_hold ? "" : noise_note(c.value, kStepSpreadTolerance, cyc.noise)) + left_out_note;
     rows.push_back(c);
   }
 }

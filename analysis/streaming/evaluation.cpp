@@ -535,6 +535,13 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
   const bool impossible = best_rate > (1.0 + kPeakMeasurementTolerance) * peak;
   r.kind = kind::kTarget;
   r.verdict = impossible ? verdict::kError : over_share && over_copy ? verdict::kMet : verdict::kMissed;
+  // A MIG instance has a share of the GPU's memory slices, which the memory clock and bus the
+  // device reports do not give: its best read is shown, not held to the whole GPU's peak.
+  const std::string mig = mig_instance(run);
+  if (!mig.empty() && !impossible) {
+    r.kind = kind::kInfo;
+    r.verdict = verdict::kInfo;
+  }
   r.why = "best read " + best->benchmark + " " + best->params_text() + ": " + fixed(best_rate / 1e12, 3) +
           " TB/s, " + fixed(100 * best_rate / peak, 1) + "% of the " + fixed(peak / 1e12, 3) + " TB/s peak" +
           (copy == nullptr ? "; no device-to-device copy in this run"
@@ -542,7 +549,11 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
                                  fixed(copy_rate / 1e12, 3) + " TB/s") +
           (impossible ? ": above the peak by more than 2%, impossible for DRAM, so the measurement is "
                         "wrong, not the target met"
-                      : "");
+                      : "") +
+          (!mig.empty() && !impossible
+               ? "; a MIG instance (" + mig + "): the reported memory clock and bus do not give its share of "
+                 "the GPU's memory slices, so no peak target"
+               : "");
   if (own_index < rows.size()) {
     rows[own_index] = r;
   } else {

@@ -1,10 +1,12 @@
 #include "bench/common/bench_support.hpp"
 
 #include <csignal>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <tuple>
 
+#include "kernels/common/cuda_check.hpp"
 #include "kernels/common/probe_kernels.hpp"
 #include "analysis/core/counters.hpp"
 
@@ -17,7 +19,10 @@ constexpr double kShortKernelSeconds = 100e-6;
 
 struct State {
   sampling::Rule rule;
-  std::function<double()> clock;
+  std::function<ClockReading()> clock;
+  std::function<int()> other_processes;
+  std::string device_lost_error;
+  long long guarded_points = 0;
   double launch_overhead_s = 0.0;
   bool counters_requested = false;
   std::vector<CounterJob> jobs;
@@ -54,7 +59,28 @@ int interrupting_signal() { return static_cast<int>(g_signal); }
 
 sampling::Rule& sampling_rule() { return state().rule; }
 
-double read_sm_clock_mhz() { return state().clock ? state().clock() : 0.0; }
+double read_sm_clock_mhz() { return read_clock().mhz; }
+
+ClockReading read_clock() { return state().clock ? state().clock() : ClockReading{}; }
+
+const std::string& device_lost_error() { return state().device_lost_error; }
+
+bool note_failure(const std::string& error) {
+  if (!state().device_lost_error.empty()) return true;
+  (void)cudaGetLastError();  // a non-sticky error is cleared here; a sticky one stays
+  const cudaError_t after = cudaDeviceSynchronize();
+  if (after == cudaSuccess) return false;
+  state().device_lost_error = error + " (afterwards " + cudaGetErrorName(after) + ": the CUDA context is lost)";
+  return true;
+}
+
+void plant_device_fault_if_asked() {
+  ++state().guarded_points;
+  const char* text = std::getenv("WARPCOST_PLANT_DEVICE_FAULT");
+  if (text == nullptr || std::atoll(text) != state().guarded_points) return;
+  kernels::launch_trap();
+  WARPCOST_CUDA(cudaDeviceSynchronize());
+}
 
 double launch_overhead_seconds() { return state().launch_overhead_s; }
 
@@ -64,6 +90,12 @@ void report_point(benchmark::State& bm, const std::string& key, const PointTimin
   bm.counters[schema::counter::kWarpcostSamples] = static_cast<double>(t.samples.size());
   bm.counters[schema::counter::kWarpcostNoise] = t.samples.noise();
   if (t.min_sm_clock_mhz > 0) bm.counters[schema::counter::kWarpcostSmClockMhz] = t.min_sm_clock_mhz;
+  if (t.clock_event_reasons_known) {
+    bm.counters[schema::counter::kWarpcostClockEventReasons] = static_cast<double>(t.clock_event_reasons);
+  }
+  if (state().other_processes) {
+    bm.counters[schema::counter::kWarpcostOtherProcesses] = static_cast<double>(state().other_processes());
+  }
   if (median < kShortKernelSeconds && state().launch_overhead_s > 0) {
     bm.counters[schema::counter::kLaunchOverheadSeconds] = state().launch_overhead_s;
   }
@@ -83,7 +115,8 @@ std::vector<CounterJob>& counter_jobs() { return state().jobs; }
 RunAnnotation& run_annotation() { return state().annotation; }
 void set_counters_requested(bool requested) { state().counters_requested = requested; }
 void set_launch_overhead_seconds(double seconds) { state().launch_overhead_s = seconds; }
-void set_sm_clock_source(std::function<double()> read_mhz) { state().clock = std::move(read_mhz); }
+void set_sm_clock_source(std::function<ClockReading()> read) { state().clock = std::move(read); }
+void set_other_process_source(std::function<int()> count) { state().other_processes = std::move(count); }
 
 const DeviceBuffer<std::uint32_t>& shared_pattern_buffer(std::uint64_t bytes, std::uint32_t seed,
                                                           const Stream& stream) {

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,16 +34,34 @@ void install_interrupt_handlers();
 // 0, or the signal that interrupted the run.
 int interrupting_signal();
 
+// A device lost mid-run (a launch failure, an Xid: the CUDA context is unusable afterwards): the
+// point that met it reports its error, every later one is skipped (kDeviceLostMessage), and main()
+// files what was measured as a run marked partial. "" while the device is fine, else the first
+// error that left the context unusable.
+const std::string& device_lost_error();
+// After a point's failure: true, remembering `error`, when a CUDA call still fails once the error
+// is cleared (the context is lost); false for a failure the context survived (an output check).
+bool note_failure(const std::string& error);
+// WARPCOST_PLANT_DEVICE_FAULT=N (tests only, docs/running.md): the Nth guarded point (1-based)
+// launches a trapping kernel first, so a real launch failure loses the context there.
+void plant_device_fault_if_asked();
+
 template <class Body>
 void run_guarded(benchmark::State& state, Body&& body) {
   if (interrupting_signal() != 0) {
     state.SkipWithError(kInterruptedMessage);
     return;
   }
+  if (!device_lost_error().empty()) {
+    state.SkipWithError(kDeviceLostMessage);
+    return;
+  }
   try {
+    plant_device_fault_if_asked();
     std::forward<Body>(body)();
   } catch (const std::exception& e) {
     const std::string message = e.what();
+    note_failure(message);
     state.SkipWithError(message.c_str());
   }
 }
@@ -71,7 +90,17 @@ struct PointTiming {
   sampling::SampleSet samples;
   sampling::Stop stop = sampling::Stop::kContinue;
   double min_sm_clock_mhz = 0.0;  // the lowest NVML read around and between the samples; 0: none
+  // NVML's clocks-event reasons of those reads, OR-ed (idle left out); known: NVML gave them.
+  unsigned long long clock_event_reasons = 0;
+  bool clock_event_reasons_known = false;
 };
+
+// One NVML read between samples: the SM clock (0: none) and the clocks-event reasons (nullopt: none).
+struct ClockReading {
+  double mhz = 0.0;
+  std::optional<unsigned long long> event_reasons;
+};
+ClockReading read_clock();
 
 // Puts a ~20 us single-thread busy-wait on `stream`, so that the start event and the launch queued
 // behind it reach an already busy GPU: the event pair then times the kernel on the device alone,
@@ -90,8 +119,13 @@ PointTiming sample_point(const Stream& stream, EventPair& events, Launch&& launc
   const sampling::Rule& rule = sampling_rule();
   PointTiming t;
   auto note_clock = [&t] {
-    const double mhz = read_sm_clock_mhz();
-    if (mhz > 0 && (t.min_sm_clock_mhz == 0 || mhz < t.min_sm_clock_mhz)) t.min_sm_clock_mhz = mhz;
+    const ClockReading c = read_clock();
+    if (c.mhz > 0 && (t.min_sm_clock_mhz == 0 || c.mhz < t.min_sm_clock_mhz)) t.min_sm_clock_mhz = c.mhz;
+    if (c.event_reasons) {
+      constexpr unsigned long long kIdle = 0x1;  // nvmlClocksEventReasonGpuIdle: between launches
+      t.clock_event_reasons |= *c.event_reasons & ~kIdle;
+      t.clock_event_reasons_known = true;
+    }
   };
   note_clock();
   const auto start = std::chrono::steady_clock::now();
@@ -134,7 +168,10 @@ std::vector<CounterJob>& counter_jobs();
 RunAnnotation& run_annotation();
 void set_counters_requested(bool requested);
 void set_launch_overhead_seconds(double seconds);
-void set_sm_clock_source(std::function<double()> read_mhz);
+void set_sm_clock_source(std::function<ClockReading()> read);
+// How many other processes compute on the GPU now (NVML); set once NVML can list them. Each point's
+// count at the end of its samples becomes its warpcost_other_processes counter.
+void set_other_process_source(std::function<int()> count);
 
 // A stream's input buffer shared by every streaming point of the run: allocated and filled once
 // with the pattern of `seed`, kept until release_shared_buffers().

@@ -17,6 +17,7 @@ using InitFn = Result (*)();
 using ShutdownFn = Result (*)();
 using ByBusIdFn = Result (*)(const char*, Device*);
 using ClockFn = Result (*)(Device, int, unsigned int*);
+using ReasonsFn = Result (*)(Device, unsigned long long*);
 using ErrorStringFn = const char* (*)(Result);
 // nvmlProcessInfo_t of the _v2/_v3 calls, and nvmlProcessInfo_v1_t of the first.
 struct ProcessInfo {
@@ -52,6 +53,11 @@ NvmlClock::NvmlClock(const std::string& pci_bus_id) {
   shutdown_ = dlsym(library_, "nvmlShutdown");
   for (const char* name : {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"}) {
     if (processes_ == nullptr) processes_ = dlsym(library_, name);
+  }
+  app_clock_ = dlsym(library_, "nvmlDeviceGetApplicationsClock");
+  default_app_clock_ = dlsym(library_, "nvmlDeviceGetDefaultApplicationsClock");
+  for (const char* name : {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"}) {
+    if (event_reasons_ == nullptr) event_reasons_ = dlsym(library_, name);
   }
   if (processes_ == nullptr) {
     processes_ = dlsym(library_, "nvmlDeviceGetComputeRunningProcesses");
@@ -92,6 +98,28 @@ unsigned int NvmlClock::sm_mhz() const {
   const Result r = reinterpret_cast<ClockFn>(get_clock_)(device_, kClockSm, &mhz);
   if (r != 0) throw std::runtime_error("nvmlDeviceGetClockInfo(NVML_CLOCK_SM): " + result_text(error_string_, r));
   return mhz;
+}
+
+namespace {
+std::optional<unsigned int> clock_by(void* fn, void* device) {
+  if (fn == nullptr || device == nullptr) return std::nullopt;
+  unsigned int mhz = 0;
+  if (reinterpret_cast<ClockFn>(fn)(device, kClockSm, &mhz) != 0 || mhz == 0) return std::nullopt;
+  return mhz;
+}
+}  // namespace
+
+std::optional<unsigned int> NvmlClock::application_sm_mhz() const { return clock_by(app_clock_, device_); }
+
+std::optional<unsigned int> NvmlClock::default_application_sm_mhz() const {
+  return clock_by(default_app_clock_, device_);
+}
+
+std::optional<unsigned long long> NvmlClock::clock_event_reasons() const {
+  if (event_reasons_ == nullptr || device_ == nullptr) return std::nullopt;
+  unsigned long long reasons = 0;
+  if (reinterpret_cast<ReasonsFn>(event_reasons_)(device_, &reasons) != 0) return std::nullopt;
+  return reasons;
 }
 
 std::vector<unsigned int> NvmlClock::other_compute_processes(unsigned int self, std::string& why) const {

@@ -1,5 +1,7 @@
 #include "bench/common/run_annotation.hpp"
 
+#include <algorithm>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -34,12 +36,15 @@ void annotate_run(const std::filesystem::path& bench_json, const RunAnnotation& 
   }
   for (const auto& [key, value] : a.context) doc["context"][key] = value;
 
-  if (!a.drop_error_message.empty()) {
+  if (!a.drop_error_messages.empty()) {
     auto& list = doc["benchmarks"];
     nlohmann::json kept = nlohmann::json::array();
     for (auto& entry : list) {
+      const std::string message =
+          entry.is_object() ? entry.value("error_message", std::string()) : std::string();
       const bool dropped = entry.is_object() && entry.value("error_occurred", false) &&
-                           entry.value("error_message", std::string()) == a.drop_error_message;
+                           std::find(a.drop_error_messages.begin(), a.drop_error_messages.end(), message) !=
+                               a.drop_error_messages.end();
       if (!dropped) kept.push_back(std::move(entry));
     }
     list = std::move(kept);

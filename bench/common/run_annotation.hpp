@@ -21,13 +21,15 @@ struct RunAnnotation {
   std::map<std::string, std::map<std::string, double>> counters;
   // context key -> value, added or replaced
   std::map<std::string, std::string> context;
-  // Entries whose error message is this one are removed (the points an interrupt left unmeasured:
-  // a partial run keeps only what was measured). Empty: none removed.
-  std::string drop_error_message;
+  // Entries whose error message is one of these are removed (the points an interrupt or a lost
+  // device left unmeasured: a partial run keeps only what was measured). Empty: none removed.
+  std::vector<std::string> drop_error_messages;
 };
 
 // The error message a benchmark body reports when the run was interrupted before it started.
 inline constexpr const char* kInterruptedMessage = "warpcost: not measured, the run was interrupted";
+// The error message of the points a lost device left unmeasured (bench_support.hpp, run_guarded).
+inline constexpr const char* kDeviceLostMessage = "warpcost: not measured, the device was lost earlier in the run";
 
 // The key of a Google Benchmark run name: its name without Google Benchmark's own suffixes and
 // with the argument values alone ("divergence/switch/paths:8/first_path:0" -> "divergence/switch/8/0"),

@@ -28,6 +28,10 @@ __global__ void clock_probe_kernel(ClockSample* sample, long long spin_cycles) {
 
 __global__ void empty_kernel() {}
 
+// A planted device fault (tests only): the trap ends the kernel with a launch failure, which leaves
+// the CUDA context unusable, as a real Xid does.
+__global__ void trap_kernel() { __trap(); }
+
 __global__ void fill_pattern_kernel(std::uint32_t* words, std::size_t count, std::uint32_t seed) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
@@ -66,6 +70,11 @@ void launch_clock_probe(ClockSample* d_sample, long long spin_cycles, cudaStream
 void launch_empty(unsigned int blocks, unsigned int threads_per_block, cudaStream_t stream) {
   empty_kernel<<<blocks, threads_per_block, 0, stream>>>();
   WARPCOST_CHECK_LAUNCH("empty_kernel");
+}
+
+void launch_trap() {
+  trap_kernel<<<1, 1>>>();
+  WARPCOST_CHECK_LAUNCH("trap_kernel");
 }
 
 void launch_fill_pattern(std::uint32_t* d_words, std::size_t count, std::uint32_t seed,

@@ -27,6 +27,10 @@ void launch_clock_probe(ClockSample* d_sample, long long spin_cycles, cudaStream
 // An empty kernel: what launching costs when the kernel does nothing.
 void launch_empty(unsigned int blocks, unsigned int threads_per_block, cudaStream_t stream);
 
+// A kernel that traps (tests only: WARPCOST_PLANT_DEVICE_FAULT): a real launch failure that leaves
+// the CUDA context unusable, as a lost device does.
+void launch_trap();
+
 // d_words[i] = pattern_word(i, seed) for i < count.
 void launch_fill_pattern(std::uint32_t* d_words, std::size_t count, std::uint32_t seed,
                          cudaStream_t stream);

@@ -242,8 +242,9 @@ TEST(CoalescingEval, AMissWithinTwiceTheUncertaintyIsWarn) {
 }
 
 // Issue 13's throttle rule, the shared one (is_throttled): a point whose lowest SM clock fell under
-// 95 % of the maximum is throttled, not judged, even when it would hold; a throttled reference is
-// not used.
+// 95 % of the maximum is throttled, not judged, even when it would hold. Issue 31: a point whose
+// coalesced reference ran throttled is throttled too (the row it would have is the one it affects),
+// not dropped to info.
 TEST(CoalescingEval, AThrottledPointIsThrottledNotHolds) {
   analysis::Run run = fixture();
   run.context.values["sm_clock_max_mhz"] = "1980";
@@ -261,8 +262,10 @@ TEST(CoalescingEval, AThrottledPointIsThrottledNotHolds) {
     }
   }
   const Row unref = row(evaluate(run), "load_dram", kStride2, co::row::kUsefulBandwidth);
-  EXPECT_EQ(unref.verdict, verdict::kInfo);
-  EXPECT_NE(unref.why.find("no unthrottled coalesced reference"), std::string::npos) << unref.why;
+  EXPECT_EQ(unref.kind, kind::kModel);
+  EXPECT_EQ(unref.verdict, verdict::kThrottled);
+  EXPECT_NE(unref.why.find("its reference point coalescing/load_dram/elem_bytes:"), std::string::npos) << unref.why;
+  EXPECT_EQ(unref.machine_state, machine_state::kThrottled);
 }
 
 TEST(CoalescingEval, TheReportHasTheFamilySummary) {
