@@ -15,9 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/core/result_schema.hpp"
-#include "analysis/core/run_reader.hpp"
-#include "analysis/core/version.hpp"
+#include "core/result_schema.hpp"
+#include "core/run_reader.hpp"
+#include "core/version.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/family.hpp"
 #include "analysis/report.hpp"

@@ -6,11 +6,11 @@
 #include <stdexcept>
 #include <utility>
 
-#include "analysis/core/result_schema.hpp"
-#include "analysis/core/statistics.hpp"
-#include "analysis/core/text_format.hpp"
+#include "core/result_schema.hpp"
+#include "core/statistics.hpp"
+#include "core/text_format.hpp"
 #include "analysis/tidy_csv.hpp"
-#include "analysis/core/counters.hpp"
+#include "core/counters.hpp"
 
 namespace warpcost::analysis {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/run_reader.hpp"
+#include "core/run_reader.hpp"
 
 namespace warpcost::analysis {
 

@@ -11,10 +11,10 @@
 #include "analysis/evaluation_support.hpp"
 #include "analysis/family.hpp"
 
-#include "analysis/core/models.hpp"
-#include "analysis/core/result_schema.hpp"
-#include "analysis/core/statistics.hpp"
-#include "analysis/core/counters.hpp"
+#include "core/models.hpp"
+#include "core/result_schema.hpp"
+#include "core/statistics.hpp"
+#include "core/counters.hpp"
 
 namespace warpcost::analysis {
 namespace detail {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/text_format.hpp"
-#include "analysis/core/models.hpp"
+#include "core/text_format.hpp"
+#include "core/models.hpp"
 #include "analysis/evaluation.hpp"
 
 namespace warpcost::analysis {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/family_schema.hpp"
+#include "core/family_schema.hpp"
 #include "analysis/evaluation.hpp"
 
 namespace warpcost::analysis {

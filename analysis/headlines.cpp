@@ -7,14 +7,14 @@
 #include <utility>
 
 #include "analysis/compare.hpp"
-#include "analysis/core/models.hpp"
-#include "analysis/core/result_schema.hpp"
-#include "analysis/core/text_format.hpp"
+#include "core/models.hpp"
+#include "core/result_schema.hpp"
+#include "core/text_format.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/report.hpp"
-#include "analysis/divergence/schema.hpp"
-#include "analysis/partial_warp/schema.hpp"
-#include "analysis/streaming/schema.hpp"
+#include "core/divergence/schema.hpp"
+#include "core/partial_warp/schema.hpp"
+#include "core/streaming/schema.hpp"
 
 namespace warpcost::analysis {
 namespace {

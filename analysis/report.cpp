@@ -9,9 +9,9 @@
 #include <sstream>
 #include <tuple>
 
-#include "analysis/core/models.hpp"
-#include "analysis/core/result_schema.hpp"
-#include "analysis/core/text_format.hpp"
+#include "core/models.hpp"
+#include "core/result_schema.hpp"
+#include "core/text_format.hpp"
 #include "analysis/family.hpp"
 
 namespace warpcost::analysis {

@@ -5,8 +5,8 @@
 #include <set>
 #include <utility>
 
-#include "analysis/core/result_schema.hpp"
-#include "analysis/core/text_format.hpp"
+#include "core/result_schema.hpp"
+#include "core/text_format.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/headlines.hpp"
 #include "analysis/report.hpp"

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/result_schema.hpp"
+#include "core/result_schema.hpp"
 #include "analysis/csv_schema.hpp"
 #include "analysis/headlines.hpp"
 #include "analysis/units.hpp"
-#include "analysis/core/text_format.hpp"
+#include "core/text_format.hpp"
 
 namespace warpcost::analysis {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/run_reader.hpp"
+#include "core/run_reader.hpp"
 #include "analysis/evaluation.hpp"
 
 namespace warpcost::analysis {

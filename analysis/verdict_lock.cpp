@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "analysis/core/text_format.hpp"
+#include "core/text_format.hpp"
 
 namespace warpcost::analysis {
 

@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/models.hpp"
-#include "analysis/core/result_schema.hpp"
-#include "analysis/core/run_reader.hpp"
+#include "core/models.hpp"
+#include "core/result_schema.hpp"
+#include "core/run_reader.hpp"
 #include "bench/common/bench_support.hpp"
 #include "bench/common/counter_pass.hpp"
 #include "bench/common/cuda_raii.hpp"
@@ -39,10 +39,10 @@
 #include "bench/common/sampling.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/probe_kernels.hpp"
-#include "analysis/calibration/schema.hpp"
-#include "analysis/core/counters.hpp"
-#include "analysis/streaming/schema.hpp"
-#include "analysis/core/version.hpp"
+#include "core/calibration/schema.hpp"
+#include "core/counters.hpp"
+#include "core/streaming/schema.hpp"
+#include "core/version.hpp"
 
 // The profile --benchmark_list_tests plans for where no device is visible and none is named.
 #ifndef WARPCOST_LIST_PROFILE

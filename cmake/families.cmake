@@ -1,6 +1,6 @@
 # The family registry. WARPCOST_FAMILIES (the top CMakeLists.txt) names each family's folder; from
 # it this file generates the two lists the code reads, so no source file names the families:
-#   warpcost/schema_families.inc    analysis/<f>/schema.hpp of each (warpcost_analysis_core)
+#   warpcost/schema_families.inc    core/<f>/schema.hpp of each (warpcost_core)
 #   warpcost/analysis_families.inc  analysis/<f>/family.hpp of each (warpcost_analysis)
 # each with WARPCOST_FOR_EACH_FAMILY(X) expanding to X(<f>) per family, in order.
 set(WARPCOST_GENERATED_DIR ${PROJECT_BINARY_DIR}/generated)
@@ -8,13 +8,13 @@ set(warpcost_schema_includes "")
 set(warpcost_family_includes "")
 set(warpcost_family_list "")
 foreach(family IN LISTS WARPCOST_FAMILIES)
-  foreach(required schema.hpp family.hpp)
-    if(NOT EXISTS ${PROJECT_SOURCE_DIR}/analysis/${family}/${required})
-      message(FATAL_ERROR "family '${family}' (WARPCOST_FAMILIES) has no analysis/${family}/${required}; "
+  foreach(required core/${family}/schema.hpp analysis/${family}/family.hpp)
+    if(NOT EXISTS ${PROJECT_SOURCE_DIR}/${required})
+      message(FATAL_ERROR "family '${family}' (WARPCOST_FAMILIES) has no ${required}; "
                           "docs/adding-a-family.md lists the files a family needs")
     endif()
   endforeach()
-  string(APPEND warpcost_schema_includes "#include \"analysis/${family}/schema.hpp\"\n")
+  string(APPEND warpcost_schema_includes "#include \"core/${family}/schema.hpp\"\n")
   string(APPEND warpcost_family_includes "#include \"analysis/${family}/family.hpp\"\n")
   string(APPEND warpcost_family_list " X(${family})")
 endforeach()

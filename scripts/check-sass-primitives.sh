@@ -4,7 +4,7 @@
 # must hold its primitive's SASS instruction (SHFL.IDX/UP/DOWN/BFLY, VOTE.ANY/ALL, MATCH.ANY/ALL,
 # REDUX.SUM/MIN/MAX, WARPSYNC, IADD3 for the baseline) at least 64 x C x (instructions an op) times:
 # the 64 ops a loop trip unrolls, in each chain. The table (name, mnemonic, count an op) comes from
-# `warpcost-primitives list`, so it is the one in analysis/warp_primitives/primitives_model.cpp.
+# `warpcost-primitives list`, so it is the one in core/warp_primitives/model.cpp.
 # The negative control is the same source built with -DWARPCOST_PRIMITIVES_PLAIN_MOVE (every
 # primitive a plain move, target warpcost_primitives_plain_move): it must fail (--must-fail).
 #
@@ -57,7 +57,7 @@ result=$(awk -v table="$table" '
     if (id == "") return
     need = 64 * chains * per[id]
     if (name[id] == "activemask") {
-      # Not timed (bench/warp_primitives/primitives_plan.cpp): ptxas hoists __activemask() out of the
+      # Not timed (bench/warp_primitives/plan.cpp): ptxas hoists __activemask() out of the
       # chain, which this check found on the H200 (2 VOTE.ANY for 64 calls).
       printf "SKIP %s chains=%d %s: %d (not timed: ptxas hoists it out of the chain) %s\n", name[id], chains, mnem[id], count, fn
       id = ""

@@ -20,4 +20,4 @@ cmake --build "$build" -j "$jobs" --target "${targets[@]}" >/dev/null || {
   echo "warpcost: building ${targets[*]} failed (cmake --build $build --target ${targets[*]})" >&2
   exit 1
 }
-exec "$build/analysis/examples/warpcost-examples" "$@" ${extra[@]+"${extra[@]}"}
+exec "$build/check/warpcost-examples" "$@" ${extra[@]+"${extra[@]}"}

@@ -2,7 +2,7 @@
 # The proof of `warpcost explain` on a GPU (docs/explain.md): for each examples/explain program,
 # explain runs it (the first launch's DRAM pass and the second launch in full), the program and its fixed twin are timed without
 # explain, and warpcost-explain --proof judges each predicted fix speedup against the measured one
-# (tolerance and noise floor declared in analysis/explain/proof.hpp). Also: Nsight Compute's counters
+# (tolerance and noise floor declared in explain/proof.hpp). Also: Nsight Compute's counters
 # for the same launches beside the injected ones (ncu --clock-control none), and the overhead
 # (the program's wall time with and without explain). One example failing does not stop the others;
 # each command has a time limit, the whole script ~2-4 minutes on an H200.
@@ -161,7 +161,7 @@ compare_table() {
   echo "# warpcost explain on examples/explain ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1))"
   echo
   echo "Predicted (explain, the named view) against measured (the fixed twin's kernel time) fix speedups;"
-  echo "rules: analysis/explain/proof.hpp (within 25 %; clean program's views <= 1.05; the largest view is the named one;"
+  echo "rules: explain/proof.hpp (within 25 %; clean program's views <= 1.05; the largest view is the named one;"
   echo "tile_2d's largest view against its full-fix twin; the gathers' latency view against their residency twins). Cases named"
   echo "program.variant are variants; which were held out"
   echo "(unseen by the model in use) is in docs/verdict-changes.md."

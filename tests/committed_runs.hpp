@@ -5,9 +5,12 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -43,6 +46,22 @@ inline std::vector<std::filesystem::path> committed_runs(const std::filesystem::
   }
   if (runs.empty()) why = "no run is committed under " + results.string();
   return runs;
+}
+
+// The newest committed run (the last of committed_runs, by its stamp); empty without one.
+inline std::filesystem::path newest_committed_run(const std::filesystem::path& results) {
+  std::string why;
+  std::vector<std::filesystem::path> runs = committed_runs(results, why);
+  std::sort(runs.begin(), runs.end());
+  return runs.empty() ? std::filesystem::path() : runs.back();
+}
+
+// A file's bytes ("" when it cannot be read).
+inline std::string slurp_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 }  // namespace warpcost::test_support

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/text_format.hpp"
+#include "core/text_format.hpp"
 #include "analysis/tidy_csv.hpp"
 #include "analysis/units.hpp"
 #include "tests/cli_test_support.hpp"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analysis/compare.hpp"
-#include "analysis/core/run_reader.hpp"
+#include "core/run_reader.hpp"
 #include "tests/cli_test_support.hpp"
 
 namespace fs = std::filesystem;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/run_reader.hpp"
+#include "core/run_reader.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/report.hpp"
 #include "analysis/tidy_csv.hpp"

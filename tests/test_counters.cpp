@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/divergence/schema.hpp"
-#include "analysis/partial_warp/schema.hpp"
-#include "analysis/streaming/schema.hpp"
+#include "core/divergence/schema.hpp"
+#include "core/partial_warp/schema.hpp"
+#include "core/streaming/schema.hpp"
 #include "bench/common/counter_pass.hpp"
 #include "bench/common/cupti_profiler.hpp"
 #include "tests/message_of.hpp"

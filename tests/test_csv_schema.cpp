@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/core/run_reader.hpp"
+#include "core/run_reader.hpp"
 #include "analysis/csv_schema.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/family.hpp"

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/run_reader.hpp"
+#include "core/run_reader.hpp"
 #include "bench/common/device_facts.hpp"
 #include "tests/committed_runs.hpp"
 #include "tests/temp_dir.hpp"

@@ -7,14 +7,14 @@
 #include <memory>
 #include <string>
 
-#include "analysis/divergence/schema.hpp"
-#include "analysis/partial_warp/schema.hpp"
-#include "analysis/streaming/schema.hpp"
+#include "core/divergence/schema.hpp"
+#include "core/partial_warp/schema.hpp"
+#include "core/streaming/schema.hpp"
 #include "bench/common/counter_pass.hpp"
 #include "bench/common/cuda_raii.hpp"
 #include "bench/common/cupti_profiler.hpp"
-#include "bench/divergence/divergence_runner.hpp"
-#include "kernels/partial_warp/partial_warp.hpp"
+#include "bench/divergence/runner.hpp"
+#include "kernels/partial_warp/kernels.hpp"
 #include "tests/gpu_test_support.hpp"
 
 namespace warpcost::counters {

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/core/run_reader.hpp"
-#include "analysis/core/statistics.hpp"
+#include "core/run_reader.hpp"
+#include "core/statistics.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/headlines.hpp"
 #include "analysis/tidy_csv.hpp"

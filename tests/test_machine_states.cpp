@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/cli.hpp"
-#include "analysis/core/run_reader.hpp"
+#include "core/run_reader.hpp"
 #include "analysis/evaluation.hpp"
 #include "tests/cli_test_support.hpp"
 #include "tests/committed_runs.hpp"
@@ -29,19 +29,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using test_support::TempDir;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-fs::path newest_committed_run() {
-  std::string why;
-  std::vector<fs::path> runs = test_support::committed_runs(WARPCOST_RESULTS, why);
-  std::sort(runs.begin(), runs.end());
-  return runs.empty() ? fs::path() : runs.back();
-}
+std::string slurp(const fs::path& p) { return test_support::slurp_file(p); }
+fs::path newest_committed_run() { return test_support::newest_committed_run(WARPCOST_RESULTS); }
 
 // A CSV read into rows of named cells, with the strict reader of cli_test_support.hpp.
 std::vector<std::map<std::string, std::string>> csv_rows(const fs::path& file) {

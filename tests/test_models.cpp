@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "analysis/core/models.hpp"
-#include "analysis/core/statistics.hpp"
+#include "core/models.hpp"
+#include "core/statistics.hpp"
 
 namespace warpcost::model {
 namespace {

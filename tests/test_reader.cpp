@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <string>
 
-#include "analysis/core/run_reader.hpp"
-#include "analysis/core/statistics.hpp"
+#include "core/run_reader.hpp"
+#include "core/statistics.hpp"
 #include "analysis/evaluation.hpp"
 
 namespace fs = std::filesystem;

@@ -13,10 +13,10 @@
 #include <set>
 #include <string>
 
-#include "analysis/core/counters.hpp"
-#include "analysis/core/families.hpp"
-#include "analysis/core/run_reader.hpp"
-#include "analysis/divergence/schema.hpp"
+#include "core/counters.hpp"
+#include "core/families.hpp"
+#include "core/run_reader.hpp"
+#include "core/divergence/schema.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/family.hpp"
 

@@ -34,7 +34,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/cli.hpp"
-#include "analysis/core/run_reader.hpp"
+#include "core/run_reader.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/tidy_csv.hpp"
 #include "analysis/units.hpp"
@@ -48,21 +48,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using test_support::TempDir;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The newest committed run (git's list, not the folder), as JSON.
-fs::path newest_committed_run() {
-  std::string why;
-  std::vector<fs::path> runs = test_support::committed_runs(WARPCOST_RESULTS, why);
-  if (runs.empty()) return {};
-  std::sort(runs.begin(), runs.end());
-  return runs.back();
-}
+std::string slurp(const fs::path& p) { return test_support::slurp_file(p); }
+fs::path newest_committed_run() { return test_support::newest_committed_run(WARPCOST_RESULTS); }
 
 json read_json(const fs::path& p) { return json::parse(replace_nonfinite_tokens(slurp(p))); }
 

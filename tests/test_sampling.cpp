@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/run_reader.hpp"
+#include "core/run_reader.hpp"
 #include "bench/common/gpu_lock.hpp"
 #include "bench/common/progress.hpp"
 #include "bench/common/run_annotation.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/schedule_check.hpp"
+#include "core/schedule_check.hpp"
 
 namespace warpcost::analysis {
 namespace {

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "analysis/cli.hpp"
-#include "analysis/core/run_reader.hpp"
+#include "core/run_reader.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/verdict_lock.hpp"
 

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/core/run_reader.hpp"
-#include "analysis/core/statistics.hpp"
+#include "core/run_reader.hpp"
+#include "core/statistics.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/report.hpp"
 #include "analysis/tidy_csv.hpp"
@@ -271,7 +271,7 @@ TEST(PlantedFault, AnEx7SplitTimedLikeTheUniformWarp) {
                                 point(run, "split_low", kK32).counters.at("warp_cycles_median");
                           });
   // Ex 8 (an else no lane takes is free) is examples/worked-examples.toml's, measured by
-  // `warpcost check --measure` (tests/examples/: the plan runs the else-less kernel beside it).
+  // `warpcost check --measure` (tests/check/: the plan runs the else-less kernel beside it).
 }
 
 TEST(PlantedFault, AWarpUniformControlWhoseIfWarpsDiverged) {

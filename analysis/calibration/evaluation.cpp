@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "analysis/calibration/family.hpp"
-#include "analysis/calibration/schema.hpp"
-#include "analysis/core/models.hpp"
-#include "analysis/core/result_schema.hpp"
+#include "core/calibration/schema.hpp"
+#include "core/models.hpp"
+#include "core/result_schema.hpp"
 #include "analysis/evaluation_support.hpp"
-#include "analysis/core/counters.hpp"
+#include "core/counters.hpp"
 
 namespace warpcost::analysis::calibration {
 namespace {

@@ -1,10 +1,10 @@
 // The coalescing family behind the registry's interface: its verdicts per benchmark and per run and
-// its report section (analysis/coalescing/coalescing_eval.hpp). Its counter-pass metrics are held
+// its report section (analysis/coalescing/evaluation.hpp). Its counter-pass metrics are held
 // against the model inside evaluate_coalescing, so no metric is claimed here and every one also
 // gets its plain row.
-#include "analysis/coalescing/coalescing_eval.hpp"
+#include "analysis/coalescing/evaluation.hpp"
 #include "analysis/coalescing/family.hpp"
-#include "analysis/coalescing/schema.hpp"
+#include "core/coalescing/schema.hpp"
 
 namespace warpcost::analysis::coalescing {
 namespace {

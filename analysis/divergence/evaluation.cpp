@@ -5,11 +5,11 @@
 #include <cmath>
 #include <string>
 
-#include "analysis/core/metrics.hpp"
-#include "analysis/core/models.hpp"
-#include "analysis/core/statistics.hpp"
+#include "core/metrics.hpp"
+#include "core/models.hpp"
+#include "core/statistics.hpp"
 #include "analysis/divergence/family.hpp"
-#include "analysis/divergence/schema.hpp"
+#include "core/divergence/schema.hpp"
 #include "analysis/evaluation_support.hpp"
 
 namespace warpcost::analysis::divergence {

@@ -7,9 +7,9 @@
 #include <tuple>
 #include <utility>
 
-#include "analysis/core/text_format.hpp"
+#include "core/text_format.hpp"
 #include "analysis/divergence/family.hpp"
-#include "analysis/divergence/schema.hpp"
+#include "core/divergence/schema.hpp"
 #include "analysis/evaluation_support.hpp"
 #include "analysis/report.hpp"
 

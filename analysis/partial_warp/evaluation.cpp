@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/metrics.hpp"
-#include "analysis/core/models.hpp"
-#include "analysis/core/result_schema.hpp"
-#include "analysis/core/statistics.hpp"
+#include "core/metrics.hpp"
+#include "core/models.hpp"
+#include "core/result_schema.hpp"
+#include "core/statistics.hpp"
 #include "analysis/evaluation_support.hpp"
 #include "analysis/partial_warp/family.hpp"
-#include "analysis/partial_warp/schema.hpp"
-#include "analysis/core/counters.hpp"
-#include "analysis/calibration/schema.hpp"
+#include "core/partial_warp/schema.hpp"
+#include "core/counters.hpp"
+#include "core/calibration/schema.hpp"
 
 namespace warpcost::analysis::partial_warp {
 namespace {

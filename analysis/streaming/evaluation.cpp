@@ -14,15 +14,15 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/core/metrics.hpp"
-#include "analysis/core/models.hpp"
-#include "analysis/core/result_schema.hpp"
-#include "analysis/core/statistics.hpp"
+#include "core/metrics.hpp"
+#include "core/models.hpp"
+#include "core/result_schema.hpp"
+#include "core/statistics.hpp"
 #include "analysis/evaluation_support.hpp"
 #include "analysis/streaming/family.hpp"
-#include "analysis/streaming/schema.hpp"
-#include "analysis/calibration/schema.hpp"
-#include "analysis/core/counters.hpp"
+#include "core/streaming/schema.hpp"
+#include "core/calibration/schema.hpp"
+#include "core/counters.hpp"
 
 namespace warpcost::analysis::streaming {
 namespace {

@@ -1,9 +1,9 @@
 // The warp-primitives family behind the registry's interface: its verdicts per benchmark, per run
-// and per counter pass, and its report section (analysis/warp_primitives/primitives_eval.hpp). The
+// and per counter pass, and its report section (analysis/warp_primitives/evaluation.hpp). The
 // instruction count is judged (claimed in `judged`); the other metrics also get their plain rows.
 #include "analysis/warp_primitives/family.hpp"
-#include "analysis/warp_primitives/primitives_eval.hpp"
-#include "analysis/warp_primitives/schema.hpp"
+#include "analysis/warp_primitives/evaluation.hpp"
+#include "core/warp_primitives/schema.hpp"
 
 namespace warpcost::analysis::warp_primitives {
 namespace {

@@ -2,7 +2,7 @@
 throughput at full residency by primitive, with the Programming Guide's shuffle rate; throughput
 against warps/SM (the Little's law knee); and cost against active lanes (warp granularity)."""
 
-# Primitive ids and names, as analysis/warp_primitives/primitives_model.cpp numbers them.
+# Primitive ids and names, as core/warp_primitives/model.cpp numbers them.
 NAMES = ["alu_add", "shfl_idx32", "shfl_up32", "shfl_down32", "shfl_xor32", "shfl_idx64", "shfl_up64",
          "shfl_down64", "shfl_xor64", "ballot", "any", "all", "match_any", "match_all", "reduce_add",
          "reduce_min", "reduce_max", "syncwarp", "activemask", "sum_butterfly", "sum_shared",

@@ -8,7 +8,7 @@
 
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/probe_kernels.hpp"
-#include "analysis/core/counters.hpp"
+#include "core/counters.hpp"
 
 namespace warpcost {
 namespace {

@@ -1,6 +1,6 @@
 #include "bench/common/counter_pass.hpp"
 
-#include "analysis/core/families.hpp"
+#include "core/families.hpp"
 
 #include <cupti_result.h>
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/family_schema.hpp"
+#include "core/family_schema.hpp"
 
 namespace warpcost::counters {
 

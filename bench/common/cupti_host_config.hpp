@@ -1,5 +1,5 @@
 // The host side of CUPTI's range profiler, shared by the counter pass (cupti_profiler.cpp) and the
-// explain injection library (bench/explain/inject.cpp): a host object for a chip, the configuration
+// explain injection library (explain/inject.cpp): a host object for a chip, the configuration
 // image of a metric list, its pass count, and the evaluation of one decoded range. Needs no device
 // and no CUDA runtime (the injection library must not bring a runtime of its own into an application).
 #pragma once

@@ -1,6 +1,6 @@
 #include "bench/common/device_info.hpp"
 
-#include "analysis/core/text_format.hpp"
+#include "core/text_format.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "analysis/core/run_reader.hpp"
+#include "core/run_reader.hpp"
 
 namespace warpcost {
 

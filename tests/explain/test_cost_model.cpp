@@ -17,14 +17,14 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/run_reader.hpp"
-#include "analysis/core/text_format.hpp"
+#include "core/run_reader.hpp"
+#include "core/text_format.hpp"
 #include "analysis/evaluation.hpp"
-#include "analysis/explain/cost_model.hpp"
-#include "analysis/explain/figures.hpp"
-#include "analysis/explain/proof.hpp"
-#include "analysis/explain/records.hpp"
-#include "analysis/explain/report.hpp"
+#include "explain/cost_model.hpp"
+#include "explain/figures.hpp"
+#include "explain/proof.hpp"
+#include "explain/records.hpp"
+#include "explain/report.hpp"
 #include "analysis/units.hpp"
 
 namespace warpcost::explain {
@@ -803,7 +803,7 @@ TEST(ExplainProof, FullFixEdge25PercentHolds26Fails) {
 
 // The cases table is read strictly: a bad time, view or field count is an input error naming it;
 // "-" is no twin, "failed" a twin that gave no time (its row untestable, never dropped).
-// The shared whole-string number parsers (analysis/core/text_format.hpp) the cases table, the
+// The shared whole-string number parsers (core/text_format.hpp) the cases table, the
 // --launches check, the verdict locks and the run context read numbers with.
 TEST(TextFormat, SplitFieldsKeepsEmptyFields) {
   using V = std::vector<std::string>;
@@ -985,7 +985,7 @@ TEST(RealSession, RecordsOfTheExamplesParse) {
   }
 }
 
-// Facts of the kernels' source (examples/explain/*.cu) that the counters must show.
+// Facts of the kernels' source (explain/programs/*.cu) that the counters must show.
 TEST(RealSession, CountersShowEachKernelsDefect) {
   const Session s = real_session();
   // partial_block: 42240 blocks of 100 threads = 4 warps each (32, 32, 32, 4 lanes): 168960 warps,

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/core/explain_metrics.hpp"
+#include "core/explain_metrics.hpp"
 #include "bench/common/cupti_host_config.hpp"
 #include "bench/common/cupti_profiler.hpp"
 

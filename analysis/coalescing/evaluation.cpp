@@ -1,0 +1,345 @@
+#include "analysis/coalescing/evaluation.hpp"
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "core/coalescing/model.hpp"
+#include "core/coalescing/schema.hpp"
+#include "core/result_schema.hpp"
+#include "core/statistics.hpp"
+#include "core/text_format.hpp"
+#include "analysis/evaluation_support.hpp"
+
+namespace warpcost::analysis {
+
+namespace co = warpcost::coalescing;
+namespace tol = coalescing_tolerance;
+
+namespace {
+
+int iparam(const BenchmarkResult& b, const char* key) { return static_cast<int>(std::lround(b.param(key))); }
+
+double counter_or(const BenchmarkResult& b, const char* name, double fallback) {
+  return b.has_counter(name) ? b.counter_median(name) : fallback;
+}
+
+std::string tile_params(int elem_bytes, int stride, int offset) {
+  return std::string(co::param::kElemBytes) + "=" + std::to_string(elem_bytes) + ";" + co::param::kStride + "=" +
+         std::to_string(stride) + ";" + co::param::kOffset + "=" + std::to_string(offset);
+}
+
+const BenchmarkResult* find(const Run& run, const std::string& benchmark, const std::string& params) {
+  return detail::find_benchmark(run, co::kFamily, benchmark, params);
+}
+
+double useful_rate(const BenchmarkResult& b) {
+  return b.counter_median(co::work::kUsefulBytes) / b.median_seconds();
+}
+
+// The fully coalesced rate of one memory level: the best stride-1, offset-0 rate of the 4, 8 and 16 B
+// points (issue 17: predicted bandwidth = the DRAM rate of fully coalesced access x efficiency).
+// A throttled candidate is seen while one point is evaluated, and the rows it sets then read
+// throttled (evaluate_run); nullptr when no candidate is measured.
+const BenchmarkResult* best_reference(const Run& run, const std::string& benchmark) {
+  const BenchmarkResult* best = nullptr;
+  for (const int size : tol::kReferenceSizes) {
+    const BenchmarkResult* c = find(run, benchmark, tile_params(size, 1, 0));
+    if (c == nullptr || !c->has_counter(co::work::kUsefulBytes) || c->median_seconds() <= 0) continue;
+    if (best == nullptr || useful_rate(*c) > useful_rate(*best)) best = c;
+  }
+  return best;
+}
+
+Row row_of(const BenchmarkResult& b, const char* metric, double value, const char* unit) {
+  Row r;
+  r.family = b.family;
+  r.benchmark = b.benchmark;
+  r.params = b.params_text();
+  r.metric = metric;
+  r.value = value;
+  r.unit = unit;
+  return r;
+}
+
+void predict(Row& r, double predicted) {
+  r.predicted = predicted;
+  if (predicted != 0.0) r.rel_error = (r.value - predicted) / predicted;
+}
+
+std::string example_of(const BenchmarkResult& b) {
+  if (b.benchmark == co::bench::kPartialBlock) {
+    switch (iparam(b, co::param::kBlockThreads)) {
+      case 100: return "Ex 2: 4 warps, the tail warp's 4 lanes read one sector";
+      case 16: return "Ex 4: one warp, 16 lanes read half a line (2 sectors)";
+      case 48: return "the 48-thread block's second warp reads half a line (2 sectors)";
+      default: return {};
+    }
+  }
+  if (b.benchmark == co::bench::kBlock2d) {
+    const int x = iparam(b, co::param::kX);
+    const int y = iparam(b, co::param::kY);
+    if (x == 32 && y == 8) return "Ex 9: (32,8), rows aligned to warps";
+    if (x == 30 && y == 30) return "Ex 9: (30,30), warps straddle rows, a 4-lane tail warp";
+    if (x == 48 && y == 4) return "Ex 3: (48,4), warps cut across rows";
+  }
+  return {};
+}
+
+}  // namespace
+
+CoalescingModel coalescing_model(const BenchmarkResult& b) {
+  CoalescingModel m;
+  m.example = example_of(b);
+  const double requests = counter_or(b, co::work::kWarpRequests, -1);
+  if (b.benchmark == co::bench::kBlock2d) {
+    const int x = iparam(b, co::param::kX);
+    const int y = iparam(b, co::param::kY);
+    const int width = static_cast<int>(counter_or(b, co::work::kImageWidth, co::kImageWidth));
+    const int height = static_cast<int>(counter_or(b, co::work::kImageHeight, co::kImageHeight));
+    const double frames = counter_or(b, co::work::kFrames, co::kImageFrames);
+    const co::RequestTotals t = co::block_2d_totals(x, y, width, height, 4);
+    m.sectors_per_request = t.sectors_per_request();
+    m.lines_per_request = t.lines_per_request();
+    m.useful_per_moved = t.useful_per_moved();
+    m.useful_per_moved_64 = double(t.useful_bytes) / double(t.granules64 * co::kPromotedGranuleBytes);
+    // Blocks that share a sector share it through the L2: DRAM moves each sector of the frame once.
+    const double frame_sectors = static_cast<double>(co::block_2d_frame_sectors(x, y, width, height, 4));
+    m.bandwidth_fraction = double(t.useful_bytes) / (frame_sectors * co::kSectorBytes);
+    m.bandwidth_fraction_64 = m.bandwidth_fraction;
+    m.dram_bytes = frame_sectors * co::kSectorBytes * frames;
+    m.dram_bytes_64 = m.dram_bytes;
+    m.reference_benchmark = co::bench::kLoadDram;
+    return m;
+  }
+  if (b.benchmark == co::bench::kPartialBlock) {
+    const co::RequestTotals t = co::partial_block_totals(iparam(b, co::param::kBlockThreads), 4);
+    m.sectors_per_request = t.sectors_per_request();
+    m.lines_per_request = t.lines_per_request();
+    m.useful_per_moved = t.useful_per_moved();
+    m.useful_per_moved_64 = double(t.useful_bytes) / double(t.granules64 * co::kPromotedGranuleBytes);
+    if (requests >= 0) {
+      m.dram_bytes = requests * t.sectors_per_request() * co::kSectorBytes;
+      m.dram_bytes_64 = requests * double(t.granules64) / double(t.requests) * co::kPromotedGranuleBytes;
+    }
+    return m;  // no reference: small blocks are bound by residency, not by sectors (docs)
+  }
+  const int size = iparam(b, co::param::kElemBytes);
+  co::WarpRequest r;
+  if (b.benchmark == co::bench::kLoadPermuted) {
+    r = co::permuted_request(size, co::lane_permutation(co::kPermutationSeed));
+    m.reference_benchmark = co::bench::kLoadDram;
+  } else {
+    const int stride = iparam(b, co::param::kStride);
+    const int offset = iparam(b, co::param::kOffset);
+    r = co::strided_request(size, stride, offset);
+    m.reference_benchmark = b.benchmark;
+    for (const int ref_size : tol::kReferenceSizes) m.is_reference = m.is_reference || (stride == 1 && offset == 0 && size == ref_size);
+  }
+  const int sectors = co::sectors(r);
+  const int granules = co::distinct_granules(r, co::kPromotedGranuleBytes);
+  m.sectors_per_request = sectors;
+  m.lines_per_request = co::lines(r);
+  m.useful_per_moved = co::useful_per_moved(co::kWarpSize, size, sectors);
+  m.useful_per_moved_64 = double(co::kWarpSize * size) / double(granules * co::kPromotedGranuleBytes);
+  m.bandwidth_fraction = m.useful_per_moved;
+  m.bandwidth_fraction_64 = m.useful_per_moved_64;
+  m.store = b.benchmark == co::bench::kStoreDram;
+  m.l2_resident = b.benchmark == co::bench::kLoadL2;
+  if (requests >= 0) {
+    m.dram_bytes = requests * sectors * co::kSectorBytes;
+    m.dram_bytes_64 = requests * granules * co::kPromotedGranuleBytes;
+    if (m.store) m.readback_bytes = requests * co::partial_sectors(r) * co::kSectorBytes;
+  }
+  return m;
+}
+
+// "32 blocks, 64 warps on the NVIDIA H200": the caps as the run's context records them.
+std::string residency_caps(const Run& run) {
+  const auto& v = run.context.values;
+  auto text = [&v](const std::string& key) {
+    const auto it = v.find(key);
+    return it == v.end() ? std::string("?") : it->second;
+  };
+  return text(schema::key::kMaxBlocksPerSm) + " blocks, " + text(schema::key::kMaxWarpsPerSm) + " warps on the " +
+         text(schema::key::kGpuName);
+}
+
+void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  const CoalescingModel m = coalescing_model(b);
+  const std::string example = m.example.empty() ? "" : m.example + "; ";
+  // Model rows carry kind model; a throttled point's model rows become throttled in evaluate_run
+  // (is_throttled, the shared rule).
+
+  Row eff = row_of(b, co::row::kEfficiency, m.useful_per_moved, "ratio");
+  eff.model = "(active lanes x size) / (32 x sectors)";
+  eff.verdict = verdict::kInfo;
+  eff.why = example + fixed(m.sectors_per_request, 3) + " sectors, " + fixed(m.lines_per_request, 3) +
+            " lines a request (model)";
+  rows.push_back(eff);
+
+  // Counted sectors per request: loads' or stores' L1TEX metrics, from the counter pass.
+  const char* sectors_metric = m.store ? co::metric::kSectorsSt : co::metric::kSectorsLd;
+  const char* requests_metric = m.store ? co::metric::kRequestsSt : co::metric::kRequestsLd;
+  if (b.has_counter(sectors_metric) && b.has_counter(requests_metric) && b.counter_median(requests_metric) > 0) {
+    Row s = row_of(b, co::row::kSectorsPerRequest,
+                   b.counter_median(sectors_metric) / b.counter_median(requests_metric), "sectors");
+    s.model = "distinct 32-byte sectors the active lanes touch";
+    predict(s, m.sectors_per_request);
+    // Counts are exact: neither noise nor the clock moves them (sigma 0: no warn).
+    detail::judge(s, std::fabs(*s.rel_error), tol::kSectors, 0.0);
+    s.why = example + std::string(sectors_metric) + " / " + requests_metric +
+            (s.verdict == verdict::kHolds ? "" : "; off by more than 1%: the coalescer merged or split lanes unlike the model");
+    rows.push_back(s);
+  }
+
+  // Useful bandwidth against the fully coalesced rate of the same memory level in the same run.
+  const double seconds = b.median_seconds();
+  if (b.has_counter(co::work::kUsefulBytes) && seconds > 0) {
+    Row bw = row_of(b, co::row::kUsefulBandwidth, b.counter_median(co::work::kUsefulBytes) / seconds, "B/s");
+    const BenchmarkResult* ref = m.reference_benchmark.empty() ? nullptr : best_reference(run, m.reference_benchmark);
+    if (m.reference_benchmark.empty()) {
+      bw.verdict = verdict::kInfo;
+      bw.why = example + "blocks of " + std::to_string(iparam(b, co::param::kBlockThreads)) +
+               " threads are bound by how many an SM holds (" + residency_caps(run) + "), not by sectors: "
+               "no bandwidth model";
+    } else if (m.is_reference && ref == &b) {
+      // The best candidate is the reference itself: predicted from itself it would prove nothing.
+      // The other candidates are judged like every stride-1 point (issue 21).
+      bw.verdict = verdict::kInfo;
+      bw.model = "a coalesced reference candidate";
+      bw.why = std::string("stride 1, offset 0 at 4, 8 or 16 B: the best of these three (this one) is the ") +
+               m.reference_benchmark + " rate every other point is predicted from";
+    } else if (ref == nullptr) {
+      bw.verdict = verdict::kInfo;
+      bw.why = "no unthrottled coalesced reference (" + m.reference_benchmark + " stride 1, offset 0, 4/8/16 B) in this run";
+    } else {
+      const double ref_rate = useful_rate(*ref);
+      bw.model = "best coalesced rate of the level x useful bytes per moved byte";
+      predict(bw, co::predicted_bandwidth(ref_rate, m.bandwidth_fraction));
+      const double pred64 = ref_rate * m.bandwidth_fraction_64;
+      const double ratio = bw.value / *bw.predicted;
+      const double sigma = std::hypot(detail::cv_of(b), detail::cv_of(*ref));
+      const double miss = std::fabs(*bw.rel_error);
+      detail::judge(bw, miss, tol::kBandwidth, sigma);
+      const bool stride1 = b.benchmark != co::bench::kLoadPermuted && b.benchmark != co::bench::kBlock2d &&
+                           iparam(b, co::param::kStride) == 1 && iparam(b, co::param::kOffset) == 0;
+      std::string reason;
+      if (stride1 && ratio < 1) {
+        reason = "too few bytes in flight: a warp of " + std::to_string(iparam(b, co::param::kElemBytes)) +
+                 "-byte elements keeps 32 x size x 4 (unroll) bytes in flight, and by Little's law "
+                 "bandwidth = bytes in flight / latency, short of the coalesced rate";
+      } else if (!m.l2_resident && std::fabs(bw.value - pred64) <= tol::kBandwidth * pred64 &&
+                 m.bandwidth_fraction_64 < m.bandwidth_fraction) {
+        reason = "matches the 64-byte promoted-fetch model (" + fixed(m.bandwidth_fraction_64, 3) +
+                 " of the coalesced rate): the L2 fetched two sectors from DRAM for each one asked";
+      } else if (ratio > 1) {
+        reason = "faster than the sector model: sectors a request did not need still came cheaper than a full "
+                 "DRAM sector (L2 hits on shared lines, DRAM burst and prefetch); see the DRAM bytes row";
+      } else {
+        reason = "slower than the sector model: more requests per useful byte than the memory pipeline "
+                 "serves at the coalesced rate (request throughput, not DRAM, bounds the point)";
+      }
+      const std::string base = example + fixed(100 * m.bandwidth_fraction, 1) + "% of the coalesced " +
+                               fixed(ref_rate * 1e-12, 3) + " TB/s (" + ref->params_text() + ")";
+      if (bw.verdict == verdict::kHolds) {
+        bw.why = base;
+      } else if (bw.verdict == verdict::kWarn) {
+        bw.why = base + "; off by " + fixed(100 * miss, 1) + "%" + detail::noise_note(miss, tol::kBandwidth, sigma);
+      } else {
+        bw.why = base + "; measured " + fixed(ratio, 3) + "x the prediction; " + reason;
+      }
+    }
+    rows.push_back(bw);
+  }
+
+  // DRAM bytes of the profiled launch against the sectors the model says it moves. Stores: read +
+  // write, the partly written sectors read back once (docs/coalescing.md).
+  const bool have_dram = m.store ? b.has_counter(co::metric::kDramWrite) && b.has_counter(co::metric::kDramRead)
+                                 : b.has_counter(co::metric::kDramRead);
+  if (have_dram && m.dram_bytes) {
+    const double value = m.store ? b.counter_median(co::metric::kDramWrite) + b.counter_median(co::metric::kDramRead)
+                                 : b.counter_median(co::metric::kDramRead);
+    const std::string source = m.store ? std::string(co::metric::kDramRead) + " + " + co::metric::kDramWrite
+                                       : std::string(co::metric::kDramRead);
+    Row d = row_of(b, co::row::kDramBytes, value, "B");
+    if (m.l2_resident) {
+      d.verdict = verdict::kInfo;
+      // Not judged (docs/verdicts.md, "Info rows that carry a prediction"): the one profiled launch
+      // does not share the timed launches' L2 state.
+      d.why = source + " of the one profiled launch; not judged: that launch does not share the timed "
+                       "launches' L2 state (the count can be the whole region read once), so it says "
+                       "nothing about the timed launches' residency";
+    } else {
+      d.model = m.store ? "warp requests x (sectors + partly written sectors) x 32 B"
+                        : "warp requests x sectors a request x 32 B";
+      const double predicted = *m.dram_bytes + (m.store && m.readback_bytes ? *m.readback_bytes : 0.0);
+      predict(d, predicted);
+      const double ratio = d.value / *d.predicted;
+      const bool promoted = !m.store && m.dram_bytes_64 && *m.dram_bytes_64 > *m.dram_bytes &&
+                            std::fabs(d.value - *m.dram_bytes_64) <= tol::kDramBytes * *m.dram_bytes_64;
+      const std::string reason =
+          promoted ? "matches 64-byte granules (" + fixed(*m.dram_bytes_64 / *m.dram_bytes, 2) +
+                         "x the sectors): L2 sector promotion"
+          : ratio > 1 ? std::string("DRAM moved more than the modelled sectors (burst granularity, prefetch)")
+                      : std::string("DRAM moved less than the modelled sectors: some came from the L2");
+      // A count of one launch, not a timed statistic: sigma 0, no warn.
+      detail::judge(d, std::fabs(*d.rel_error), tol::kDramBytes, 0.0);
+      const bool holds = d.verdict == verdict::kHolds;
+      d.why = example + source + " of one profiled launch" + (holds ? "" : "; " + fixed(ratio, 3) + "x: " + reason);
+    }
+    rows.push_back(d);
+  }
+}
+
+std::string coalescing_summary_markdown(const EvaluatedRun& er) {
+  // value[benchmark][params][metric] for the family's derived rows.
+  std::map<std::string, std::map<std::string, std::map<std::string, const Row*>>> v;
+  for (const Row& r : er.rows) {
+    if (r.family == co::kFamily) v[r.benchmark][r.params][r.metric] = &r;
+  }
+  if (v.empty()) return {};
+  const auto cell = [](const Row* r, double scale, int digits) {
+    if (r == nullptr) return std::string("—");
+    std::string text = fixed(r->value * scale, digits);
+    if (r->predicted) text += " (" + fixed(*r->predicted * scale, digits) + ")";
+    if (r->verdict == verdict::kFails) text += " ✗";
+    return text;
+  };
+  std::string md;
+  for (const char* bench : {co::bench::kLoadDram, co::bench::kLoadL2, co::bench::kStoreDram}) {
+    if (v.count(bench) == 0) continue;
+    md += "\n**" + std::string(bench) + "**: useful bandwidth TB/s (model), by stride and element size, offset 0\n\n";
+    md += "| stride |";
+    for (const int size : co::kElementSizes) md += " " + std::to_string(size) + " B |";
+    md += "\n|---|---|---|---|---|---|\n";
+    for (const int stride : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}) {
+      std::string line = "| " + std::to_string(stride) + " |";
+      bool any = false;
+      for (const int size : co::kElementSizes) {
+        const auto& points = v[bench];
+        const auto it = points.find(tile_params(size, stride, 0));
+        const Row* r = nullptr;
+        if (it != points.end() && it->second.count(co::row::kUsefulBandwidth)) r = it->second.at(co::row::kUsefulBandwidth);
+        any = any || r != nullptr;
+        line += " " + cell(r, 1e-12, 3) + " |";
+      }
+      if (any) md += line + "\n";
+    }
+  }
+  if (v.count(co::bench::kBlock2d) != 0 || v.count(co::bench::kPartialBlock) != 0) {
+    md += "\n**block shapes and partial warps**: sectors per request counted (model), bandwidth TB/s (model)\n\n";
+    md += "| benchmark | params | sectors/request | bandwidth |\n|---|---|---|---|\n";
+    for (const char* bench : {co::bench::kBlock2d, co::bench::kPartialBlock}) {
+      for (const auto& point : v[bench]) {
+        const auto& metrics = point.second;
+        const auto get = [&metrics](const char* m) { return metrics.count(m) ? metrics.at(m) : nullptr; };
+        md += "| " + std::string(bench) + " | " + point.first + " | " + cell(get(co::row::kSectorsPerRequest), 1, 3) +
+              " | " + cell(get(co::row::kUsefulBandwidth), 1e-12, 3) + " |\n";
+      }
+    }
+  }
+  return "\n✗ marks a model check that fails (the verdict rows below say why).\n" + md;
+}
+
+}  // namespace warpcost::analysis

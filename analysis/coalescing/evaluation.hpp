@@ -1,0 +1,62 @@
+// The coalescing family's verdicts: per benchmark, the counted sectors per request against the
+// sector model, the useful bandwidth against the coalesced rate of the same run times the model's
+// useful-per-moved fraction, and the DRAM bytes of a profiled launch against the sectors the model
+// says it moves. Tolerances in one table, each with its
+// reason (docs/coalescing.md repeats it with the planted faults).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/run_reader.hpp"
+#include "analysis/evaluation.hpp"
+#include "analysis/tidy_csv.hpp"
+
+namespace warpcost::analysis {
+
+namespace coalescing_tolerance {
+// Counted sectors per request: the measured launch issues no global load (for stores no global
+// store) besides the modelled ones, so the count is exact; 1 % covers nothing else.
+inline constexpr double kSectors = 0.01;
+// Useful bandwidth: the prediction carries the reference's own noise, and the sector model
+// leaves out DRAM row locality, which changes with the gap between touched sectors. 10 % still
+// separates the 32-byte sector model from the 64-byte promoted-fetch model wherever they differ by
+// 1.2x or more (every misaligned offset, every stride whose lanes each own a sector).
+inline constexpr double kBandwidth = 0.10;
+// DRAM bytes of one profiled launch: besides the modelled sectors the launch moves only the
+// per-warp sums (34 KB of 512 MiB) and write-backs of earlier launches' dirty lines; 5 %.
+// (Throttled points: the shared rule, is_throttled in analysis/evaluation.cpp.)
+inline constexpr double kDramBytes = 0.05;
+// The element sizes whose stride-1 rate is a fully coalesced rate: 1 and 2 B stride-1 launches keep
+// too few bytes in flight to reach it (Little's law), so they are judged, not used as the reference.
+inline constexpr int kReferenceSizes[] = {4, 8, 16};
+}  // namespace coalescing_tolerance
+
+// What the model says about one coalescing benchmark, from its parameters and stated work alone.
+struct CoalescingModel {
+  double sectors_per_request = 0;   // the sector model, averaged over the launch's requests
+  double lines_per_request = 0;
+  double useful_per_moved = 0;      // per request: (active lanes x size) / (32 x sectors)
+  double useful_per_moved_64 = 0;   // the same with 64-byte granules (L2 sector promotion)
+  double bandwidth_fraction = 0;    // of the reference rate: moved bytes the launch needs from DRAM
+  double bandwidth_fraction_64 = 0;
+  std::optional<double> dram_bytes;     // a launch, when the bench stated its requests
+  std::optional<double> dram_bytes_64;
+  std::optional<double> readback_bytes;  // stores: partly written sectors, read back once
+  bool store = false;
+  bool l2_resident = false;
+  // The memory level's benchmark whose best stride-1, offset-0 rate over kReferenceSizes is the
+  // fully coalesced rate this point's bandwidth is held against; "" for no bandwidth model.
+  std::string reference_benchmark;
+  bool is_reference = false;  // one of the points that rate is the best of
+  std::string example;           // the worked example it measures, if any
+};
+// Throws std::out_of_range if a parameter is missing.
+CoalescingModel coalescing_model(const BenchmarkResult& b);
+
+void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows);
+// The family's summary tables for one run (stride sweep, block shapes); empty without the family.
+std::string coalescing_summary_markdown(const EvaluatedRun& run);
+
+}  // namespace warpcost::analysis

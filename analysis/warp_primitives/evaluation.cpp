@@ -1,0 +1,358 @@
+#include "analysis/warp_primitives/evaluation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "core/models.hpp"
+#include "core/result_schema.hpp"
+#include "core/text_format.hpp"
+#include "analysis/evaluation_support.hpp"
+#include "analysis/tidy_csv.hpp"
+#include "core/warp_primitives/model.hpp"
+#include "core/warp_primitives/schema.hpp"
+
+namespace warpcost::analysis {
+
+namespace wp = warpcost::warp_primitives;
+namespace tol = warp_primitives_tolerance;
+
+namespace {
+
+// A relative number as a signed percentage: -0.0312 -> "-3.1 %".
+std::string percent(double x, int digits) { return format_number(digits == 0 ? "%+.0f %%" : "%+.1f %%", 100.0 * x); }
+
+int iparam(const BenchmarkResult& b, const char* key) { return static_cast<int>(std::lround(b.param(key))); }
+
+std::string latency_params(int primitive, int lanes, int mask) {
+  return std::string(wp::param::kPrimitive) + "=" + std::to_string(primitive) + ";" + wp::param::kActiveLanes + "=" +
+         std::to_string(lanes) + ";" + wp::param::kMask + "=" + std::to_string(mask);
+}
+
+std::string throughput_params(int primitive, int warps, int lanes, int mask) {
+  return std::string(wp::param::kPrimitive) + "=" + std::to_string(primitive) + ";" + wp::param::kWarpsPerSm + "=" +
+         std::to_string(warps) + ";" + wp::param::kActiveLanes + "=" + std::to_string(lanes) + ";" + wp::param::kMask +
+         "=" + std::to_string(mask);
+}
+
+const BenchmarkResult* find(const Run& run, const char* benchmark, const std::string& params) {
+  return detail::find_benchmark(run, wp::kFamily, benchmark, params);
+}
+
+// A usable statistic: the point has the counter and it is positive.
+bool has_positive(const BenchmarkResult* b, const char* counter) {
+  return b != nullptr && b->has_counter(counter) && b->counter_median(counter) > 0;
+}
+
+Row row_of(const BenchmarkResult& b, const char* metric, double value, const char* unit) {
+  Row r = detail::base_row(b);
+  r.metric = metric;
+  r.value = value;
+  r.unit = unit;
+  return r;
+}
+
+// The uncertainty of a ratio of two medians: their relative uncertainties in quadrature.
+double ratio_sigma(const BenchmarkResult& a, const BenchmarkResult& b, const char* counter) {
+  return std::hypot(counter_uncertainty(a, counter), counter_uncertainty(b, counter));
+}
+
+std::string name_of(int primitive) {
+  return wp::is_primitive_id(primitive) ? wp::info(static_cast<wp::Primitive>(primitive)).name
+                                        : "primitive " + std::to_string(primitive);
+}
+
+std::string mask_text(int lanes, int mask) {
+  const std::uint32_t m = wp::lane_mask(lanes, static_cast<wp::MaskShape>(mask == 2 ? 0 : mask));
+  return std::to_string(lanes) +
+         (mask == 1 ? " scattered" : mask == 2 ? " + " + std::to_string(32 - lanes) + " (divergent sides)" : " contiguous") +
+         " lanes (mask " + hex_mask(m) + ")";
+}
+
+int cc_of(const Run& run) {
+  const std::string& cc = run.context.text(schema::key::kCc);
+  const auto dot = cc.find('.');
+  return 10 * std::stoi(cc.substr(0, dot)) + (dot == std::string::npos ? 0 : std::stoi(cc.substr(dot + 1)));
+}
+
+int warps_cap_of(const Run& run, const BenchmarkResult& b) {
+  if (b.has_counter(wp::work::kResidentWarpsCap)) return static_cast<int>(std::lround(b.counter_median(wp::work::kResidentWarpsCap)));
+  return static_cast<int>(std::lround(run.context.number(schema::key::kMaxWarpsPerSm)));
+}
+
+void latency_rows(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  if (!b.has_counter(wp::work::kCyclesPerOp)) return;
+  const int p = iparam(b, wp::param::kPrimitive);
+  const int lanes = iparam(b, wp::param::kActiveLanes);
+  const int mask = iparam(b, wp::param::kMask);
+  const double cycles = b.counter_median(wp::work::kCyclesPerOp);
+  Row lat = row_of(b, wp::row::kLatency, cycles, "cycles");
+  lat.verdict = verdict::kInfo;
+  const bool dependent = wp::is_primitive_id(p) && wp::info(static_cast<wp::Primitive>(p)).data_dependent;
+  lat.why = name_of(p) + ", " + mask_text(lanes, mask) + ", one warp an SM; " +
+            (dependent ? "each op reads the last one's result" : "no data dependence: the issue cost of one op");
+  rows.push_back(lat);
+  if (lanes == wp::kWarpSize && mask == static_cast<int>(wp::MaskShape::kContiguous)) return;
+
+  const BenchmarkResult* ref = find(run, wp::bench::kLatency, latency_params(p, wp::kWarpSize, 0));
+  if (mask == static_cast<int>(wp::MaskShape::kDivergent)) {
+    Row d = row_of(b, wp::row::kDivergentSides, has_positive(ref, wp::work::kCyclesPerOp) ? cycles / ref->counter_median(wp::work::kCyclesPerOp) : 0.0, "ratio");
+    d.verdict = verdict::kInfo;
+    d.model = "serialized sides: 2; interleaved sides: 1";
+    d.why = "the warp's cycles a side-op over the 32-lane chain's: no published rule says whether the scheduler "
+            "interleaves the two sides' dependent chains, so the ratio is measured, not judged";
+    if (!has_positive(ref, wp::work::kCyclesPerOp)) d.why = "no full-warp point of " + name_of(p) + " in this run";
+    rows.push_back(d);
+    return;
+  }
+  Row g = row_of(b, wp::row::kGranularityLatency, cycles, "cycles");
+  g.model = "warp granularity: the 32-lane contiguous latency of the same primitive";
+  if (!has_positive(ref, wp::work::kCyclesPerOp)) {
+    g.verdict = verdict::kInfo;
+    g.why = "no unthrottled full-warp point of " + name_of(p) + " in this run";
+    rows.push_back(g);
+    return;
+  }
+  g = detail::with_prediction(g, ref->counter_median(wp::work::kCyclesPerOp));
+  detail::judge(g, std::fabs(*g.rel_error), tol::kGranularityLatency, ratio_sigma(b, *ref, wp::work::kCyclesPerOp));
+  g.why = name_of(p) + ", " + mask_text(lanes, mask) + " against 32 lanes: " + percent(*g.rel_error, 1) +
+          (g.verdict == verdict::kHolds ? "" : "; the cost depends on the lanes: not a pure warp cost") +
+          detail::noise_note(std::fabs(*g.rel_error), tol::kGranularityLatency, ratio_sigma(b, *ref, wp::work::kCyclesPerOp));
+  rows.push_back(g);
+}
+
+void throughput_rows(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  if (!b.has_counter(wp::work::kOpsPerCycleSm)) return;
+  const int p = iparam(b, wp::param::kPrimitive);
+  const int warps = iparam(b, wp::param::kWarpsPerSm);
+  const int lanes = iparam(b, wp::param::kActiveLanes);
+  const int mask = iparam(b, wp::param::kMask);
+  const double thr = b.counter_median(wp::work::kOpsPerCycleSm);
+  Row t = row_of(b, wp::row::kThroughput, thr, "warp-ops/cycle/SM");
+  t.verdict = verdict::kInfo;
+  t.why = name_of(p) + ", " + std::to_string(warps) + " warps/SM, " + mask_text(lanes, mask) + "; per-SM clock spans";
+  rows.push_back(t);
+
+  if (lanes != wp::kWarpSize || mask != 0) {
+    const BenchmarkResult* ref = find(run, wp::bench::kThroughput, throughput_params(p, warps, wp::kWarpSize, 0));
+    Row g = row_of(b, wp::row::kGranularityThroughput, thr, "warp-ops/cycle/SM");
+    g.model = "warp granularity: the 32-lane contiguous throughput at the same warps/SM";
+    if (!has_positive(ref, wp::work::kOpsPerCycleSm)) {
+      g.verdict = verdict::kInfo;
+      g.why = "no unthrottled full-warp point of " + name_of(p) + " at " + std::to_string(warps) + " warps/SM";
+    } else {
+      g = detail::with_prediction(g, ref->counter_median(wp::work::kOpsPerCycleSm));
+      const double sigma = ratio_sigma(b, *ref, wp::work::kOpsPerCycleSm);
+      detail::judge(g, std::fabs(*g.rel_error), tol::kGranularityThroughput, sigma);
+      g.why = name_of(p) + ", " + mask_text(lanes, mask) + " against 32 lanes: " + percent(*g.rel_error, 1) +
+              detail::noise_note(std::fabs(*g.rel_error), tol::kGranularityThroughput, sigma);
+    }
+    rows.push_back(g);
+    return;
+  }
+  if (!wp::is_primitive_id(p)) return;
+  const wp::PrimitiveInfo& pi = wp::info(static_cast<wp::Primitive>(p));
+  if (!(pi.shuffle32 || pi.shuffle64) || warps != warps_cap_of(run, b)) return;
+  Row g = row_of(b, wp::row::kTableThroughput, thr, "warp-ops/cycle/SM");
+  g.model = "Programming Guide table: 32 results/clock/SM (cc 9.0) = 1 SHFL/clock/SM, / SHFLs an op";
+  const std::optional<double> predicted = wp::guide_shuffle_ops_per_cycle(cc_of(run), pi.sass_per_op);
+  if (!predicted) {
+    g.verdict = verdict::kUntestable;
+    g.kind = kind::kModel;
+    g.why = "the table's value for cc " + run.context.text(schema::key::kCc) + " is not declared here (only 9.0's)";
+    rows.push_back(g);
+    return;
+  }
+  g = detail::with_prediction(g, *predicted);
+  const double sigma = counter_uncertainty(b, wp::work::kOpsPerCycleSm);
+  detail::judge(g, std::fabs(*g.rel_error), tol::kGuideTable, sigma);
+  g.why = name_of(p) + " at the device's full residency (" + std::to_string(warps) + " warps/SM), " +
+          std::to_string(pi.sass_per_op) + " SHFL an op: " + percent(*g.rel_error, 1) + " from the table" +
+          detail::noise_note(std::fabs(*g.rel_error), tol::kGuideTable, sigma);
+  rows.push_back(g);
+}
+
+double latency_of(const Run& run, wp::Primitive p, const BenchmarkResult** point) {
+  *point = find(run, wp::bench::kLatency, latency_params(static_cast<int>(p), wp::kWarpSize, 0));
+  return has_positive(*point, wp::work::kCyclesPerOp) ? (*point)->counter_median(wp::work::kCyclesPerOp) : 0.0;
+}
+
+void composition_rows(const Run& run, std::vector<Row>& rows) {
+  const BenchmarkResult *bfly = nullptr, *shfl = nullptr, *alu = nullptr, *redux = nullptr;
+  const double l_bfly = latency_of(run, wp::Primitive::kSumButterfly, &bfly);
+  const double l_shfl = latency_of(run, wp::Primitive::kShflXor32, &shfl);
+  const double l_alu = latency_of(run, wp::Primitive::kAlu, &alu);
+  const double l_redux = latency_of(run, wp::Primitive::kReduceAdd, &redux);
+  if (l_bfly > 0) {
+    Row c = row_of(*bfly, wp::row::kComposition, l_bfly, "cycles");
+    c.model = "5 x (shfl_xor32 latency + alu_add latency)";
+    if (l_shfl > 0 && l_alu > 0) {
+      c = detail::with_prediction(c, wp::butterfly_latency(l_shfl, l_alu));
+      const double sigma = std::sqrt(std::pow(counter_uncertainty(*bfly, wp::work::kCyclesPerOp), 2) +
+                                     std::pow(counter_uncertainty(*shfl, wp::work::kCyclesPerOp), 2) +
+                                     std::pow(counter_uncertainty(*alu, wp::work::kCyclesPerOp), 2));
+      detail::judge(c, std::fabs(*c.rel_error), tol::kComposition, sigma);
+      c.why = "5 x (" + fixed(l_shfl, 2) + " + " + fixed(l_alu, 2) + ") cycles from their own chains; butterfly " +
+              percent(*c.rel_error, 1) + detail::noise_note(std::fabs(*c.rel_error), tol::kComposition, sigma);
+    } else {
+      c.verdict = verdict::kInfo;
+      c.why = "the shfl_xor32 or alu_add full-warp latency point is missing or throttled";
+    }
+    rows.push_back(c);
+  }
+  if (l_redux > 0 && l_bfly > 0) {
+    Row r = row_of(*redux, wp::row::kReduxVsButterfly, l_redux / l_bfly, "ratio");
+    r.verdict = verdict::kInfo;
+    r.model = "__reduce_add_sync latency / shuffle-butterfly latency";
+    r.why = "a measured comparison: NVIDIA publishes no REDUX latency, so there is no independent prediction to judge";
+    rows.push_back(r);
+  }
+}
+
+void knee_rows(const Run& run, std::vector<Row>& rows) {
+  std::map<int, std::vector<const BenchmarkResult*>> sweeps;
+  for (const BenchmarkResult& b : run.benchmarks) {
+    if (b.family != wp::kFamily || b.benchmark != wp::bench::kThroughput || b.error || b.seconds.empty()) continue;
+    if (is_throttled(run, b) || !b.has_counter(wp::work::kOpsPerCycleSm)) continue;
+    if (iparam(b, wp::param::kActiveLanes) != wp::kWarpSize || iparam(b, wp::param::kMask) != 0) continue;
+    sweeps[iparam(b, wp::param::kPrimitive)].push_back(&b);
+  }
+  for (const auto& [p, points] : sweeps) {
+    if (points.size() < 3) continue;  // a full-residency point alone is no sweep
+    std::vector<std::pair<double, double>> curve;
+    const BenchmarkResult* best = points.front();
+    double min_w = 1e9, max_w = 0;
+    for (const BenchmarkResult* b : points) {
+      const double w = b->param(wp::param::kWarpsPerSm);
+      curve.emplace_back(w, b->counter_median(wp::work::kOpsPerCycleSm));
+      if (b->counter_median(wp::work::kOpsPerCycleSm) > best->counter_median(wp::work::kOpsPerCycleSm)) best = b;
+      min_w = std::min(min_w, w);
+      max_w = std::max(max_w, w);
+    }
+    const std::optional<double> knee = wp::measured_knee(curve, tol::kKneeFraction);
+    const BenchmarkResult* lat_point = nullptr;
+    const double lat = p >= 0 && p < wp::kPrimitiveCount ? latency_of(run, static_cast<wp::Primitive>(p), &lat_point) : 0.0;
+    Row k = row_of(*best, wp::row::kKnee, knee.value_or(0.0), "warps/SM");
+    k.params = std::string(wp::param::kPrimitive) + "=" + std::to_string(p);
+    k.model = "Little's law: latency x best throughput / chains a warp";
+    if (!knee || lat <= 0 || !best->has_counter(wp::work::kChainsPerWarp)) {
+      k.verdict = verdict::kInfo;
+      k.why = name_of(p) + ": no full-warp latency point or no chains count in this run";
+      rows.push_back(k);
+      continue;
+    }
+    const int chains = static_cast<int>(std::lround(best->counter_median(wp::work::kChainsPerWarp)));
+    const double peak = best->counter_median(wp::work::kOpsPerCycleSm);
+    const double predicted = wp::little_knee_warps(lat, peak, chains);
+    k = detail::with_prediction(k, predicted);
+    k.kind = kind::kModel;
+    const std::string inputs = name_of(p) + ": " + fixed(lat, 2) + " cycles x " + fixed(peak, 3) + " warp-ops/cycle / " +
+                               std::to_string(chains) + " chains = " + fixed(predicted, 2) + " warps; measured knee (" +
+                               fixed(100.0 * tol::kKneeFraction, 0) + " %" + " of the best) at " + fixed(*knee, 0);
+    // The knee rule of docs/verdicts.md (issue 21), as the streaming knees: on a curve flat over
+    // the sweep's end (the plateau rule, model::measured_knee) every prediction is judged, past the
+    // sweep too; on a curve still rising, the measured knee is only a lower bound, so a prediction
+    // under it by more than the tolerance fails and any other is untestable here.
+    const double miss = std::fabs(std::log2(*knee / std::max(predicted, min_w)));
+    const bool flat = model::measured_knee(curve, tol::kKneeFraction).saturated;
+    const bool under = std::log2(*knee / std::max(predicted, min_w)) > tol::kKneeLog2;
+    if (flat || under) {
+      detail::judge(k, miss, tol::kKneeLog2, 0.0);
+      k.why = inputs + "; |log2(measured/predicted)| = " + fixed(miss, 2) + " (one sweep step = 1)" +
+              (flat ? "" : "; the curve still rises at the sweep's end (the plateau rule), so the true knee "
+                           "lies at or past the measured one, and the prediction is under it");
+    } else {
+      k.verdict = verdict::kUntestable;
+      k.why = inputs + "; the curve still rises at the sweep's " + fixed(max_w, 0) +
+              " warps/SM (the plateau rule): its knee is at least the measured one, which the prediction "
+              "does not undercut, so the data cannot decide";
+    }
+    rows.push_back(k);
+  }
+}
+
+}  // namespace
+
+void evaluate_warp_primitives(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  if (b.benchmark == wp::bench::kLatency) latency_rows(run, b, rows);
+  if (b.benchmark == wp::bench::kThroughput) throughput_rows(run, b, rows);
+}
+
+void evaluate_warp_primitives_counters(const Run&, const BenchmarkResult& b, std::vector<Row>& rows) {
+  if (!b.has_counter(wp::metric::kInstExecuted) || !b.has_counter(wp::work::kOpsPerWarp)) return;
+  const double warps = b.has_counter(wp::metric::kWarpsLaunched) ? b.counter_median(wp::metric::kWarpsLaunched)
+                       : b.has_counter(wp::work::kWarpsLaunched) ? b.counter_median(wp::work::kWarpsLaunched) : 0.0;
+  const double chains = b.has_counter(wp::work::kChainsPerWarp) ? b.counter_median(wp::work::kChainsPerWarp) : 1.0;
+  const double ops = warps * chains * b.counter_median(wp::work::kOpsPerWarp);
+  if (ops <= 0) return;
+  Row r = row_of(b, wp::row::kInstPerOp, b.counter_median(wp::metric::kInstExecuted) / ops, "instructions");
+  r.model = "the chain body's SASS instructions an op (docs/warp-primitives.md)";
+  if (b.has_counter(wp::work::kBodyInstPerOp) && b.counter_median(wp::work::kBodyInstPerOp) > 0) {
+    r = detail::with_prediction(r, b.counter_median(wp::work::kBodyInstPerOp));
+    detail::judge(r, std::fabs(*r.rel_error), tol::kInstPerOp, 0.0);
+    r.why = std::string(wp::metric::kInstExecuted) + " / (" + wp::metric::kWarpsLaunched + " x chains x ops): " +
+            percent(*r.rel_error, 1) + " from the body" +
+            (r.verdict == verdict::kHolds ? "" : "; the compiled chain issues other work than the kernel's source says");
+  } else {
+    r.verdict = verdict::kInfo;
+    r.why = "the point states no body instruction count";
+  }
+  rows.push_back(r);
+  if (b.has_counter(wp::metric::kIssueActive)) {
+    Row i = row_of(b, wp::row::kIssuePerOp, b.counter_median(wp::metric::kIssueActive) / ops, "cycles");
+    i.verdict = verdict::kInfo;
+    i.why = "issue-active scheduler cycles an op, summed over the SMSPs: shown beside the instruction count, no model";
+    rows.push_back(i);
+  }
+}
+
+void evaluate_warp_primitives_run(const Run& run, std::vector<Row>& rows) {
+  bool any = false;
+  for (const BenchmarkResult& b : run.benchmarks) any = any || b.family == wp::kFamily;
+  if (!any) return;
+  composition_rows(run, rows);
+  knee_rows(run, rows);
+  const int cc = cc_of(run);
+  for (const wp::PrimitiveInfo& p : wp::primitives()) {
+    if (wp::available(p, cc)) continue;
+    Row r;
+    r.family = wp::kFamily;
+    r.benchmark = wp::bench::kLatency;
+    r.params = std::string(wp::param::kPrimitive) + "=" + std::to_string(static_cast<int>(p.id));
+    r.metric = wp::row::kNotOnThisGpu;
+    r.unit = "";
+    r.verdict = verdict::kInfo;
+    r.why = std::string(p.name) + " needs cc " + std::to_string(p.min_cc / 10) + "." + std::to_string(p.min_cc % 10) +
+            "; not on this GPU (cc " + run.context.text(schema::key::kCc) + "): left out of the plan";
+    rows.push_back(r);
+  }
+}
+
+std::string warp_primitives_summary_markdown(const EvaluatedRun& run) {
+  std::map<std::string, std::map<std::string, int>> counts;  // metric -> verdict -> n
+  std::map<int, double> latency;
+  for (const Row& r : run.rows) {
+    if (r.family != wp::kFamily) continue;
+    if (r.kind == kind::kModel) ++counts[r.metric][r.verdict];
+    if (r.metric == wp::row::kLatency && r.params.find(";active_lanes=32;mask=0") != std::string::npos) {
+      latency[std::stoi(r.params.substr(r.params.find('=') + 1))] = r.value;
+    }
+  }
+  if (latency.empty() && counts.empty()) return {};
+  std::ostringstream s;
+  s << "| primitive | latency (cycles, 1 warp/SM, 32 lanes) |\n|---|---:|\n";
+  for (const auto& [p, cycles] : latency) s << "| " << name_of(p) << " | " << fixed(cycles, 2) << " |\n";
+  s << "\n| check | verdicts |\n|---|---|\n";
+  for (const auto& [metric, verdicts] : counts) {
+    s << "| " << metric << " |";
+    for (const auto& [v, n] : verdicts) s << " " << v << " " << n << ";";
+    s << " |\n";
+  }
+  return s.str();
+}
+
+}  // namespace warpcost::analysis

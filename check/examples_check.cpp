@@ -1,0 +1,316 @@
+// The models' answers to an example (each from the pure model functions, with its formula and the
+// example's inputs written into it) and the stated answers held against them.
+#include <algorithm>
+#include <bitset>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/coalescing/model.hpp"
+#include "check/examples.hpp"
+
+namespace warpcost::examples {
+namespace {
+
+namespace m = warpcost::model;
+namespace co = warpcost::coalescing;
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+Value count(long long v) { return Value{ValueType::kCount, static_cast<double>(v), {}, {}, {}}; }
+Value ratio(double v) { return Value{ValueType::kRatio, v, {}, {}, {}}; }
+Value boolean(bool v) { return Value{ValueType::kBool, v ? 1.0 : 0.0, {}, {}, {}}; }
+Value mask(std::uint32_t v) { return Value{ValueType::kMask, static_cast<double>(v), {}, {}, {}}; }
+Value coord(const m::ThreadCoord& c) { return Value{ValueType::kCoord, 0, {c.x, c.y, c.z}, {}, {}}; }
+
+const Input& in(const Example& ex, const std::string& name) { return ex.inputs.at(name); }
+bool has(const Example& ex, const std::string& name) { return ex.inputs.count(name) != 0; }
+double number(const Example& ex, const std::string& name) { return in(ex, name).value.number; }
+
+m::BlockShape block_of(const Example& ex) {
+  std::vector<long long> c = in(ex, "block").value.coord;
+  while (c.size() < 3) c.push_back(1);
+  return m::BlockShape{c[0], c[1], c[2]};
+}
+
+std::string shape_text(const m::BlockShape& b) {
+  return "(" + std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z) + ")";
+}
+
+void block_answers(const m::BlockShape& b, std::vector<ModelAnswer>& out) {
+  const long long p = m::threads_per_block(b);
+  const std::string ps = "P = " + std::to_string(p);
+  out.push_back({"threads", count(p), "P = Dx·Dy·Dz = " + std::to_string(b.x) + "·" + std::to_string(b.y) + "·" + std::to_string(b.z)});
+  out.push_back({"warps", count(m::warps_per_block(p)), "ceil(P/32), " + ps});
+  out.push_back({"full_warps", count(m::grid_tail(p, p).last_block_full_warps), "floor(P/32), " + ps});
+  out.push_back({"last_warp_id", count(m::last_warp_id(p)), "floor((P−1)/32), " + ps});
+  out.push_back({"tail_lanes", count(m::tail_lanes(p)), "P − 32·(ceil(P/32) − 1), " + ps});
+  out.push_back({"wasted_lanes", count(m::wasted_lanes(p)), "32·ceil(P/32) − P, " + ps});
+  out.push_back({"tail_mask", mask(m::tail_mask(p)), "(1 << tail lanes) − 1, " + ps});
+  out.push_back({"lane_efficiency", ratio(m::lane_efficiency(p)), "P / (32·ceil(P/32)), " + ps});
+}
+
+void thread_map_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  const m::BlockShape b = block_of(ex);
+  block_answers(b, out);
+  const std::string bs = "block " + shape_text(b);
+  long long linear = -1;
+  if (has(ex, "thread")) {
+    std::vector<long long> c = in(ex, "thread").value.coord;
+    while (c.size() < 3) c.push_back(0);
+    linear = m::linear_index(b, {c[0], c[1], c[2]});
+    out.push_back({"linear", count(linear), "tx + ty·Dx + tz·Dx·Dy, t = (" + std::to_string(c[0]) + "," +
+                   std::to_string(c[1]) + "," + std::to_string(c[2]) + "), " + bs});
+  } else if (has(ex, "linear")) {
+    linear = static_cast<long long>(number(ex, "linear"));
+    out.push_back({"thread", coord(m::thread_coord(b, linear)),
+                   "tz = i/(Dx·Dy), ty = (i mod Dx·Dy)/Dx, tx = i mod Dx, i = " + std::to_string(linear) + ", " + bs});
+  }
+  if (linear >= 0) {
+    out.push_back({"warp", count(m::warp_of(linear)), "floor(i/32), i = " + std::to_string(linear)});
+    out.push_back({"lane", count(m::lane_of(linear)), "i mod 32, i = " + std::to_string(linear)});
+    return;
+  }
+  const long long w = static_cast<long long>(number(ex, "warp"));
+  const long long p = m::threads_per_block(b);
+  const std::uint32_t wm = m::warp_mask(p, w);
+  const long long lanes = static_cast<long long>(std::bitset<32>(wm).count());
+  const std::string ws = "warp " + std::to_string(w) + ", " + bs;
+  out.push_back({"warp_mask", mask(wm), "full below the last warp, else the tail mask, " + ws});
+  out.push_back({"active_lanes", count(lanes), "bits of the warp's mask, " + ws});
+  out.push_back({"first_thread", coord(m::thread_coord(b, m::kWarpSize * w)),
+                 "thread of linear 32·w = " + std::to_string(m::kWarpSize * w) + ", " + bs});
+  out.push_back({"last_thread", coord(m::thread_coord(b, m::kWarpSize * w + lanes - 1)),
+                 "thread of linear 32·w + lanes − 1 = " + std::to_string(m::kWarpSize * w + lanes - 1) + ", " + bs});
+}
+
+void grid_tail_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  const long long n = static_cast<long long>(number(ex, "threads"));
+  const long long b = static_cast<long long>(number(ex, "block_threads"));
+  const m::GridTail g = m::grid_tail(n, b);
+  const std::string nb = "N = " + std::to_string(n) + ", B = " + std::to_string(b);
+  out.push_back({"blocks", count(g.blocks), "ceil(N/B), " + nb});
+  out.push_back({"last_block_threads", count(g.last_block_threads), "N − B·(ceil(N/B) − 1), " + nb});
+  out.push_back({"last_block_full_warps", count(g.last_block_full_warps), "floor(last/32), " + nb});
+  out.push_back({"last_block_partial_lanes", count(g.last_block_partial_lanes), "last mod 32, " + nb});
+  out.push_back({"launched_warps", count(g.launched_warps), "(blocks − 1)·ceil(B/32) + ceil(last/32), " + nb});
+  out.push_back({"wasted_lanes", count(g.wasted_lanes), "32·warps − N, " + nb});
+}
+
+void divergence_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  const auto& paths = in(ex, "paths").value.paths;
+  const double uniform = number(ex, "uniform_cost");
+  std::string list;
+  std::string sum;
+  for (const auto& p : paths) {
+    list += (list.empty() ? "" : ", ") + std::to_string(p.lanes) + " lanes × " + num(p.cost);
+    if (p.lanes > 0) sum += (sum.empty() ? "" : " + ") + num(p.cost);
+  }
+  list = "paths " + list;
+  if (sum.empty()) sum = "0";
+  const double t = m::divergent_time(paths);
+  out.push_back({"populated_paths", count(m::populated_paths(paths)), "paths with >= 1 lane, " + list});
+  out.push_back({"time", ratio(t), "Σ cost of populated paths = " + sum});
+  out.push_back({"slowdown", ratio(m::divergence_slowdown(paths, uniform)), "(" + sum + ") / " + num(uniform)});
+  if (t > 0) {
+    out.push_back({"lane_efficiency", ratio(m::predicted_lane_efficiency(paths)), "Σ lanes·cost / (32·Σ cost), " + list});
+  }
+}
+
+void latency_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  const double l = number(ex, "latency");
+  const double w = number(ex, "instructions");
+  const long long n = m::warps_to_hide_latency(l, w);
+  out.push_back({"warps_needed", count(n), "ceil(L/W), L = " + num(l) + ", W = " + num(w)});
+  if (has(ex, "warp_cap")) {
+    const long long cap = static_cast<long long>(number(ex, "warp_cap"));
+    out.push_back({"hidden", boolean(n <= cap), "ceil(L/W) = " + std::to_string(n) + " <= cap " + std::to_string(cap) + "?"});
+    out.push_back({"deficit", count(std::max(0LL, n - cap)), "max(0, ceil(L/W) − cap), cap " + std::to_string(cap)});
+  }
+}
+
+void scheduler_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  const int s = static_cast<int>(number(ex, "schedulers"));
+  const double l = number(ex, "latency");
+  const double t = number(ex, "issue_interval");
+  const double i = number(ex, "instructions_per_warp");
+  const long long cap = static_cast<long long>(number(ex, "warp_cap"));
+  const m::SchedulerDemand d = m::scheduler_demand(s, l, t, i, cap);
+  const std::string args = "N_sched = " + std::to_string(s) + ", L = " + num(l) + ", T_issue = " + num(t);
+  out.push_back({"instruction_slots", ratio(d.instruction_slots), "N_sched·L/T_issue, " + args});
+  out.push_back({"warps_needed", ratio(d.warps_needed), "N_sched·L/(T_issue·I_warp), " + args + ", I_warp = " + num(i)});
+  out.push_back({"fits", boolean(d.fits), "ceil(warps needed) = " + std::to_string(d.warps_needed_whole) + " <= cap " + std::to_string(cap) + "?"});
+  out.push_back({"deficit", count(d.deficit), "max(0, ceil(warps needed) − cap), cap " + std::to_string(cap)});
+}
+
+void coalescing_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  const int size = static_cast<int>(number(ex, "elem_bytes"));
+  if (has(ex, "stride")) {
+    const int stride = static_cast<int>(number(ex, "stride"));
+    const int offset = has(ex, "offset") ? static_cast<int>(number(ex, "offset")) : 0;
+    const co::WarpRequest r = co::strided_request(size, stride, offset);
+    const int sectors = co::sectors(r);
+    const std::string args = "lane l at element " + std::to_string(offset) + " + l·" + std::to_string(stride) +
+                             " of " + std::to_string(size) + " B";
+    out.push_back({"sectors_per_request", count(sectors), "distinct 32 B sectors, " + args});
+    out.push_back({"lines_per_request", count(co::lines(r)), "distinct 128 B lines, " + args});
+    out.push_back({"useful_fraction", ratio(co::useful_per_moved(m::kWarpSize, size, sectors)),
+                   "32·" + std::to_string(size) + " / (32·" + std::to_string(sectors) + " sectors)"});
+    return;
+  }
+  co::RequestTotals totals;
+  std::string args;
+  if (has(ex, "block")) {
+    const auto& b = in(ex, "block").value.coord;
+    const auto& im = in(ex, "image").value.coord;
+    totals = co::block_2d_totals(static_cast<int>(b[0]), static_cast<int>(b[1]), static_cast<int>(im[0]),
+                                 static_cast<int>(im[1]), size);
+    args = "block (" + std::to_string(b[0]) + "," + std::to_string(b[1]) + ") over a " + std::to_string(im[0]) +
+           "×" + std::to_string(im[1]) + " image of " + std::to_string(size) + " B";
+  } else {
+    const int p = static_cast<int>(number(ex, "block_threads"));
+    totals = co::partial_block_totals(p, size);
+    args = "one block of " + std::to_string(p) + " threads, " + std::to_string(size) + " B each";
+  }
+  out.push_back({"sectors_per_request", ratio(totals.sectors_per_request()),
+                 "sectors / warp requests = " + std::to_string(totals.sectors) + "/" + std::to_string(totals.requests) + ", " + args});
+  out.push_back({"lines_per_request", ratio(totals.lines_per_request()),
+                 "lines / warp requests = " + std::to_string(totals.lines) + "/" + std::to_string(totals.requests) + ", " + args});
+  out.push_back({"useful_fraction", ratio(totals.useful_per_moved()), "useful bytes / (32·sectors), " + args});
+}
+
+void primitive_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  const std::string p = in(ex, "primitive").value.text;
+  const int active = has(ex, "active_lanes") ? static_cast<int>(number(ex, "active_lanes")) : m::kWarpSize;
+  out.push_back({"cost_vs_full_warp", ratio(m::primitive_cost_vs_full_warp(active)),
+                 "issued once a warp: cost(" + std::to_string(active) + " lanes)/cost(32 lanes) = 1"});
+  if (p != "butterfly_reduction") return;
+  const int lanes = has(ex, "lanes") ? static_cast<int>(number(ex, "lanes")) : m::kWarpSize;
+  const int steps = m::butterfly_reduction_steps(lanes);
+  out.push_back({"reduction_steps", count(steps), "log2(" + std::to_string(lanes) + ")"});
+  if (has(ex, "shuffle_cycles") && has(ex, "add_cycles")) {
+    const double s = number(ex, "shuffle_cycles");
+    const double a = number(ex, "add_cycles");
+    out.push_back({"reduction_cycles", ratio(m::butterfly_reduction_cycles(s, a, lanes)),
+                   std::to_string(steps) + "·(shuffle + add) = " + std::to_string(steps) + "·(" + num(s) + " + " + num(a) + ")"});
+  }
+}
+
+std::string at(const Example& ex, int line) {
+  return ex.source + (line > 0 ? ":" + std::to_string(line) : "") + ": example '" + ex.id + "'";
+}
+
+}  // namespace
+
+std::vector<ModelAnswer> model_answers(const Example& ex) {
+  std::vector<ModelAnswer> out;
+  try {
+    if (ex.kind == "block_shape") block_answers(block_of(ex), out);
+    else if (ex.kind == "thread_map") thread_map_answers(ex, out);
+    else if (ex.kind == "grid_tail") grid_tail_answers(ex, out);
+    else if (ex.kind == "divergence") divergence_answers(ex, out);
+    else if (ex.kind == "latency_hiding") latency_answers(ex, out);
+    else if (ex.kind == "scheduler_demand") scheduler_answers(ex, out);
+    else if (ex.kind == "coalescing") coalescing_answers(ex, out);
+    else if (ex.kind == "warp_primitive") primitive_answers(ex, out);
+    else throw BadInput(at(ex, ex.line) + ", field 'kind': unknown kind '" + ex.kind + "'");
+  } catch (const std::invalid_argument& e) {
+    // The models' own checks: a value the file's checks let through still gets a named message.
+    throw BadInput(at(ex, ex.line) + ": the model rejects its inputs: " + e.what());
+  }
+  return out;
+}
+
+bool agrees(const Value& stated, const Value& model) {
+  switch (model.type) {
+    case ValueType::kCoord:
+      return stated.type == ValueType::kCoord && stated.coord == model.coord;
+    case ValueType::kBool:
+      return stated.type == ValueType::kBool && stated.number == model.number;
+    case ValueType::kText:
+      return stated.text == model.text;
+    case ValueType::kCount:
+    case ValueType::kMask:
+      return (stated.type == ValueType::kRatio || stated.type == ValueType::kMask) && stated.number == model.number;
+    case ValueType::kRatio:
+      return (stated.type == ValueType::kRatio || stated.type == ValueType::kMask) &&
+             std::fabs(stated.number - model.number) <=
+                 std::max(kRatioAbsTolerance, kRatioRelTolerance * std::fabs(model.number));
+  }
+  return false;
+}
+
+std::string render(const Value& v) {
+  switch (v.type) {
+    case ValueType::kCount: return std::to_string(static_cast<long long>(v.number));
+    case ValueType::kRatio: return num(v.number);
+    case ValueType::kBool: return v.number != 0 ? "true" : "false";
+    case ValueType::kMask: {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v.number));
+      return buf;
+    }
+    case ValueType::kCoord: {
+      std::string s = "(";
+      for (std::size_t i = 0; i < v.coord.size(); ++i) s += (i ? "," : "") + std::to_string(v.coord[i]);
+      return s + ")";
+    }
+    case ValueType::kText: return v.text;
+  }
+  return "";
+}
+
+std::vector<CheckedAnswer> check_examples(const std::vector<Example>& examples) {
+  std::vector<CheckedAnswer> out;
+  for (const auto& ex : examples) {
+    const auto answers = model_answers(ex);
+    for (const auto& s : ex.answers) {
+      auto it = std::find_if(answers.begin(), answers.end(), [&](const ModelAnswer& a) { return a.field == s.field; });
+      if (it == answers.end()) {
+        std::string available;
+        for (const auto& a : answers) available += (available.empty() ? "" : ", ") + a.field;
+        throw BadInput(at(ex, s.line) + ", field 'answer." + s.field +
+                       "': the model gives no such answer for these inputs; allowed here: " + available);
+      }
+      Value stated = s.value;
+      if (stated.type == ValueType::kMask && it->value.type != ValueType::kMask && it->value.type != ValueType::kCount) {
+        throw BadInput(at(ex, s.line) + ", field 'answer." + s.field + "': a mask string; allowed: a number");
+      }
+      out.push_back(CheckedAnswer{ex.id, s.field, stated, *it, agrees(stated, it->value)});
+    }
+  }
+  return out;
+}
+
+std::string check_markdown(const std::vector<CheckedAnswer>& checked) {
+  std::ostringstream md;
+  md << "| example | answer | stated | model | formula | verdict |\n|---|---|---|---|---|---|\n";
+  int agree = 0;
+  std::string disagree;
+  for (const auto& c : checked) {
+    // A stated count shows as the model shows it (0x0000000f for a mask given as 15).
+    Value shown = c.stated;
+    if (shown.type == ValueType::kRatio && (c.model.value.type == ValueType::kMask || c.model.value.type == ValueType::kCount) &&
+        shown.number == std::floor(shown.number)) {
+      shown.type = c.model.value.type;
+    }
+    md << "| " << c.example << " | " << c.field << " | " << render(shown) << " | " << render(c.model.value) << " | "
+       << c.model.formula << " | " << (c.agrees ? "agrees" : "**disagrees**") << " |\n";
+    if (c.agrees) {
+      ++agree;
+    } else {
+      disagree += (disagree.empty() ? "" : ", ") + c.example + " " + c.field;
+    }
+  }
+  md << "\n" << agree << " of " << checked.size() << " stated answers agree with the model";
+  if (!disagree.empty()) md << "; disagrees: " << disagree;
+  md << ". Counts, masks and coordinates must be equal; ratios within max(" << kRatioAbsTolerance << ", "
+     << kRatioRelTolerance << "·|model|).\n";
+  return md.str();
+}
+
+}  // namespace warpcost::examples

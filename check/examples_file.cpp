@@ -1,0 +1,602 @@
+// Reading an examples file (TOML, through toml++) and the command line of `warpcost predict` into
+// validated examples. Every problem is one BadInput naming the example, the field and what is allowed.
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "core/coalescing/model.hpp"
+#include "check/examples.hpp"
+
+namespace warpcost::examples {
+namespace {
+
+enum class InputType { kInt, kReal, kString, kInts, kPaths };
+
+// One type per input name, whatever the kind (a `block` is always a list of whole numbers).
+const std::map<std::string, InputType>& input_types() {
+  static const std::map<std::string, InputType> types = {
+      {"block", InputType::kInts},          {"thread", InputType::kInts},
+      {"linear", InputType::kInt},          {"warp", InputType::kInt},
+      {"threads", InputType::kInt},         {"block_threads", InputType::kInt},
+      {"paths", InputType::kPaths},         {"uniform_cost", InputType::kReal},
+      {"shape", InputType::kString},        {"latency", InputType::kReal},
+      {"instructions", InputType::kReal},   {"warp_cap", InputType::kInt},
+      {"schedulers", InputType::kInt},      {"issue_interval", InputType::kReal},
+      {"instructions_per_warp", InputType::kReal}, {"elem_bytes", InputType::kInt},
+      {"stride", InputType::kInt},          {"offset", InputType::kInt},
+      {"image", InputType::kInts},          {"primitive", InputType::kString},
+      {"active_lanes", InputType::kInt},    {"lanes", InputType::kInt},
+      {"shuffle_cycles", InputType::kReal}, {"add_cycles", InputType::kReal},
+  };
+  return types;
+}
+
+// Keys of an example that are not inputs.
+const std::set<std::string> kExampleKeys = {"id", "title", "kind", "answer", "note", "beyond_device"};
+
+const std::string kBlockAllowed =
+    "[x, y, z] whole numbers, x and y 1..1024, z 1..64, x·y·z <= 1024 threads (the CUDA programming "
+    "model's limits; set beyond_device = true for a thought experiment no GPU can run)";
+
+[[noreturn]] void bad(const Example& ex, int line, const std::string& field, const std::string& problem,
+                      const std::string& allowed) {
+  std::ostringstream m;
+  m << ex.source;
+  if (line > 0) m << ":" << line;
+  m << ": example '" << (ex.id.empty() ? "?" : ex.id) << "'";
+  if (!field.empty()) m << ", field '" << field << "'";
+  m << ": " << problem;
+  if (!allowed.empty()) m << "; allowed: " << allowed;
+  throw BadInput(m.str());
+}
+
+const KindSpec* find_kind(const std::string& name) {
+  for (const auto& k : kinds()) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+std::string kind_names() {
+  std::string s;
+  for (const auto& k : kinds()) s += (s.empty() ? "" : ", ") + k.name;
+  return s;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+
+// ---- toml nodes into values ------------------------------------------------------------------
+
+bool node_number(const toml::node& n, double& out) {
+  if (auto i = n.value_exact<std::int64_t>()) {
+    out = static_cast<double>(*i);
+    return true;
+  }
+  if (auto d = n.value_exact<double>()) {
+    out = *d;
+    return true;
+  }
+  return false;
+}
+
+Input input_from_node(const Example& ex, const std::string& name, InputType type, const toml::node& n) {
+  Input in;
+  in.line = line_of(n);
+  const auto& spec_allowed = [&]() -> std::string {
+    for (const auto& f : find_kind(ex.kind)->inputs) {
+      if (f.name == name) return f.allowed;
+    }
+    return "";
+  }();
+  double v = 0;
+  switch (type) {
+    case InputType::kInt:
+      if (auto i = n.value_exact<std::int64_t>()) {
+        in.value.type = ValueType::kCount;
+        in.value.number = static_cast<double>(*i);
+        return in;
+      }
+      bad(ex, in.line, name, "not a whole number", spec_allowed);
+    case InputType::kReal:
+      if (node_number(n, v) && std::isfinite(v)) {
+        in.value.type = ValueType::kRatio;
+        in.value.number = v;
+        return in;
+      }
+      bad(ex, in.line, name, "not a number", spec_allowed);
+    case InputType::kString:
+      if (auto s = n.value_exact<std::string>()) {
+        in.value.type = ValueType::kText;
+        in.value.text = *s;
+        return in;
+      }
+      bad(ex, in.line, name, "not a string", spec_allowed);
+    case InputType::kInts: {
+      if (auto one = n.value_exact<std::int64_t>()) {  // block = 72 reads as [72]
+        in.value.type = ValueType::kCoord;
+        in.value.coord.push_back(*one);
+        return in;
+      }
+      const auto* arr = n.as_array();
+      if (arr == nullptr || arr->empty() || arr->size() > 3) bad(ex, in.line, name, "not a list of 1 to 3 whole numbers", spec_allowed);
+      in.value.type = ValueType::kCoord;
+      for (const auto& e : *arr) {
+        auto i = e.value_exact<std::int64_t>();
+        if (!i) bad(ex, in.line, name, "not a list of 1 to 3 whole numbers", spec_allowed);
+        in.value.coord.push_back(*i);
+      }
+      return in;
+    }
+    case InputType::kPaths: {
+      const auto* arr = n.as_array();
+      const std::string allowed = "a list of { lanes = 0..32, cost = number >= 0 }, lanes summing to at most 32";
+      if (arr == nullptr || arr->empty()) bad(ex, in.line, name, "not a list of paths", allowed);
+      for (const auto& e : *arr) {
+        const auto* t = e.as_table();
+        if (t == nullptr) bad(ex, in.line, name, "a path is not a { lanes, cost } table", allowed);
+        for (const auto& [k, val] : *t) {
+          (void)val;
+          if (k.str() != "lanes" && k.str() != "cost") {
+            bad(ex, in.line, name, "a path has the unknown key '" + std::string(k.str()) + "'", allowed);
+          }
+        }
+        auto lanes = t->get("lanes") ? t->get("lanes")->value_exact<std::int64_t>() : std::nullopt;
+        double cost = 0;
+        if (!lanes || t->get("cost") == nullptr || !node_number(*t->get("cost"), cost)) {
+          bad(ex, in.line, name, "a path needs whole-number lanes and a numeric cost", allowed);
+        }
+        in.value.paths.push_back(model::BranchPath{static_cast<int>(std::clamp<std::int64_t>(*lanes, -1, 999)), cost});
+      }
+      return in;
+    }
+  }
+  bad(ex, in.line, name, "unreadable", spec_allowed);
+}
+
+// A stated answer as written: a number (a mask may be "0x..."), a list (a coordinate) or a yes/no.
+Value stated_from_node(const Example& ex, const std::string& field, const toml::node& n) {
+  Value v;
+  double d = 0;
+  if (auto b = n.value_exact<bool>()) {
+    v.type = ValueType::kBool;
+    v.number = *b ? 1 : 0;
+  } else if (node_number(n, d)) {
+    v.type = ValueType::kRatio;
+    v.number = d;
+  } else if (auto s = n.value_exact<std::string>()) {
+    const std::string& t = *s;
+    char* end = nullptr;
+    const unsigned long long m = std::strtoull(t.c_str(), &end, 0);
+    if (t.empty() || *end != '\0') {
+      bad(ex, line_of(n), "answer." + field, "'" + t + "' is not a number",
+          "a number, true/false, a list [x, y, z], or a mask as \"0x0000000f\"");
+    }
+    v.type = ValueType::kMask;
+    v.number = static_cast<double>(m);
+  } else if (const auto* arr = n.as_array()) {
+    v.type = ValueType::kCoord;
+    for (const auto& e : *arr) {
+      auto i = e.value_exact<std::int64_t>();
+      if (!i || arr->size() > 3) {
+        bad(ex, line_of(n), "answer." + field, "not a coordinate", "a list of 1 to 3 whole numbers [x, y, z]");
+      }
+      v.coord.push_back(*i);
+    }
+    while (v.coord.size() < 3) v.coord.push_back(0);
+  } else {
+    bad(ex, line_of(n), "answer." + field, "not an answer",
+        "a number, true/false, a list [x, y, z], or a mask as \"0x0000000f\"");
+  }
+  return v;
+}
+
+// ---- the checks a kind's inputs must pass ------------------------------------------------------
+
+const Input* get(const Example& ex, const std::string& name) {
+  auto it = ex.inputs.find(name);
+  return it == ex.inputs.end() ? nullptr : &it->second;
+}
+
+void check_block(const Example& ex, const std::string& field, bool two_d) {
+  const Input* in = get(ex, field);
+  if (in == nullptr) return;
+  const auto& c = in->value.coord;
+  const std::string allowed = two_d ? "[x, y] whole numbers >= 1, x·y <= 1024 threads" : kBlockAllowed;
+  if (two_d && c.size() != 2) bad(ex, in->line, field, "needs exactly [x, y]", allowed);
+  long long threads = 1;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    if (c[i] < 1) {
+      bad(ex, in->line, field, std::string("dimension ") + "xyz"[i] + " = " + std::to_string(c[i]) +
+          " gives 0 threads", allowed);
+    }
+    if (!ex.beyond_device && c[i] > kMaxBlockDim[i]) {
+      bad(ex, in->line, field, std::string("dimension ") + "xyz"[i] + " = " + std::to_string(c[i]) +
+          " is over the device limit of " + std::to_string(kMaxBlockDim[i]), allowed);
+    }
+    threads *= std::min<long long>(c[i], 1LL << 20);
+  }
+  if (!ex.beyond_device && threads > kMaxThreadsPerBlock) {
+    bad(ex, in->line, field, std::to_string(threads) + " threads is over the device limit of " +
+        std::to_string(kMaxThreadsPerBlock) + " a block", allowed);
+  }
+}
+
+void check_range(const Example& ex, const std::string& field, double lo, double hi, bool lo_open,
+                 const std::string& allowed) {
+  const Input* in = get(ex, field);
+  if (in == nullptr) return;
+  const double v = in->value.number;
+  if ((lo_open ? !(v > lo) : !(v >= lo)) || v > hi) {
+    std::ostringstream s;
+    s << field << " = " << v << " is out of range";
+    bad(ex, in->line, field, s.str(), allowed);
+  }
+}
+
+bool power_of_two(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+void validate_inputs(const Example& ex) {
+  const double kHuge = 1e15;
+  if (ex.kind == "block_shape" || ex.kind == "thread_map") {
+    check_block(ex, "block", false);
+  }
+  if (ex.kind == "thread_map") {
+    const int given = (get(ex, "thread") ? 1 : 0) + (get(ex, "linear") ? 1 : 0) + (get(ex, "warp") ? 1 : 0);
+    if (given != 1) {
+      bad(ex, ex.line, "thread", "a thread_map example names exactly one of thread, linear, warp (it names " +
+          std::to_string(given) + ")", "thread = [x, y, z], linear = N or warp = W");
+    }
+    std::vector<long long> b = get(ex, "block")->value.coord;
+    while (b.size() < 3) b.push_back(1);
+    const long long p = b[0] * b[1] * b[2];
+    if (const Input* t = get(ex, "thread")) {
+      std::vector<long long> c = t->value.coord;
+      while (c.size() < 3) c.push_back(0);
+      for (int i = 0; i < 3; ++i) {
+        if (c[i] < 0 || c[i] >= b[i]) {
+          bad(ex, t->line, "thread", std::string("coordinate ") + "xyz"[i] + " = " + std::to_string(c[i]) +
+              " is outside the block", "0 <= t < block in each dimension");
+        }
+      }
+    }
+    if (get(ex, "linear")) check_range(ex, "linear", 0, static_cast<double>(p - 1), false, "0.." + std::to_string(p - 1));
+    if (get(ex, "warp")) check_range(ex, "warp", 0, static_cast<double>((p - 1) / model::kWarpSize), false,
+                                     "0.." + std::to_string((p - 1) / model::kWarpSize) + " (the block's warps)");
+  }
+  if (ex.kind == "grid_tail") {
+    check_range(ex, "threads", 1, kHuge, false, "a whole number >= 1");
+    check_range(ex, "block_threads", 1, ex.beyond_device ? kHuge : kMaxThreadsPerBlock, false,
+                "1..1024 (the CUDA programming model's limit a block)");
+  }
+  if (ex.kind == "divergence") {
+    const Input* in = get(ex, "paths");
+    int total = 0;
+    for (const auto& p : in->value.paths) {
+      if (p.lanes < 0 || p.lanes > model::kWarpSize) {
+        bad(ex, in->line, "paths", "a path of " + std::to_string(p.lanes) + " lanes", "0..32 lanes a path, 32 over all paths (one warp)");
+      }
+      if (!(p.cost >= 0) || !std::isfinite(p.cost)) bad(ex, in->line, "paths", "a negative path cost", "cost >= 0");
+      total += p.lanes;
+    }
+    if (total > model::kWarpSize) {
+      bad(ex, in->line, "paths", "the split puts " + std::to_string(total) + " lanes on the paths, more than one warp",
+          "at most 32 lanes over all paths");
+    }
+    check_range(ex, "uniform_cost", 0, kHuge, true, "a number > 0 (the time of the warp when no lane disagrees)");
+    if (const Input* s = get(ex, "shape")) {
+      const std::string& v = s->value.text;
+      if (v != "if_else" && v != "switch" && v != "nested") bad(ex, s->line, "shape", "'" + v + "'", "if_else, switch, nested");
+      if (v == "if_else" && in->value.paths.size() != 2) bad(ex, s->line, "shape", "an if_else needs exactly 2 paths", "2 paths");
+      if (v == "nested" && in->value.paths.size() > 4) bad(ex, s->line, "shape", "a nested if has at most 4 leaves", "1..4 paths");
+    }
+  }
+  if (ex.kind == "latency_hiding") {
+    check_range(ex, "latency", 0, kHuge, false, "L >= 0 cycles");
+    check_range(ex, "instructions", 0, kHuge, true, "W > 0 instructions between loads");
+    check_range(ex, "warp_cap", 1, kHuge, false, "a whole number >= 1 (resident warps a SM)");
+  }
+  if (ex.kind == "scheduler_demand") {
+    check_range(ex, "schedulers", 1, 64, false, "1..64 warp schedulers a SM");
+    check_range(ex, "latency", 0, kHuge, false, "L >= 0 cycles");
+    check_range(ex, "issue_interval", 0, kHuge, true, "T_issue > 0 cycles");
+    check_range(ex, "instructions_per_warp", 0, kHuge, true, "I_warp > 0 instructions");
+    check_range(ex, "warp_cap", 1, kHuge, false, "a whole number >= 1 (resident warps a SM)");
+  }
+  if (ex.kind == "coalescing") {
+    const Input* e = get(ex, "elem_bytes");
+    const double eb = e->value.number;
+    if (eb != 1 && eb != 2 && eb != 4 && eb != 8 && eb != 16) bad(ex, e->line, "elem_bytes", "elem_bytes = " + std::to_string(static_cast<long long>(eb)), "1, 2, 4, 8 or 16");
+    const int patterns = (get(ex, "stride") ? 1 : 0) + (get(ex, "block") ? 1 : 0) + (get(ex, "block_threads") ? 1 : 0);
+    if (patterns != 1) {
+      bad(ex, ex.line, "stride", "a coalescing example names exactly one access pattern (it names " + std::to_string(patterns) + ")",
+          "stride (with offset), block = [x, y] with image = [width, height], or block_threads");
+    }
+    check_range(ex, "stride", 1, 1 << 20, false, "a whole number >= 1 (elements between lanes; stride 0 is not a strided access)");
+    check_range(ex, "offset", 0, 1 << 20, false, "a whole number >= 0 (elements from the line's start)");
+    if (get(ex, "offset") && !get(ex, "stride")) bad(ex, get(ex, "offset")->line, "offset", "offset goes with stride", "offset only with stride");
+    check_range(ex, "block_threads", 1, kMaxThreadsPerBlock, false, "1..1024 threads");
+    if (get(ex, "block")) {
+      check_block(ex, "block", true);
+      const Input* im = get(ex, "image");
+      if (im == nullptr) bad(ex, get(ex, "block")->line, "image", "a 2D block needs the image it reads", "image = [width, height]");
+      const auto& c = im->value.coord;
+      if (c.size() != 2 || c[0] < 1 || c[1] < 1 || c[0] > 65536 || c[1] > 65536) {
+        bad(ex, im->line, "image", "not a width and a height", "[width, height], 1..65536 each");
+      }
+      if ((c[0] * c[1] * static_cast<long long>(eb)) % coalescing::kLineBytes != 0) {
+        bad(ex, im->line, "image", "width·height·elem_bytes is not a whole number of 128-byte lines",
+            "an image whose bytes fill whole 128-byte lines (the model's frames are line-aligned)");
+      }
+    } else if (get(ex, "image")) {
+      bad(ex, get(ex, "image")->line, "image", "image goes with a 2D block", "image only with block = [x, y]");
+    }
+  }
+  if (ex.kind == "warp_primitive") {
+    const Input* p = get(ex, "primitive");
+    static const std::vector<std::string> kPrimitives = {
+        "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "ballot_sync", "any_sync", "all_sync",
+        "match_any_sync", "match_all_sync", "reduce_add_sync", "reduce_min_sync", "reduce_max_sync",
+        "syncwarp", "activemask", "butterfly_reduction"};
+    if (std::find(kPrimitives.begin(), kPrimitives.end(), p->value.text) == kPrimitives.end()) {
+      bad(ex, p->line, "primitive", "'" + p->value.text + "'", join(kPrimitives));
+    }
+    check_range(ex, "active_lanes", 1, model::kWarpSize, false, "1..32");
+    if (const Input* l = get(ex, "lanes")) {
+      if (!power_of_two(static_cast<long long>(l->value.number)) || l->value.number < 2 || l->value.number > 32) {
+        bad(ex, l->line, "lanes", "lanes = " + std::to_string(static_cast<long long>(l->value.number)), "a power of two from 2 to 32");
+      }
+    }
+    const bool reduction = p->value.text == "butterfly_reduction";
+    for (const char* f : {"lanes", "shuffle_cycles", "add_cycles"}) {
+      if (!reduction && get(ex, f)) bad(ex, get(ex, f)->line, f, "only a butterfly_reduction takes it", "primitive = \"butterfly_reduction\"");
+    }
+    check_range(ex, "shuffle_cycles", 0, kHuge, true, "a latency > 0 cycles");
+    check_range(ex, "add_cycles", 0, kHuge, true, "a latency > 0 cycles");
+  }
+}
+
+// ---- one example from a toml table -------------------------------------------------------------
+
+Example example_from_table(const toml::table& t, const std::string& source, int index) {
+  Example ex;
+  ex.source = source;
+  ex.line = line_of(t);
+  ex.id = "#" + std::to_string(index + 1);
+  if (const auto* id = t.get("id")) {
+    auto s = id->value_exact<std::string>();
+    if (!s || s->empty()) bad(ex, line_of(*id), "id", "not a string", "a non-empty string, unique in the file");
+    ex.id = *s;
+  } else {
+    bad(ex, ex.line, "id", "missing", "a non-empty string, unique in the file");
+  }
+  if (const auto* title = t.get("title")) {
+    auto s = title->value_exact<std::string>();
+    if (!s) bad(ex, line_of(*title), "title", "not a string", "a string");
+    ex.title = *s;
+  }
+  if (const auto* note = t.get("note"); note && !note->value_exact<std::string>()) {
+    bad(ex, line_of(*note), "note", "not a string", "a string");
+  }
+  const auto* kind = t.get("kind");
+  if (kind == nullptr || !kind->value_exact<std::string>()) {
+    bad(ex, kind ? line_of(*kind) : ex.line, "kind", "missing or not a string", kind_names());
+  }
+  ex.kind = *kind->value_exact<std::string>();
+  const KindSpec* spec = find_kind(ex.kind);
+  if (spec == nullptr) bad(ex, line_of(*kind), "kind", "unknown kind '" + ex.kind + "'", kind_names());
+  if (const auto* b = t.get("beyond_device")) {
+    auto v = b->value_exact<bool>();
+    if (!v) bad(ex, line_of(*b), "beyond_device", "not true or false", "true or false");
+    ex.beyond_device = *v;
+  }
+  std::vector<std::string> input_names;
+  for (const auto& f : spec->inputs) input_names.push_back(f.name);
+  for (const auto& [key, node] : t) {
+    const std::string k(key.str());
+    if (kExampleKeys.count(k)) continue;
+    if (std::find(input_names.begin(), input_names.end(), k) == input_names.end()) {
+      bad(ex, line_of(node), k, "unknown field for kind " + ex.kind,
+          join(input_names) + " (and id, title, kind, note, beyond_device, answer)");
+    }
+    ex.inputs[k] = input_from_node(ex, k, input_types().at(k), node);
+  }
+  for (const auto& f : spec->inputs) {
+    if (f.required && ex.inputs.count(f.name) == 0) bad(ex, ex.line, f.name, "missing", f.allowed);
+  }
+  validate_inputs(ex);
+  const auto* answer = t.get("answer");
+  const toml::table* answers = answer ? answer->as_table() : nullptr;
+  if (answer != nullptr && answers == nullptr) {
+    bad(ex, line_of(*answer), "answer", "not a table", "answer = { " + join(spec->answers) + " }");
+  }
+  if (answers == nullptr || answers->empty()) {
+    bad(ex, ex.line, "answer", "missing: the example states no answer to check",
+        "an [example.answer] table with one or more of " + join(spec->answers));
+  }
+  for (const auto& [key, node] : *answers) {
+    const std::string k(key.str());
+    if (std::find(spec->answers.begin(), spec->answers.end(), k) == spec->answers.end()) {
+      bad(ex, line_of(node), "answer." + k, "unknown answer for kind " + ex.kind, join(spec->answers));
+    }
+    ex.answers.push_back(StatedAnswer{k, stated_from_node(ex, k, node), line_of(node)});
+  }
+  std::stable_sort(ex.answers.begin(), ex.answers.end(),
+            [](const StatedAnswer& a, const StatedAnswer& b) { return a.line < b.line; });
+  return ex;
+}
+
+std::vector<Example> examples_from_root(const toml::table& root, const std::string& source) {
+  Example file;
+  file.source = source;
+  for (const auto& [key, node] : root) {
+    const std::string k(key.str());
+    if (k != "example" && k != "title") {
+      file.id = "(file)";
+      bad(file, line_of(node), k, "unknown top-level key", "title, and [[example]] tables");
+    }
+  }
+  const auto* arr = root.get("example") ? root.get("example")->as_array() : nullptr;
+  if (arr == nullptr || arr->empty()) {
+    file.id = "(file)";
+    bad(file, 0, "example", "the file holds no [[example]] tables", "one or more [[example]] tables");
+  }
+  std::vector<Example> out;
+  std::set<std::string> ids;
+  int index = 0;
+  for (const auto& node : *arr) {
+    const auto* t = node.as_table();
+    if (t == nullptr) {
+      file.id = "#" + std::to_string(index + 1);
+      bad(file, line_of(node), "example", "not a table", "[[example]] tables");
+    }
+    Example ex = example_from_table(*t, source, index++);
+    if (!ids.insert(ex.id).second) bad(ex, ex.line, "id", "'" + ex.id + "' is used twice", "ids unique in the file");
+    out.push_back(std::move(ex));
+  }
+  return out;
+}
+
+// `predict` values: 20:30,12:30 is a list of paths, 48,4,1 a list, true/false, a number, else text.
+std::string toml_value_of_argument(const std::string& v) {
+  if (v.find(':') != std::string::npos) {
+    std::string out = "[";
+    std::stringstream ss(v);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      const auto colon = item.find(':');
+      if (colon == std::string::npos) return "\"" + v + "\"";
+      out += (out.size() > 1 ? ", " : "") + std::string("{ lanes = ") + item.substr(0, colon) +
+             ", cost = " + item.substr(colon + 1) + " }";
+    }
+    return out + "]";
+  }
+  if (v.find(',') != std::string::npos) return "[" + v + "]";
+  if (v == "true" || v == "false") return v;
+  char* end = nullptr;
+  std::strtod(v.c_str(), &end);
+  if (!v.empty() && *end == '\0') return v;
+  std::string quoted = "\"";
+  for (char c : v) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+}  // namespace
+
+const std::vector<KindSpec>& kinds() {
+  static const std::vector<KindSpec> specs = {
+      {"block_shape", "block shape → warps, wasted lanes, tail mask",
+       {{"block", kBlockAllowed, true}},
+       {"threads", "warps", "full_warps", "last_warp_id", "tail_lanes", "wasted_lanes", "tail_mask", "lane_efficiency"}},
+      {"thread_map", "thread (x,y,z) ↔ (warp, lane) in a 1D/2D/3D block",
+       {{"block", kBlockAllowed, true},
+        {"thread", "[x, y, z] inside the block", false},
+        {"linear", "0..threads−1", false},
+        {"warp", "0..warps−1", false}},
+       {"threads", "warps", "full_warps", "last_warp_id", "tail_lanes", "wasted_lanes", "tail_mask", "lane_efficiency",
+        "linear", "warp", "lane", "thread", "first_thread", "last_thread", "active_lanes", "warp_mask"}},
+      {"grid_tail", "N threads in blocks of B → blocks, the last block's threads, full warps and lanes",
+       {{"threads", "N >= 1", true}, {"block_threads", "B, 1..1024", true}},
+       {"blocks", "last_block_threads", "last_block_full_warps", "last_block_partial_lanes", "launched_warps",
+        "wasted_lanes"}},
+      {"divergence", "lane split and path costs → time and slowdown (if/else, k-way switch, nested)",
+       {{"paths", "a list of { lanes = 0..32, cost = number >= 0 }, lanes summing to at most 32", true},
+        {"uniform_cost", "a number > 0: the warp's time when no lane disagrees", true},
+        {"shape", "if_else, switch or nested (which divergence kernel --measure runs)", false}},
+       {"populated_paths", "time", "slowdown", "lane_efficiency"}},
+      {"latency_hiding", "ceil(L/W) warps to hide a latency",
+       {{"latency", "L >= 0 cycles", true},
+        {"instructions", "W > 0 instructions between loads", true},
+        {"warp_cap", "resident warps a SM, >= 1", false}},
+       {"warps_needed", "hidden", "deficit"}},
+      {"scheduler_demand", "N_sched·L/(T_issue·I_warp) warps against the warp cap",
+       {{"schedulers", "N_sched, 1..64", true},
+        {"latency", "L >= 0 cycles", true},
+        {"issue_interval", "T_issue > 0 cycles", true},
+        {"instructions_per_warp", "I_warp > 0", true},
+        {"warp_cap", "resident warps a SM, >= 1", true}},
+       {"instruction_slots", "warps_needed", "fits", "deficit"}},
+      {"coalescing", "element size and a stride, a 2D block or a partial block → sectors a request, useful fraction",
+       {{"elem_bytes", "1, 2, 4, 8 or 16", true},
+        {"stride", "elements between lanes, >= 1", false},
+        {"offset", "elements from a line's start, >= 0 (with stride)", false},
+        {"block", "[x, y] (with image)", false},
+        {"image", "[width, height] of a row-major image (with block)", false},
+        {"block_threads", "P threads of one 1D block reading P consecutive elements", false}},
+       {"sectors_per_request", "lines_per_request", "useful_fraction"}},
+      {"warp_primitive", "cost of a warp primitive by active lanes, or of a warp reduction",
+       {{"primitive", "shfl_sync, shfl_up_sync, shfl_down_sync, shfl_xor_sync, ballot_sync, any_sync, all_sync, "
+                      "match_any_sync, match_all_sync, reduce_add_sync, reduce_min_sync, reduce_max_sync, syncwarp, "
+                      "activemask, butterfly_reduction", true},
+        {"active_lanes", "1..32 (default 32)", false},
+        {"lanes", "a power of two 2..32 reduced over (butterfly_reduction; default 32)", false},
+        {"shuffle_cycles", "a shuffle's latency > 0 (butterfly_reduction)", false},
+        {"add_cycles", "an add's latency > 0 (butterfly_reduction)", false}},
+       {"cost_vs_full_warp", "reduction_steps", "reduction_cycles"}},
+  };
+  return specs;
+}
+
+std::vector<Example> read_examples_text(const std::string& text, const std::string& source) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream m;
+    m << source << ":" << e.source().begin.line << ": not TOML: " << e.description()
+      << "; allowed: a TOML file of [[example]] tables (docs/worked-examples.md)";
+    throw BadInput(m.str());
+  }
+  return examples_from_root(root, source);
+}
+
+std::vector<Example> read_examples_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw BadInput(path + ": cannot be read; allowed: a readable TOML examples file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return read_examples_text(text.str(), path);
+}
+
+Example example_from_arguments(const std::string& kind, const std::vector<std::string>& key_values) {
+  std::string text = "[[example]]\nid = \"predict\"\nkind = " + toml_value_of_argument(kind) + "\n";
+  std::set<std::string> seen;
+  for (const auto& kv : key_values) {
+    const auto eq = kv.find('=');
+    const std::string key = eq == std::string::npos ? kv : kv.substr(0, eq);
+    const bool bare = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    if (eq == std::string::npos || !bare || kExampleKeys.count(key) || !seen.insert(key).second) {
+      throw BadInput("warpcost predict: '" + kv + "' is not a new key=value; allowed: the inputs of kind " +
+                     kind + " as key=value (lists as 48,4,1; paths as lanes:cost,lanes:cost)");
+    }
+    text += key + " = " + toml_value_of_argument(kv.substr(eq + 1)) + "\n";
+  }
+  // predict states no answer: one placeholder keeps the file path's "missing answer" rule intact
+  // and is dropped below; it is the first answer of the kind, which every kind gives.
+  const KindSpec* spec = find_kind(kind);
+  if (spec == nullptr) throw BadInput("warpcost predict: unknown kind '" + kind + "'; allowed: " + kind_names());
+  text += "answer = { " + spec->answers.front() + " = 0 }\n";
+  auto examples = read_examples_text(text, "warpcost predict");
+  examples.front().answers.clear();
+  return examples.front();
+}
+
+}  // namespace warpcost::examples

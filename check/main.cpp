@@ -1,0 +1,217 @@
+// warpcost-examples: a course author's worked examples against the models (docs/worked-examples.md).
+//   warpcost-examples check FILE                 every stated answer vs the model; exit 0 all agree,
+//                                                1 any disagrees, 2 malformed file or usage
+//   warpcost-examples check FILE --measure [--bench-dir DIR] [--results DIR]
+//                                                also runs each example's point with its family's
+//                                                runner on the GPU (exit 77 without one) and writes
+//                                                DIR/<gpu>/<utc>-examples-<file>/{examples.md,examples.csv}
+//   warpcost-examples predict KIND key=value ... [--results DIR] [--gpu NAME]
+//                                                the model's answers, and the measured value of the
+//                                                newest run of the GPU under DIR (default results)
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "core/text_format.hpp"
+#include "check/examples.hpp"
+#include "check/measure.hpp"
+#include "check/measured.hpp"
+
+namespace {
+
+namespace ex = warpcost::examples;
+
+const char* const kUsage =
+    "usage: warpcost check FILE [--measure [--bench-dir DIR] [--results DIR]]\n"
+    "       warpcost predict KIND key=value ... [--results DIR] [--gpu NAME]\n"
+    "  KIND: block_shape, thread_map, grid_tail, divergence, latency_hiding, scheduler_demand,\n"
+    "        coalescing, warp_primitive (docs/worked-examples.md lists each kind's keys)\n";
+
+int usage(const std::string& problem) {
+  std::fprintf(stderr, "warpcost: %s\n%s", problem.c_str(), kUsage);
+  return ex::kExitMalformed;
+}
+
+constexpr int kExitNoDevice = 77;
+
+std::string first_line_of(const char* command) {
+  FILE* p = popen(command, "r");
+  if (p == nullptr) return "";
+  char buf[256] = {0};
+  std::string name;
+  if (std::fgets(buf, sizeof buf, p) != nullptr) name = buf;
+  if (pclose(p) != 0) return "";
+  while (!name.empty() && (name.back() == '\n' || name.back() == '\r' || name.back() == ' ')) name.pop_back();
+  return name;
+}
+
+// The name nvidia-smi gives the first GPU, or "" where none is visible.
+std::string visible_gpu() { return first_line_of("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null"); }
+
+
+int measure(const std::string& file, const std::vector<ex::Example>& examples, const std::string& bench_dir,
+            const std::string& results, bool any_disagrees) {
+  std::vector<ex::MeasurePlan> plans;
+  for (const auto& e : examples) plans.push_back(ex::plan_measure(e));
+  // Arguments and the file are checked; only now is a device looked for.
+  const std::string gpu = visible_gpu();
+  if (gpu.empty()) {
+    std::fprintf(stderr, "warpcost: --measure needs a GPU and nvidia-smi finds none; nothing was run or written\n");
+    return kExitNoDevice;
+  }
+  std::vector<ex::MeasuredAnswer> rows;
+  bool bad = any_disagrees;
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    std::vector<ex::MeasuredAnswer> mine;
+    try {
+      mine = ex::judge_measurement(examples[i], plans[i], ex::run_plan(plans[i], bench_dir));
+    } catch (const ex::RunnerRefused& e) {
+      ex::MeasuredAnswer r;
+      r.example = examples[i].id;
+      r.kind = examples[i].kind;
+      r.row_kind = "info";
+      r.verdict = "not measured";
+      r.note = e.what();
+      mine = {r};
+    } catch (const std::runtime_error& e) {
+      ex::MeasuredAnswer r;
+      r.example = examples[i].id;
+      r.kind = examples[i].kind;
+      r.row_kind = "info";
+      r.verdict = "error";
+      r.note = e.what();
+      mine = {r};
+    }
+    for (const auto& r : mine) bad = bad || r.verdict == "fails" || r.verdict == "error";
+    rows.insert(rows.end(), mine.begin(), mine.end());
+  }
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
+  char utc[32];
+  std::strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  // <utc>-examples-<file stem>: the summary shows the reference page's (report.hpp, kPageExamplesSuffix).
+  const std::string run = warpcost::analysis::gpu_slug(gpu) + "/" + stamp + "-examples-" + warpcost::analysis::gpu_slug(std::filesystem::path(file).stem().string());
+  const char* rev_env = std::getenv("WARPCOST_GIT_REV");
+  const std::string rev = rev_env != nullptr ? rev_env : first_line_of("git rev-parse --short=12 HEAD 2>/dev/null");
+  const std::string md = ex::measured_markdown(rows, gpu + ", " + file);
+  const std::string csv = ex::measured_csv(rows, run, utc, gpu, rev.empty() ? "unknown" : rev);
+  // Written to a temporary folder and renamed: a run folder is whole or absent.
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(results) / run;
+  for (int n = 2; fs::exists(dir); ++n) dir = fs::path(results) / (run + "-" + std::to_string(n));
+  const fs::path tmp = fs::path(results) / (run + ".tmp." + std::to_string(now));
+  fs::create_directories(tmp);
+  std::ofstream(tmp / "examples.md") << md;
+  std::ofstream(tmp / "examples.csv") << csv;
+  fs::rename(tmp, dir);
+  std::cout << "\n" << md << "\nwarpcost: written to " << dir.string() << "/examples.md and examples.csv\n";
+  return bad ? ex::kExitDisagree : ex::kExitAgree;
+}
+
+int check(const std::vector<std::string>& args) {
+  std::string file;
+  bool do_measure = false;
+  std::string bench_dir;
+  std::string results = "results";
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--measure") {
+      do_measure = true;
+    } else if (args[i] == "--bench-dir" || args[i] == "--results") {
+      if (i + 1 >= args.size()) return usage(args[i] + " needs a folder");
+      const std::string& flag = args[i];
+      (flag == "--bench-dir" ? bench_dir : results) = args[i + 1];
+      ++i;
+    } else if (args[i].rfind("--", 0) == 0) {
+      return usage("unknown option '" + args[i] + "'; allowed: --measure, --bench-dir DIR, --results DIR");
+    } else if (!file.empty()) {
+      return usage("check takes one FILE ('" + file + "' and '" + args[i] + "')");
+    } else {
+      file = args[i];
+    }
+  }
+  if (file.empty()) return usage("check needs a FILE");
+  if (!do_measure && (!bench_dir.empty() || results != "results")) return usage("--bench-dir and --results go with --measure");
+  const auto examples = ex::read_examples_file(file);
+  const auto checked = ex::check_examples(examples);
+  std::cout << ex::check_markdown(checked);
+  bool disagrees = false;
+  for (const auto& c : checked) disagrees = disagrees || !c.agrees;
+  if (do_measure) {
+    if (bench_dir.empty()) return usage("--measure needs --bench-dir (./warpcost check passes build/<preset>/bench)");
+    return measure(file, examples, bench_dir, results, disagrees);
+  }
+  return disagrees ? ex::kExitDisagree : ex::kExitAgree;
+}
+
+int predict(const std::vector<std::string>& args) {
+  if (args.empty()) return usage("predict needs a KIND");
+  std::string results = "results";
+  std::string gpu;
+  std::vector<std::string> key_values;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--results" || args[i] == "--gpu") {
+      if (i + 1 >= args.size()) return usage(args[i] + " needs a value");
+      const std::string& flag = args[i];
+      (flag == "--results" ? results : gpu) = args[i + 1];
+      ++i;
+    } else {
+      key_values.push_back(args[i]);
+    }
+  }
+  const ex::Example example = ex::example_from_arguments(args[0], key_values);
+  const auto answers = ex::model_answers(example);
+  std::cout << "model (" << example.kind << "):\n";
+  for (const auto& a : answers) {
+    std::cout << "  " << a.field << " = " << ex::render(a.value) << "    " << a.formula << "\n";
+  }
+  if (gpu.empty()) gpu = visible_gpu();
+  if (gpu.empty()) {
+    std::cout << "measured: no GPU is visible here (nvidia-smi finds none); --gpu NAME reads the runs of a "
+                 "GPU under "
+              << results << "/ (its folder, e.g. nvidia-h200)\n";
+    return 0;
+  }
+  std::string why;
+  const auto measured = ex::measured_values(example, results, gpu, why);
+  if (measured.empty()) {
+    std::cout << "measured: none (" << why << ")\n";
+    return 0;
+  }
+  std::cout << "measured (run " << measured.front().run_id << "):\n";
+  for (const auto& m : measured) {
+    std::cout << "  " << m.answer << " = " << m.value << " " << m.unit << "    " << m.row << ", the family's verdict: "
+              << m.verdict << (m.note.empty() ? "" : "; " + m.note) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) return usage("name a command: check or predict");
+  const std::string command = args.front();
+  args.erase(args.begin());
+  try {
+    if (command == "check") return check(args);
+    if (command == "predict") return predict(args);
+    if (command == "--help" || command == "-h") {
+      std::printf("%s", kUsage);
+      return 0;
+    }
+    return usage("unknown command '" + command + "'; allowed: check, predict");
+  } catch (const ex::BadInput& e) {
+    std::fprintf(stderr, "warpcost: %s\n", e.what());
+    return ex::kExitMalformed;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "warpcost: %s\n", e.what());
+    return ex::kExitMalformed;
+  }
+}

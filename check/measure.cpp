@@ -1,0 +1,547 @@
+// The plan, the parsers and the verdicts of `warpcost check FILE --measure` (measure.hpp).
+#include "check/measure.hpp"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include "analysis/coalescing/evaluation.hpp"
+#include "core/result_schema.hpp"
+#include "analysis/evaluation.hpp"
+#include "analysis/tidy_csv.hpp"
+#include "analysis/warp_primitives/evaluation.hpp"
+
+namespace warpcost::examples {
+namespace {
+
+// Trips of the if side (and of every switch case): the family's own default (DivergenceConfig).
+constexpr int kReferenceTrips = 384;
+// The element sizes whose stride-1 rate is a fully coalesced rate: the coalescing family's reference.
+constexpr int kReferenceSizes[] = {4, 8, 16};
+
+const char* const kRecord = "warpcost-record";
+const char* const kDiverge = "warpcost-diverge";
+const char* const kCoalesce = "warpcost-coalesce";
+const char* const kStream = "warpcost-stream";
+const char* const kPrimitives = "warpcost-primitives";
+
+// The examples file's primitive names (examples_file.cpp) against warpcost-primitives' own (its
+// `list`); the 32-bit variant of each shuffle, the kind a course example writes.
+const char* tool_primitive(const std::string& name) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"shfl_sync", "shfl_idx32"},       {"shfl_up_sync", "shfl_up32"},     {"shfl_down_sync", "shfl_down32"},
+      {"shfl_xor_sync", "shfl_xor32"},   {"ballot_sync", "ballot"},         {"any_sync", "any"},
+      {"all_sync", "all"},               {"match_any_sync", "match_any"},   {"match_all_sync", "match_all"},
+      {"reduce_add_sync", "reduce_add"}, {"reduce_min_sync", "reduce_min"}, {"reduce_max_sync", "reduce_max"},
+      {"syncwarp", "syncwarp"},          {"butterfly_reduction", "sum_butterfly"}};
+  for (const auto& n : kNames) {
+    if (name == n.first) return n.second;
+  }
+  return nullptr;
+}
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+std::string whole(double v) { return std::to_string(static_cast<long long>(v)); }
+
+const Input* get(const Example& ex, const std::string& name) {
+  auto it = ex.inputs.find(name);
+  return it == ex.inputs.end() ? nullptr : &it->second;
+}
+
+std::vector<long long> block3(const Example& ex) {
+  std::vector<long long> b = get(ex, "block")->value.coord;
+  while (b.size() < 3) b.push_back(1);
+  return b;
+}
+
+MeasurePlan why(const std::string& reason) { return MeasurePlan{{}, reason}; }
+
+MeasurePlan plan_divergence(const Example& ex) {
+  const auto& paths = get(ex, "paths")->value.paths;
+  const double uniform = get(ex, "uniform_cost")->value.number;
+  const std::string shape = get(ex, "shape") ? get(ex, "shape")->value.text : (paths.size() == 2 ? "if_else" : "switch");
+  if (shape == "if_else") {
+    const int lanes = paths[0].lanes + paths[1].lanes;
+    if (lanes != model::kWarpSize) {
+      return why("the divergence runner's warps are full: its split puts 32 lanes on the two sides (this example: " +
+                 std::to_string(lanes) + ")");
+    }
+    if (!(paths[0].cost > 0) || paths[0].cost != uniform) {
+      return why("the runner's uniform reference runs the if side's body on every lane: uniform_cost must equal the "
+                 "first path's cost (" + num(paths[0].cost) + "), not " + num(uniform));
+    }
+    const double else_trips = kReferenceTrips * paths[1].cost / paths[0].cost;
+    if (else_trips != std::floor(else_trips) || else_trips > 1e6) {
+      return why("the else body is " + num(paths[1].cost / paths[0].cost) + " if bodies; the runner counts bodies in "
+                 "whole trips of " + std::to_string(kReferenceTrips) + " a side (else = " + num(else_trips) + " trips)");
+    }
+    const Invocation split{kDiverge, {"--split", std::to_string(paths[0].lanes), "--if", std::to_string(kReferenceTrips),
+                                      "--else", whole(else_trips)}};
+    if (paths[1].lanes == 0) {
+      // No lane takes the else: the runner's uniform reference is this very kernel, so the warp is
+      // held against the same kernel with an empty else (the empty branch is free: 1x).
+      return MeasurePlan{{split, {kDiverge, {"--split", "32", "--if", std::to_string(kReferenceTrips), "--else", "0"}}}, ""};
+    }
+    if (paths[0].lanes == 0) {
+      return why("every lane takes the else: write the populated side first (its cost is the uniform reference)");
+    }
+    return MeasurePlan{{split}, ""};
+  }
+  double cost = -1;
+  int populated = 0;
+  for (const auto& p : paths) {
+    if (p.lanes == 0) continue;
+    ++populated;
+    if (cost >= 0 && p.cost != cost) {
+      return why("the runner's " + shape + " runs equal bodies on every path; this example's differ (" + num(cost) +
+                 " and " + num(p.cost) + ")");
+    }
+    cost = p.cost;
+  }
+  if (populated == 0 || !(cost > 0)) return why("no populated path with a cost > 0 to run");
+  if (cost != uniform) {
+    return why("the runner's uniform reference is one path's body: uniform_cost must equal the path cost (" + num(cost) + ")");
+  }
+  if (shape == "nested") {
+    return MeasurePlan{{{kDiverge, {"--leaves", std::to_string(paths.size()), "--trips", std::to_string(kReferenceTrips)}}}, ""};
+  }
+  return MeasurePlan{{{kDiverge, {"--paths", std::to_string(populated), "--trips", std::to_string(kReferenceTrips)}}}, ""};
+}
+
+MeasurePlan plan_latency(const Example& ex) {
+  const bool scheduler = ex.kind == "scheduler_demand";
+  const auto answers = model_answers(ex);
+  long long needed = 0;
+  for (const auto& a : answers) {
+    if (a.field == "warps_needed") needed = static_cast<long long>(std::ceil(a.value.number - 1e-9));
+  }
+  const double w = get(ex, scheduler ? "instructions_per_warp" : "instructions")->value.number;
+  const Input* cap_in = get(ex, "warp_cap");
+  if (cap_in == nullptr) return why("no warp_cap: the runner needs the residency to compare against");
+  const long long cap = static_cast<long long>(cap_in->value.number);
+  if (needed > cap) {
+    return why("the model needs " + std::to_string(needed) + " warps a SM, over the cap of " + std::to_string(cap) +
+               ": no GPU holding " + std::to_string(cap) + " warps a SM can run that many");
+  }
+  if (needed < 1) return why("the model needs no warp (L = 0): nothing to run");
+  if (w != std::floor(w)) return why("W = " + num(w) + " is not a whole number of ALU operations a load");
+  return MeasurePlan{{{kStream, {"read", "--alu", whole(w), "--warps-per-sm", std::to_string(needed)}},
+                      {kStream, {"read", "--alu", whole(w), "--warps-per-sm", std::to_string(cap)}}}, ""};
+}
+
+MeasurePlan plan_coalescing(const Example& ex) {
+  if (get(ex, "stride") == nullptr) {
+    return why("warpcost-coalesce's 2D and partial-block modes read their own image and element size; the suite's "
+               "coalescing/block_2d and partial_block points measure those (warpcost predict reads them)");
+  }
+  MeasurePlan plan;
+  plan.calls.push_back({kCoalesce, {"stride", "--bytes", whole(get(ex, "elem_bytes")->value.number), "--stride",
+                                    whole(get(ex, "stride")->value.number), "--offset",
+                                    get(ex, "offset") ? whole(get(ex, "offset")->value.number) : "0"}});
+  for (int size : kReferenceSizes) {
+    plan.calls.push_back({kCoalesce, {"stride", "--bytes", std::to_string(size), "--stride", "1", "--offset", "0"}});
+  }
+  return plan;
+}
+
+MeasurePlan plan_primitive(const Example& ex) {
+  const std::string name = get(ex, "primitive")->value.text;
+  if (name == "activemask") {
+    return why("warpcost-primitives does not time activemask: ptxas hoists __activemask() out of a dependent chain, so "
+               "a chain would time the code around it (`warpcost-primitives facts` shows what it returns)");
+  }
+  const char* tool = tool_primitive(name);
+  if (tool == nullptr) return why("no warpcost-primitives primitive for '" + name + "'");
+  const long long active = get(ex, "active_lanes") ? static_cast<long long>(get(ex, "active_lanes")->value.number) : model::kWarpSize;
+  auto latency = [](const std::string& p, long long lanes) {
+    return Invocation{kPrimitives, {"latency", "--primitive", p, "--lanes", std::to_string(lanes)}};
+  };
+  if (name == "butterfly_reduction") {
+    const long long lanes = get(ex, "lanes") ? static_cast<long long>(get(ex, "lanes")->value.number) : model::kWarpSize;
+    if (lanes != model::kWarpSize || active != model::kWarpSize) {
+      return why("warpcost-primitives' sum_butterfly reduces a whole warp (32 lanes, all active); this example reduces " +
+                 std::to_string(lanes) + " lanes with " + std::to_string(active) + " active");
+    }
+    // The butterfly's latency against 5 x (shuffle + add), each from its own dependent chain.
+    return MeasurePlan{{latency("sum_butterfly", 32), latency("shfl_xor32", 32), latency("alu_add", 32)}, ""};
+  }
+  // The primitive at the example's active lanes (contiguous mask) and at the full warp.
+  return MeasurePlan{{latency(tool, active), latency(tool, model::kWarpSize)}, ""};
+}
+
+std::string stated_of(const Example& ex, const std::string& field) {
+  for (const auto& s : ex.answers) {
+    if (s.field == field) return render(s.value);
+  }
+  return "";
+}
+
+MeasuredAnswer base_row(const Example& ex, const ModelAnswer& a) {
+  MeasuredAnswer r;
+  r.example = ex.id;
+  r.kind = ex.kind;
+  r.answer = a.field;
+  r.stated = stated_of(ex, a.field);
+  r.model = render(a.value);
+  r.model_value = a.value.type == ValueType::kCoord ? 0 : a.value.number;
+  return r;
+}
+
+// A count the GPU reports against the programming model's: an instrument check.
+MeasuredAnswer check_row(const Example& ex, const ModelAnswer& a, const Value& gpu, bool gates_passed) {
+  MeasuredAnswer r = base_row(ex, a);
+  r.has_gpu = true;
+  r.gpu = gpu.type == ValueType::kCoord ? 0 : gpu.number;
+  r.row_kind = analysis::kind::kCheck;
+  const bool equal = gpu.type == ValueType::kCoord ? gpu.coord == a.value.coord : std::fabs(gpu.number - a.value.number) < 1e-12;
+  r.verdict = equal && gates_passed ? analysis::verdict::kPasses : analysis::verdict::kFails;
+  r.note = "recorded " + render(gpu) + (gates_passed ? "" : "; a recorder gate failed");
+  return r;
+}
+
+Value count_value(double v) { return Value{ValueType::kCount, v, {}, {}, {}}; }
+
+}  // namespace
+
+MeasurePlan plan_measure(const Example& ex) {
+  if (ex.beyond_device) {
+    return why("a thought experiment beyond the CUDA programming model's limits (beyond_device): no GPU runs it");
+  }
+  if (ex.kind == "block_shape" || ex.kind == "thread_map") {
+    const auto b = block3(ex);
+    Invocation call{kRecord, {std::to_string(b[0]), std::to_string(b[1]), std::to_string(b[2])}};
+    if (ex.kind == "thread_map") call.args.push_back("--threads");
+    return MeasurePlan{{call}, ""};
+  }
+  if (ex.kind == "divergence") return plan_divergence(ex);
+  if (ex.kind == "latency_hiding" || ex.kind == "scheduler_demand") return plan_latency(ex);
+  if (ex.kind == "coalescing") return plan_coalescing(ex);
+  if (ex.kind == "grid_tail") {
+    return why("no single-point runner launches a grid tail; the suite's partial_warp/grid_tail points measure the "
+               "family's sizes (warpcost predict reads them)");
+  }
+  return plan_primitive(ex);
+}
+
+RecordReport parse_record(const std::string& text) {
+  RecordReport r;
+  std::istringstream in(text);
+  std::string line;
+  static const std::regex header(R"(^\d+ threads, block \(\d+,\d+,\d+\), 1 block: (\d+) warp\(s\))");
+  static const std::regex warp_row(R"(^\s+(\d+)\s+(\d+)\s+0x([0-9a-f]{8})\s+-?\d+\s+(yes|no)\s+(yes|no)\s+\d+)");
+  static const std::regex thread_row(R"(^\s+(\d+)\s+\((\d+),(\d+),(\d+)\)\s+(\d+)\s+(\d+)\s+0x[0-9a-f]{8})");
+  bool in_threads = false;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, header)) {
+      r.ok = true;
+      r.warps = std::stoll(m[1]);
+    } else if (line.find("thread  (x,y,z)") != std::string::npos) {
+      in_threads = true;
+    } else if (in_threads && std::regex_search(line, m, thread_row)) {
+      const auto t = static_cast<std::size_t>(std::stoll(m[1]));
+      if (r.thread_xyz.size() <= t) {
+        r.thread_xyz.resize(t + 1);
+        r.thread_lane.resize(t + 1, -1);
+      }
+      r.thread_xyz[t] = {std::stoll(m[2]), std::stoll(m[3]), std::stoll(m[4])};
+      r.thread_lane[t] = std::stoi(m[6]);
+    } else if (!in_threads && std::regex_search(line, m, warp_row)) {
+      r.lanes.push_back(std::stoi(m[2]));
+      r.masks.push_back(static_cast<unsigned>(std::stoul(m[3], nullptr, 16)));
+    } else if (line.rfind("every gate passed", 0) == 0) {
+      r.gates_passed = true;
+    }
+  }
+  return r;
+}
+
+double parse_diverge_warp_slowdown(const std::string& text) {
+  static const std::regex row(R"((^|\n)slowdown\s+([0-9.]+)x)");
+  std::smatch m;
+  return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
+}
+
+double parse_diverge_warp_cycles(const std::string& text) {
+  static const std::regex row(R"((^|\n)this configuration\s+([0-9.]+))");
+  std::smatch m;
+  return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
+}
+
+double parse_coalesce_useful_tbps(const std::string& text) {
+  static const std::regex row(R"(useful bandwidth ([0-9.]+) TB/s)");
+  std::smatch m;
+  return std::regex_search(text, m, row) ? std::stod(m[1]) : -1.0;
+}
+
+double parse_stream_tbps(const std::string& text) {
+  static const std::regex row(R"((^|\n)bandwidth ([0-9.]+) TB/s)");
+  std::smatch m;
+  return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
+}
+
+double parse_primitive_latency_cycles(const std::string& text) {
+  static const std::regex row(R"((^|\n)latency ([0-9.]+) cycles per op)");
+  std::smatch m;
+  return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
+}
+
+double parse_stream_latency_cycles(const std::string& text) {
+  static const std::regex row(R"(loaded latency ([0-9.]+) cycles)");
+  std::smatch m;
+  return std::regex_search(text, m, row) ? std::stod(m[1]) : -1.0;
+}
+
+std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePlan& plan,
+                                              const std::vector<std::string>& outputs) {
+  std::vector<MeasuredAnswer> rows;
+  if (plan.calls.empty()) {
+    MeasuredAnswer r;
+    r.example = ex.id;
+    r.kind = ex.kind;
+    r.row_kind = "info";
+    r.verdict = "not measured";
+    r.note = plan.why_not;
+    return {r};
+  }
+  if (outputs.size() != plan.calls.size()) throw std::logic_error("one output per planned call");
+  const auto answers = model_answers(ex);
+  if (ex.kind == "block_shape" || ex.kind == "thread_map") {
+    const RecordReport rep = parse_record(outputs[0]);
+    if (!rep.ok || rep.lanes.empty()) throw std::runtime_error(ex.id + ": warpcost-record printed no warp table");
+    long long threads = 0;
+    long long full = 0;
+    for (int l : rep.lanes) {
+      threads += l;
+      full += l == model::kWarpSize ? 1 : 0;
+    }
+    const long long warps = static_cast<long long>(rep.lanes.size());
+    for (const auto& a : answers) {
+      Value gpu;
+      if (a.field == "threads") gpu = count_value(static_cast<double>(threads));
+      else if (a.field == "warps") gpu = count_value(static_cast<double>(warps));
+      else if (a.field == "full_warps") gpu = count_value(static_cast<double>(full));
+      else if (a.field == "last_warp_id") gpu = count_value(static_cast<double>(warps - 1));
+      else if (a.field == "tail_lanes") gpu = count_value(rep.lanes.back());
+      else if (a.field == "wasted_lanes") gpu = count_value(static_cast<double>(model::kWarpSize * warps - threads));
+      else if (a.field == "tail_mask") gpu = Value{ValueType::kMask, static_cast<double>(rep.masks.back()), {}, {}, {}};
+      else if (a.field == "lane_efficiency") gpu = Value{ValueType::kRatio, static_cast<double>(threads) / static_cast<double>(model::kWarpSize * warps), {}, {}, {}};
+      else if (ex.kind != "thread_map") continue;
+      else {
+        // The thread's own recorded coordinate and %laneid, found by its slot (linear index).
+        auto slot_of_thread = [&]() -> long long {
+          std::vector<long long> t = get(ex, "thread")->value.coord;
+          while (t.size() < 3) t.push_back(0);
+          for (std::size_t i = 0; i < rep.thread_xyz.size(); ++i) {
+            if (rep.thread_xyz[i] == t) return static_cast<long long>(i);
+          }
+          return -1;
+        };
+        const long long w = get(ex, "warp") ? static_cast<long long>(get(ex, "warp")->value.number) : -1;
+        long long slot = -1;
+        if (get(ex, "thread")) slot = slot_of_thread();
+        if (get(ex, "linear")) slot = static_cast<long long>(get(ex, "linear")->value.number);
+        const bool have_slot = slot >= 0 && slot < static_cast<long long>(rep.thread_lane.size());
+        if (a.field == "linear" && have_slot) gpu = count_value(static_cast<double>(slot));
+        else if (a.field == "lane" && have_slot) gpu = count_value(rep.thread_lane[static_cast<std::size_t>(slot)]);
+        else if (a.field == "warp" && have_slot) gpu = count_value(static_cast<double>(slot / model::kWarpSize));
+        else if (a.field == "thread" && have_slot) gpu = Value{ValueType::kCoord, 0, rep.thread_xyz[static_cast<std::size_t>(slot)], {}, {}};
+        else if (w >= 0 && w < warps && a.field == "active_lanes") gpu = count_value(rep.lanes[static_cast<std::size_t>(w)]);
+        else if (w >= 0 && w < warps && a.field == "warp_mask") gpu = Value{ValueType::kMask, static_cast<double>(rep.masks[static_cast<std::size_t>(w)]), {}, {}, {}};
+        else if (w >= 0 && w < warps && (a.field == "first_thread" || a.field == "last_thread")) {
+          const long long s = model::kWarpSize * w + (a.field == "first_thread" ? 0 : rep.lanes[static_cast<std::size_t>(w)] - 1);
+          if (s >= static_cast<long long>(rep.thread_xyz.size())) continue;
+          gpu = Value{ValueType::kCoord, 0, rep.thread_xyz[static_cast<std::size_t>(s)], {}, {}};
+        } else {
+          continue;
+        }
+      }
+      rows.push_back(check_row(ex, a, gpu, rep.gates_passed));
+    }
+    return rows;
+  }
+  if (ex.kind == "divergence") {
+    // Two calls: the warp with an unpopulated else against the same kernel with an empty else.
+    const double gpu = outputs.size() == 2 ? parse_diverge_warp_cycles(outputs[0]) / parse_diverge_warp_cycles(outputs[1])
+                                           : parse_diverge_warp_slowdown(outputs[0]);
+    if (!(gpu > 0)) throw std::runtime_error(ex.id + ": warpcost-diverge printed no slowdown or warp cycles");
+    const bool k_way = plan.calls[0].args[0] == "--paths";
+    const double tol = k_way ? analysis::kKWayTolerance : analysis::split_tolerance();
+    for (const auto& a : answers) {
+      if (a.field != "slowdown") continue;
+      MeasuredAnswer r = base_row(ex, a);
+      r.has_gpu = true;
+      r.gpu = gpu;
+      r.row_kind = "model";
+      r.verdict = std::fabs(gpu / a.value.number - 1.0) <= tol ? analysis::verdict::kHolds : analysis::verdict::kFails;
+      r.note = outputs.size() == 2 ? "warp cycles against the same kernel with an empty else (warpcost-diverge"
+                                   : "warp cycles against the uniform reference (warpcost-diverge";
+      for (const auto& s : plan.calls[0].args) r.note += " " + s;
+      r.note += "), within " + num(tol * 100) + " % (the divergence family's rule)";
+      rows.push_back(r);
+    }
+    return rows;
+  }
+  if (ex.kind == "coalescing") {
+    const double mine = parse_coalesce_useful_tbps(outputs[0]);
+    double reference = 0;
+    for (std::size_t i = 1; i < outputs.size(); ++i) reference = std::max(reference, parse_coalesce_useful_tbps(outputs[i]));
+    if (mine < 0 || !(reference > 0)) throw std::runtime_error(ex.id + ": warpcost-coalesce printed no useful bandwidth");
+    for (const auto& a : answers) {
+      if (a.field != "useful_fraction") continue;
+      MeasuredAnswer r = base_row(ex, a);
+      r.has_gpu = true;
+      r.gpu = mine / reference;
+      r.row_kind = "model";
+      r.verdict = std::fabs(r.gpu / a.value.number - 1.0) <= analysis::coalescing_tolerance::kBandwidth ? analysis::verdict::kHolds
+                                                                                                   : analysis::verdict::kFails;
+      r.note = "useful bandwidth " + num(mine) + " TB/s over the fully coalesced " + num(reference) +
+               " TB/s (best stride-1 load of 4, 8, 16 B), within " + num(analysis::coalescing_tolerance::kBandwidth * 100) +
+               " % (the coalescing family's rule)";
+      rows.push_back(r);
+    }
+    return rows;
+  }
+  if (ex.kind == "warp_primitive") {
+    std::vector<double> cycles;
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      cycles.push_back(parse_primitive_latency_cycles(outputs[i]));
+      if (!(cycles.back() > 0)) {
+        throw std::runtime_error(ex.id + ": warpcost-primitives printed no latency (" + plan.calls[i].args[2] + ")");
+      }
+    }
+    const std::string lanes = plan.calls[0].args[4];
+    auto all = answers;
+    const bool has_cycles = std::any_of(all.begin(), all.end(), [](const ModelAnswer& a) { return a.field == "reduction_cycles"; });
+    if (plan.calls.size() == 3 && !has_cycles) {
+      // No author's latencies: the reduction's cycles are still judged, the model's value from this GPU's.
+      all.push_back({"reduction_cycles", Value{ValueType::kRatio,
+                                               model::butterfly_reduction_cycles(cycles[1], cycles[2], model::kWarpSize), {}, {}, {}},
+                     "5·(shuffle + add) at this GPU's latencies"});
+    }
+    for (const auto& a : all) {
+      MeasuredAnswer r = base_row(ex, a);
+      r.has_gpu = true;
+      r.row_kind = analysis::kind::kModel;
+      if (plan.calls.size() == 2 && a.field == "cost_vs_full_warp") {
+        namespace tol = analysis::warp_primitives_tolerance;
+        r.gpu = cycles[0] / cycles[1];
+        r.verdict = std::fabs(r.gpu / a.value.number - 1.0) <= tol::kGranularityLatency ? analysis::verdict::kHolds
+                                                                                         : analysis::verdict::kFails;
+        r.note = plan.calls[0].args[2] + " latency " + num(cycles[0]) + " cycles an op at " + lanes + " lanes over " +
+                 num(cycles[1]) + " at 32 (warpcost-primitives latency), within " + num(tol::kGranularityLatency * 100) +
+                 " % (the warp_primitives family's granularity rule)";
+      } else if (plan.calls.size() == 3 && a.field == "reduction_cycles") {
+        namespace tol = analysis::warp_primitives_tolerance;
+        const int steps = model::butterfly_reduction_steps(model::kWarpSize);
+        const double predicted = model::butterfly_reduction_cycles(cycles[1], cycles[2], model::kWarpSize);
+        r.gpu = cycles[0];
+        r.unit = "cycles";
+        r.model_value = predicted;
+        r.verdict = std::fabs(cycles[0] / predicted - 1.0) <= tol::kComposition ? analysis::verdict::kHolds
+                                                                               : analysis::verdict::kFails;
+        r.note = "sum_butterfly latency " + num(cycles[0]) + " cycles against " + std::to_string(steps) +
+                 " x (shfl_xor32 " + num(cycles[1]) + " + alu_add " + num(cycles[2]) + ") = " + num(predicted) +
+                 " cycles measured on this GPU, within " + num(tol::kComposition * 100) +
+                 " % (the warp_primitives family's composition rule)" +
+                 (has_cycles ? "; the example's own latencies give " + r.model : "");
+      } else {
+        continue;
+      }
+      rows.push_back(r);
+    }
+    return rows;
+  }
+  // latency_hiding, scheduler_demand: this GPU's rate at the model's warps against its rate at the cap.
+  const double at_n = parse_stream_tbps(outputs[0]);
+  const double at_cap = parse_stream_tbps(outputs[1]);
+  const double latency = parse_stream_latency_cycles(outputs[0]);
+  if (at_n < 0 || !(at_cap > 0)) throw std::runtime_error(ex.id + ": warpcost-stream printed no bandwidth");
+  for (const auto& a : answers) {
+    if (a.field != "warps_needed") continue;
+    MeasuredAnswer r = base_row(ex, a);
+    r.has_gpu = true;
+    r.gpu = at_n / at_cap;
+    r.unit = "of the cap's rate";
+    r.row_kind = analysis::kind::kInfo;
+    r.verdict = analysis::verdict::kInfo;
+    r.note = "with " + plan.calls[0].args.back() + " warps/SM the stream reads " + num(at_n) + " TB/s, " +
+             num(100 * r.gpu) + " % of its rate at the cap (" + num(at_cap) + " TB/s); not judged: the example's L (" +
+             num(get(ex, "latency")->value.number) + " cycles) is not this GPU's loaded latency (" + num(latency) + " cycles)";
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::vector<std::string> run_plan(const MeasurePlan& plan, const std::string& bench_dir) {
+  std::vector<std::string> outputs;
+  for (const auto& call : plan.calls) {
+    std::string cmd = "'" + bench_dir + "/" + call.runner + "'";
+    for (const auto& a : call.args) cmd += " '" + a + "'";
+    cmd += " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    if (p == nullptr) throw std::runtime_error("cannot start " + cmd);
+    std::string out;
+    char buf[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    const int status = pclose(p);
+    const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (rc == 2) throw RunnerRefused(call.runner + " refuses these parameters: " + out.substr(0, 400));
+    if (rc != 0) {
+      throw std::runtime_error(cmd + " exited " + std::to_string(rc) + ": " + out.substr(0, 600));
+    }
+    outputs.push_back(out);
+  }
+  return outputs;
+}
+
+std::string measured_markdown(const std::vector<MeasuredAnswer>& rows, const std::string& gpu) {
+  std::ostringstream md;
+  md << "Worked examples on " << gpu << ": the author's answer, the model's, and what the GPU did.\n\n"
+     << "| example | answer | author | model | GPU | kind | verdict | how |\n|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : rows) {
+    std::string gpu_text = "—";
+    if (r.has_gpu) gpu_text = r.row_kind == "check" ? r.note.substr(std::string("recorded ").size()) : num(r.gpu);
+    if (r.row_kind == "check") {
+      gpu_text = gpu_text.substr(0, gpu_text.find(';'));
+    }
+    md << "| " << r.example << " | " << (r.answer.empty() ? "—" : r.answer) << " | " << (r.stated.empty() ? "—" : r.stated)
+       << " | " << (r.model.empty() ? "—" : r.model) << " | " << gpu_text << " | " << r.row_kind << " | " << r.verdict
+       << " | " << (r.row_kind == "check" ? "warpcost-record" : r.note) << " |\n";
+  }
+  return md.str();
+}
+
+std::string measured_csv(const std::vector<MeasuredAnswer>& rows, const std::string& run_id, const std::string& utc,
+                         const std::string& gpu, const std::string& git_rev) {
+  using analysis::csv_field;
+  std::ostringstream csv;
+  const auto& header = analysis::csv_header();
+  for (std::size_t i = 0; i < header.size(); ++i) csv << (i ? "," : "") << header[i];
+  csv << ",example\n";
+  for (const auto& r : rows) {
+    const std::string params = "example=" + r.example;
+    const double rel = r.has_gpu && r.model_value != 0 ? r.gpu / r.model_value - 1.0 : 0.0;
+    const bool numeric_model = r.has_gpu && r.model != "" && r.model.find('(') == std::string::npos;
+    csv << schema::kVersion << "," << csv_field(run_id) << "," << csv_field(utc) << "," << csv_field(gpu) << ",,,,,"
+        << csv_field(analysis::git_rev_text(git_rev)) << ",examples," << csv_field(r.kind) << "," << csv_field(params) << ","
+        << csv_field(r.answer.empty() ? "not_measured" : r.answer) << "," << (r.has_gpu ? analysis::csv_number(r.gpu) : "")
+        << "," << csv_field(r.unit) << "," << csv_field(r.note) << ","
+        << (numeric_model ? analysis::csv_number(r.model_value) : "") << ","
+        << (numeric_model ? analysis::csv_number(rel) : "") << "," << csv_field(r.row_kind) << "," << csv_field(r.verdict)
+        << ",current," << csv_field(r.example) << "\n";
+  }
+  return csv.str();
+}
+
+}  // namespace warpcost::examples

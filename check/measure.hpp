@@ -1,0 +1,86 @@
+// `warpcost check FILE --measure`: each example's own point run by its family's single-point runner
+// (warpcost-record, warpcost-diverge, warpcost-coalesce, warpcost-stream, warpcost-primitives in build/<preset>/bench/),
+// read back from the runner's printed report, and judged with the family's rules beside the model
+// and the author's answer. The plan and the parsers are pure (tested on the runners' real output,
+// results/nvidia-h200/*/gpu-round-*.txt); only run_plan starts processes.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "check/examples.hpp"
+
+namespace warpcost::examples {
+
+// One runner call: the binary (in the bench build folder, build/<preset>/bench) and its arguments.
+struct Invocation {
+  std::string runner;  // "warpcost-record"
+  std::vector<std::string> args;
+};
+
+struct MeasurePlan {
+  std::vector<Invocation> calls;  // empty: the GPU cannot answer it, `why_not` says why
+  std::string why_not;
+};
+MeasurePlan plan_measure(const Example& example);
+
+// What the runners printed, parsed.
+struct RecordReport {
+  bool ok = false;          // the header line was found
+  bool gates_passed = false;
+  long long warps = 0;
+  std::vector<int> lanes;   // per warp, measured (bits of its active mask)
+  std::vector<unsigned> masks;
+  // --threads: per linear slot, the recorded (x,y,z) and lane
+  std::vector<std::vector<long long>> thread_xyz;
+  std::vector<int> thread_lane;
+};
+RecordReport parse_record(const std::string& text);
+// warpcost-diverge: the warp slowdown against its uniform reference; < 0 when absent.
+double parse_diverge_warp_slowdown(const std::string& text);
+// warpcost-diverge: the median warp cycles of the configuration itself; < 0 when absent.
+double parse_diverge_warp_cycles(const std::string& text);
+// warpcost-coalesce: useful bandwidth in TB/s; < 0 when absent.
+double parse_coalesce_useful_tbps(const std::string& text);
+// warpcost-stream read: bandwidth in TB/s and the loaded latency in cycles; < 0 when absent.
+double parse_stream_tbps(const std::string& text);
+double parse_stream_latency_cycles(const std::string& text);
+// warpcost-primitives latency: cycles per op; < 0 when absent.
+double parse_primitive_latency_cycles(const std::string& text);
+
+struct MeasuredAnswer {
+  std::string example;
+  std::string kind;    // the example's kind
+  std::string answer;  // the answer's field, or "" for an example the GPU cannot answer
+  std::string stated;  // the author's, "" when the example does not state this answer
+  std::string model;
+  double model_value = 0;
+  bool has_gpu = false;
+  double gpu = 0;
+  std::string unit;
+  std::string row_kind;  // check, model or info (docs/verdicts.md)
+  std::string verdict;   // passes/fails, holds/fails, info, or "not measured"
+  std::string note;      // the rule, or why the GPU cannot answer
+};
+
+// The judged rows of one example from its runners' outputs (one output per planned call, in order).
+std::vector<MeasuredAnswer> judge_measurement(const Example& example, const MeasurePlan& plan,
+                                              const std::vector<std::string>& outputs);
+
+// A runner that refused its arguments (exit 2, usage): the GPU cannot answer at these parameters.
+class RunnerRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Runs every planned call with the binaries under `bench_dir`; throws RunnerRefused when a runner
+// refuses its arguments, std::runtime_error naming the call when it fails otherwise.
+std::vector<std::string> run_plan(const MeasurePlan& plan, const std::string& bench_dir);
+
+std::string measured_markdown(const std::vector<MeasuredAnswer>& rows, const std::string& gpu);
+// Tidy CSV rows under analysis/tidy_csv.hpp's fixed columns, family `examples`.
+std::string measured_csv(const std::vector<MeasuredAnswer>& rows, const std::string& run_id, const std::string& utc,
+                         const std::string& gpu, const std::string& git_rev);
+
+}  // namespace warpcost::examples

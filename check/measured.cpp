@@ -1,0 +1,152 @@
+// Where a committed or user run of a GPU measured the point an example asks about: the family's own
+// evaluated row (analysis/evaluation.hpp) at the example's parameters, with the run it came from.
+#include "check/measured.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <sstream>
+
+#include "core/result_schema.hpp"
+#include "analysis/evaluation.hpp"
+
+namespace warpcost::examples {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string whole(double v) { return std::to_string(static_cast<long long>(v)); }
+
+// "k=v;k=v" holds every pair of `wanted`.
+bool params_hold(const std::string& params, const std::vector<std::string>& wanted) {
+  const std::string p = ";" + params + ";";
+  return std::all_of(wanted.begin(), wanted.end(),
+                     [&](const std::string& kv) { return p.find(";" + kv + ";") != std::string::npos; });
+}
+
+}  // namespace
+
+std::vector<Lookup> lookups_for(const Example& ex) {
+  std::vector<Lookup> out;
+  const auto& in = ex.inputs;
+  auto num = [&](const char* k) { return in.at(k).value.number; };
+  if (ex.kind == "block_shape" || ex.kind == "thread_map") {
+    std::vector<long long> b = in.at("block").value.coord;
+    while (b.size() < 3) b.push_back(1);
+    const std::vector<std::string> p = {"x=" + std::to_string(b[0]), "y=" + std::to_string(b[1]), "z=" + std::to_string(b[2])};
+    out.push_back({"warps", "partial_warp", "schedule", p, "warps_per_block", ""});
+    out.push_back({"tail_mask", "partial_warp", "schedule", p, "tail_mask", ""});
+  } else if (ex.kind == "grid_tail") {
+    const std::vector<std::string> p = {"block_threads=" + whole(num("block_threads")), "total_threads=" + whole(num("threads"))};
+    out.push_back({"last_block_full_warps", "partial_warp", "grid_tail", p, "tail_full_warps", ""});
+    out.push_back({"launched_warps", "partial_warp", "grid_tail", p, "smsp__warps_launched.sum", ""});
+  } else if (ex.kind == "divergence") {
+    const auto& paths = in.at("paths").value.paths;
+    const bool equal = std::all_of(paths.begin(), paths.end(), [&](const model::BranchPath& q) { return q.cost == paths[0].cost; });
+    const std::string shape = in.count("shape") ? in.at("shape").value.text : (paths.size() == 2 ? "if_else" : "switch");
+    const std::string note = "the family's kernel runs equal path bodies of 384 trips";
+    if (!equal) return out;  // the families measure equal bodies only
+    if (shape == "if_else" && paths.size() == 2 && paths[0].lanes > 0 && paths[0].lanes < 32 && paths[0].lanes + paths[1].lanes == 32) {
+      out.push_back({"slowdown", "divergence", "split_low", {"k=" + std::to_string(paths[0].lanes), "warps_per_sm=4"}, "warp_slowdown", note});
+    } else if (shape == "switch") {
+      const auto populated = std::count_if(paths.begin(), paths.end(), [](const model::BranchPath& q) { return q.lanes > 0; });
+      out.push_back({"slowdown", "divergence", "switch", {"paths=" + std::to_string(populated), "warps_per_sm=4"}, "warp_slowdown", note});
+    } else if (shape == "nested") {
+      out.push_back({"slowdown", "divergence", "nested", {"leaves=" + std::to_string(paths.size()), "warps_per_sm=4"}, "warp_slowdown", note});
+    }
+  } else if (ex.kind == "latency_hiding") {
+    out.push_back({"warps_needed", "streaming", "knee",
+                   {"use=independent", "load_bytes=16", "alu_per_load=" + whole(num("instructions"))},
+                   "knee_warps_per_sm", "the knee of this GPU's stream with W ALU ops a load, at its own L, not the example's"});
+  } else if (ex.kind == "coalescing") {
+    const std::string size = "elem_bytes=" + whole(num("elem_bytes"));
+    if (in.count("stride")) {
+      const std::string offset = "offset=" + (in.count("offset") ? whole(num("offset")) : std::string("0"));
+      out.push_back({"sectors_per_request", "coalescing", "load_dram", {size, "stride=" + whole(num("stride")), offset},
+                     "sectors_per_request", ""});
+    } else if (in.count("block")) {
+      const auto& b = in.at("block").value.coord;
+      out.push_back({"sectors_per_request", "coalescing", "block_2d", {"x=" + std::to_string(b[0]), "y=" + std::to_string(b[1])},
+                     "sectors_per_request", "the family's own image and element size"});
+    } else {
+      out.push_back({"sectors_per_request", "coalescing", "partial_block", {"block_threads=" + whole(num("block_threads"))},
+                     "sectors_per_request", "the family's own element size"});
+    }
+  }
+  return out;
+}
+
+std::vector<fs::path> runs_of_gpu(const fs::path& results, const std::string& gpu) {
+  std::vector<fs::path> runs;
+  std::error_code ec;
+  if (!fs::is_directory(results, ec)) return runs;
+  for (const auto& dir : fs::directory_iterator(results, ec)) {
+    if (!dir.is_directory() || dir.path().filename() == "archive") continue;
+    for (const auto& run : fs::directory_iterator(dir.path(), ec)) {
+      if (fs::exists(run.path() / "bench.json")) runs.push_back(run.path());
+    }
+  }
+  std::sort(runs.begin(), runs.end(), [](const fs::path& a, const fs::path& b) {
+    return a.filename().string() > b.filename().string();  // stamps first: newest first
+  });
+  std::vector<fs::path> mine;
+  for (const auto& r : runs) {
+    if (lower(r.parent_path().filename().string()) == lower(gpu)) mine.push_back(r);
+  }
+  if (!mine.empty()) return mine;
+  for (const auto& r : runs) {  // the device's name, when the folder slug was not given
+    try {
+      const analysis::Run run = analysis::read_run(r / "bench.json");
+      if (lower(run.context.text(schema::key::kGpuName)) == lower(gpu)) mine.push_back(r);
+    } catch (const std::exception&) {
+    }
+  }
+  return mine;
+}
+
+std::vector<Measured> measured_values(const Example& ex, const fs::path& results, const std::string& gpu,
+                                      std::string& why_none) {
+  std::vector<Measured> out;
+  const auto lookups = lookups_for(ex);
+  if (lookups.empty()) {
+    why_none = ex.kind == "warp_primitive"
+                   ? "predict does not read the warp_primitives family's runs yet; `warpcost check FILE --measure` runs the primitive"
+                   : ex.kind == "scheduler_demand"
+                         ? "no family measures a scheduler's demand as such (the streaming knee does, at this GPU's own L)"
+                         : "no family measures these inputs (divergence: the kernels run equal path bodies only)";
+    return out;
+  }
+  const auto runs = runs_of_gpu(results, gpu);
+  if (runs.empty()) {
+    why_none = "no run of '" + gpu + "' under " + results.string();
+    return out;
+  }
+  for (const auto& dir : runs) {
+    analysis::Run run;
+    try {
+      run = analysis::read_run(dir / "bench.json");
+    } catch (const std::exception& e) {
+      continue;  // an unreadable run is skipped; the next one may answer
+    }
+    const auto rows = analysis::evaluate_run(run);
+    for (const auto& l : lookups) {
+      for (const auto& r : rows) {
+        if (r.family == l.family && r.benchmark == l.benchmark && r.metric == l.metric && params_hold(r.params, l.params)) {
+          out.push_back(Measured{l.answer, r.value, r.unit, run.run_id(), r.family + "/" + r.benchmark + "/" + r.params + " " + r.metric,
+                                 r.verdict, l.note});
+          break;
+        }
+      }
+    }
+    if (!out.empty()) return out;
+  }
+  why_none = "no run of '" + gpu + "' under " + results.string() + " measured this point";
+  return out;
+}
+
+}  // namespace warpcost::examples

@@ -1,0 +1,67 @@
+// The latency and streaming families' contract (core/family_schema.hpp): pointer chases
+// by footprint, and reads by load width, ALU work per load, loads in flight, residency and block.
+#pragma once
+
+#include <vector>
+
+#include "core/counters.hpp"
+#include "core/family_schema.hpp"
+
+namespace warpcost::schema {
+
+namespace latency {
+namespace counter {
+inline constexpr const char* kCyclesPerLoad = "cycles_per_load";
+inline constexpr const char* kFootprintBytes = "footprint_bytes";
+inline constexpr const char* kNodes = "nodes";
+inline constexpr const char* kNsPerLoad = "ns_per_load";
+inline constexpr const char* kSteps = "steps";
+inline constexpr const char* kWarmSteps = "warm_steps";
+}  // namespace counter
+inline constexpr const char* kFamily = "latency";
+namespace benchmark {
+inline constexpr const char* kChaseRandom = "chase_random";
+inline constexpr const char* kChaseStride = "chase_stride";
+}  // namespace benchmark
+namespace param {
+inline constexpr const char* kFootprintKib = "footprint_kib";
+}  // namespace param
+const FamilyDescriptor& descriptor();
+}  // namespace latency
+
+namespace streaming {
+namespace counter {
+inline constexpr const char* kGpuSeconds = "gpu_seconds";
+inline constexpr const char* kLoadedLatencyCycles = "loaded_latency_cycles";
+inline constexpr const char* kLoads = "loads";
+inline constexpr const char* kLoadsPerThread = "loads_per_thread";
+inline constexpr const char* kResidentBlocksPerSm = "resident_blocks_per_sm";
+inline constexpr const char* kResidentWarpsPerSm = "resident_warps_per_sm";
+inline constexpr const char* kSharedBytesPerBlock = "shared_bytes_per_block";
+inline constexpr const char* kUsefulInstructions = "useful_instructions";
+inline constexpr const char* kWarpsPerBlock = "warps_per_block";
+}  // namespace counter
+inline constexpr const char* kFamily = "streaming";
+namespace benchmark {
+inline constexpr const char* kReadIndependent = "read_independent";
+inline constexpr const char* kReadDependent = "read_dependent";
+inline constexpr const char* kReadBatched = "read_batched";
+inline constexpr const char* kReadOnePerThread = "read_one_per_thread";
+inline constexpr const char* kReadPeak = "read_peak";
+}  // namespace benchmark
+namespace param {
+inline constexpr const char* kLoadBytes = "load_bytes";
+inline constexpr const char* kAluPerLoad = "alu_per_load";
+inline constexpr const char* kWarpsPerSm = "warps_per_sm";
+inline constexpr const char* kLoadsInFlight = "loads_in_flight";
+inline constexpr const char* kBlockThreads = "block_threads";
+inline constexpr const char* kLoadsPerThread = "loads_per_thread";
+}  // namespace param
+const FamilyDescriptor& descriptor();
+// What this folder registers (core/families.hpp): both families, latency first.
+inline std::vector<const FamilyDescriptor*> descriptors() {
+  return {&latency::descriptor(), &streaming::descriptor()};
+}
+}  // namespace streaming
+
+}  // namespace warpcost::schema

@@ -1,0 +1,141 @@
+#include "explain/explain_cli.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "core/text_format.hpp"
+
+namespace warpcost::explain {
+
+namespace {
+
+bool executable(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+}
+
+void check_output(const std::string& flag, const std::string& path) {
+  if (path.empty()) throw UsageError(flag + " needs a file name");
+  const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(parent, ec)) {
+    throw UsageError(flag + " " + path + ": the folder " + parent.string() + " does not exist; allowed: a file in an existing folder");
+  }
+}
+
+}  // namespace
+
+std::string usage_text() {
+  return "usage: warpcost explain [--kernel REGEX] [--launches N] [--no-dram-pass] [--json FILE]\n"
+         "                        [--csv FILE] [--results DIR] [--inject LIB] [--records FILE] -- APP [ARGS...]\n"
+         "       warpcost explain --proof CASES.tsv [--out FILE]\n"
+         "Runs APP with warpcost's CUPTI injection library, profiles its kernel launches (a one-pass DRAM\n"
+         "pass, then kernel replay), and prints per kernel, largest total time first, what warp\n"
+         "granularity costs it in four views\n"
+         "(partial warps, divergence, coalescing, latency hiding), each with the speedup removing it would\n"
+         "give, priced from this GPU's newest suite run under DIR (default results/).\n"
+         "  --kernel REGEX  profile only kernels whose (demangled) name matches (ECMAScript, searched)\n"
+         "  --launches N    profile at most N launches (default 20, 1.." + std::to_string(kMaxLaunches) + ")\n"
+         "                  each in two while nothing has been replayed: its DRAM bytes on it, unreplayed\n"
+         "                  (one pass), and every counter on the kernel's next launch of the same shape\n"
+         "                  (kernel replay); launches chosen later are profiled in full at once\n"
+         "  --no-dram-pass  profile the chosen launch itself in full: for a kernel launched once (its DRAM\n"
+         "                  bytes are then the replayed range's, which can count writes it did not make)\n"
+         "  --json FILE     the costs as JSON;  --csv FILE  as tidy CSV rows (family explain)\n"
+         "  --inject LIB    the injection library (default: libwarpcost_inject.so beside this tool)\n"
+         "  --records FILE  keep the library's raw launch records (JSON lines) there\n"
+         "  --proof CASES   judge predicted against measured fix speedups (scripts/gpu-round-explain.sh)\n"
+         "APP's own output is untouched; its exit code or signal is reported. Exit: 0 explained; 1 APP\n"
+         "failed, crashed or the profiler could not run (what was collected is still reported); 2 usage.\n";
+}
+
+Options parse_options(const std::vector<std::string>& args, const std::string& path_env) {
+  Options o;
+  std::size_t i = 0;
+  auto value = [&](const std::string& flag) -> std::string {
+    if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
+    return args[++i];
+  };
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      o.command.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+      break;
+    }
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+      return o;
+    } else if (a == "--kernel") {
+      o.kernel_regex = value(a);
+      try {
+        std::regex check(o.kernel_regex, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        throw UsageError("--kernel " + o.kernel_regex + ": not a regular expression (" + e.what() +
+                         "); allowed: an ECMAScript regex");
+      }
+    } else if (a == "--launches") {
+      const std::string v = value(a);
+      const std::optional<long long> n = analysis::parse_whole_integer(v);
+      if (!n || *n < 1 || *n > kMaxLaunches) {
+        throw UsageError("--launches " + v + "; allowed: a whole number from 1 to " + std::to_string(kMaxLaunches));
+      }
+      o.launches = static_cast<long>(*n);
+    } else if (a == "--no-dram-pass") {
+      o.dram_pass = false;
+    } else if (a == "--json") {
+      o.json_path = value(a);
+      check_output(a, o.json_path);
+    } else if (a == "--csv") {
+      o.csv_path = value(a);
+      check_output(a, o.csv_path);
+    } else if (a == "--records") {
+      o.records_path = value(a);
+      check_output(a, o.records_path);
+    } else if (a == "--results") {
+      o.results_dir = value(a);
+    } else if (a == "--inject") {
+      o.inject_path = value(a);
+      if (!std::filesystem::is_regular_file(o.inject_path)) {
+        throw UsageError("--inject " + o.inject_path + ": no such file; allowed: the path of libwarpcost_inject.so");
+      }
+    } else if (a == "--proof") {
+      o.proof_cases = value(a);
+      if (!std::filesystem::is_regular_file(o.proof_cases)) {
+        throw UsageError("--proof " + o.proof_cases + ": no such file; allowed: a cases table (docs/explain.md)");
+      }
+    } else if (a == "--out") {
+      o.proof_out = value(a);
+      check_output(a, o.proof_out);
+    } else {
+      throw UsageError("unknown argument '" + a + "'; allowed: --kernel, --launches, --no-dram-pass, --json, --csv, --results, "
+                       "--inject, --records, --proof, --out, --help, then -- APP [ARGS...]");
+    }
+  }
+  if (!o.proof_cases.empty()) {
+    if (!o.command.empty()) throw UsageError("--proof judges recorded cases; it takes no -- APP");
+    if (!o.dram_pass) throw UsageError("--no-dram-pass goes with -- APP; --proof runs none");
+    return o;
+  }
+  if (!o.proof_out.empty()) throw UsageError("--out goes with --proof");
+  if (o.command.empty() || o.command[0].empty()) {
+    throw UsageError("no application given; allowed: -- APP [ARGS...] after the options");
+  }
+  const std::string& app = o.command[0];
+  if (app.find('/') != std::string::npos) {
+    if (!executable(app)) throw UsageError("application " + app + " is not an executable file");
+  } else {
+    bool found = false;
+    std::stringstream dirs(path_env);
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+      if (!dir.empty() && executable(std::filesystem::path(dir) / app)) found = true;
+    }
+    if (!found) throw UsageError("application " + app + " is not on PATH; allowed: a path or a command on PATH");
+  }
+  return o;
+}
+
+}  // namespace warpcost::explain

@@ -1,0 +1,649 @@
+// `warpcost check` and `warpcost predict`: the page's file agrees everywhere, changed answers are
+// found, every kind of bad input is named, each kind's answers against hand calculation, and the
+// measured lookup over fixture runs (never results/). Expected values are worked by hand in the
+// comments, not taken from the code under test.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "check/examples.hpp"
+#include "check/measure.hpp"
+#include "check/measured.hpp"
+#include "analysis/report.hpp"
+
+namespace warpcost::examples {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kPageFile = std::string(WARPCOST_SOURCE) + "/examples/worked-examples.toml";
+const std::string kSampleFile = std::string(WARPCOST_SOURCE) + "/examples/course-sample.toml";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A temp folder of this process's own, removed after.
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("warpcost-examples-" + std::to_string(getpid()) + "-" +
+                                               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+std::string bad_message(const std::string& toml) {
+  try {
+    check_examples(read_examples_text(toml, "bad.toml"));
+  } catch (const BadInput& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* const kHeader = "[[example]]\nid = \"X1\"\n";
+
+// ---- the page's file ---------------------------------------------------------------------------
+
+TEST(ExamplesFile, ThePagesFileAgreesEverywhere) {
+  const auto examples = read_examples_file(kPageFile);
+  // Ex 1, 2, 3, 3b, 4-8, 9 twice, 10, the note's grid tail and four self-test questions.
+  EXPECT_EQ(examples.size(), 17u);
+  const auto checked = check_examples(examples);
+  ASSERT_FALSE(checked.empty());
+  for (const auto& c : checked) EXPECT_TRUE(c.agrees) << c.example << " " << c.field;
+}
+
+TEST(ExamplesFile, ThreeChangedAnswersAreExactlyTheThreeDisagrees) {
+  std::string text = slurp(kPageFile);
+  text = replace_once(text, "tail_lanes = 4, wasted_lanes = 28, tail_mask", "tail_lanes = 4, wasted_lanes = 27, tail_mask");
+  text = replace_once(text, "answer = { time = 60, slowdown = 2.0 }", "answer = { time = 60, slowdown = 1.5 }");
+  text = replace_once(text, "last_block_partial_lanes = 8", "last_block_partial_lanes = 9");
+  const auto checked = check_examples(read_examples_text(text, "changed.toml"));
+  std::vector<std::string> disagrees;
+  for (const auto& c : checked) {
+    if (!c.agrees) disagrees.push_back(c.example + " " + c.field);
+  }
+  EXPECT_EQ(disagrees, (std::vector<std::string>{"Ex 2 wasted_lanes", "Ex 7 slowdown",
+                                                 "Note: grid tail last_block_partial_lanes"}));
+}
+
+TEST(ExamplesFile, TheCourseSampleHasItsTwoDeliberateMistakes) {
+  const auto checked = check_examples(read_examples_file(kSampleFile));
+  std::vector<std::string> disagrees;
+  for (const auto& c : checked) {
+    if (!c.agrees) disagrees.push_back(c.example + " " + c.field);
+  }
+  // 72 threads: 3 warps, 24 wasted lanes (the sample says 16); a 3-way switch of bodies 40, 20, 20
+  // over a uniform 40: (40+20+20)/40 = 2.0 (the sample says 3.0, counting paths, not their cost).
+  EXPECT_EQ(disagrees, (std::vector<std::string>{"C1 wasted_lanes", "C2 slowdown"}));
+}
+
+// ---- the command line: exit codes and nothing written on bad input ------------------------------
+
+int run_tool(const std::string& args, const fs::path& out) {
+  const std::string cmd = std::string(WARPCOST_EXAMPLES_BIN) + " " + args + " > " + out.string() + " 2> " + out.string() + ".err";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(ExamplesCli, ExitZeroOneTwo) {
+  TempDir tmp;
+  EXPECT_EQ(run_tool("check " + kPageFile, tmp.path / "ok.txt"), 0);
+  EXPECT_NE(slurp((tmp.path / "ok.txt").string()).find("| Ex 7 | slowdown | 2 | 2 |"), std::string::npos);
+  const fs::path changed = tmp.path / "changed.toml";
+  std::ofstream(changed) << replace_once(slurp(kPageFile), "answer = { warps = 1 }", "answer = { warps = 2 }");
+  EXPECT_EQ(run_tool("check " + changed.string(), tmp.path / "one.txt"), 1);
+  EXPECT_NE(slurp((tmp.path / "one.txt").string()).find("| Ex 4 | warps | 2 | 1 |"), std::string::npos);
+  const fs::path broken = tmp.path / "broken.toml";
+  std::ofstream(broken) << replace_once(slurp(kPageFile), "block = [72, 1, 1]", "block = [0, 1, 1]");
+  EXPECT_EQ(run_tool("check " + broken.string(), tmp.path / "two.txt"), 2);
+  // One message, on stderr, naming the example and the field, and no table: nothing half-written.
+  EXPECT_EQ(slurp((tmp.path / "two.txt").string()), "");
+  const std::string err = slurp((tmp.path / "two.txt.err").string());
+  EXPECT_NE(err.find("example 'Self-test 1', field 'block'"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(run_tool("check", tmp.path / "usage.txt"), 2);
+  EXPECT_EQ(run_tool("check " + kPageFile + " --mesure", tmp.path / "usage.txt"), 2);
+  EXPECT_EQ(run_tool("check " + kPageFile + " --measure", tmp.path / "usage.txt"), 2);  // no --bench-dir
+  EXPECT_EQ(run_tool("predict block_shape block=0,1,1", tmp.path / "p.txt"), 2);
+}
+
+TEST(ExamplesCli, MeasureChecksTheFileBeforeLookingForADevice) {
+  TempDir tmp;
+  const fs::path broken = tmp.path / "broken.toml";
+  std::ofstream(broken) << replace_once(slurp(kPageFile), "paths = [{ lanes = 16, cost = 40 }, { lanes = 16, cost = 40 }]",
+                                        "paths = [{ lanes = 16, cost = 40 }, { lanes = 17, cost = 40 }]");
+  const fs::path results = tmp.path / "results";
+  EXPECT_EQ(run_tool("check " + broken.string() + " --measure --bench-dir /nonexistent --results " + results.string(),
+                     tmp.path / "m.txt"), 2);
+  EXPECT_NE(slurp((tmp.path / "m.txt.err").string()).find("example 'Self-test 4', field 'paths'"), std::string::npos);
+  EXPECT_FALSE(fs::exists(results));
+  if (std::system("nvidia-smi -L > /dev/null 2>&1") == 0) GTEST_SKIP() << "a GPU is visible: the no-device exit is not testable here";
+  EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir /nonexistent --results " + results.string(),
+                     tmp.path / "n.txt"), 77);
+  EXPECT_FALSE(fs::exists(results));  // nothing written without a device
+}
+
+// ---- bad input: one message naming the example, the field and what is allowed -------------------
+
+void expect_named(const std::string& message, const std::string& field, const std::string& allowed_part) {
+  EXPECT_NE(message.find("example 'X1'"), std::string::npos) << message;
+  EXPECT_NE(message.find("field '" + field + "'"), std::string::npos) << message;
+  EXPECT_NE(message.find("allowed: "), std::string::npos) << message;
+  EXPECT_NE(message.find(allowed_part), std::string::npos) << message;
+}
+
+TEST(ExamplesBadInput, UnknownKind) {
+  expect_named(bad_message(std::string(kHeader) + "kind = \"occupancy\"\nanswer = { warps = 1 }\n"), "kind", "block_shape");
+}
+
+TEST(ExamplesBadInput, UnknownField) {
+  expect_named(bad_message(std::string(kHeader) + "kind = \"block_shape\"\nblock = [32]\nthreds = 3\nanswer = { warps = 1 }\n"),
+               "threds", "block");
+}
+
+TEST(ExamplesBadInput, UnknownAnswerField) {
+  expect_named(bad_message(std::string(kHeader) + "kind = \"block_shape\"\nblock = [32]\nanswer = { wraps = 1 }\n"),
+               "answer.wraps", "warps");
+}
+
+TEST(ExamplesBadInput, MissingAnswer) {
+  expect_named(bad_message(std::string(kHeader) + "kind = \"block_shape\"\nblock = [32]\n"), "answer", "warps");
+  expect_named(bad_message(std::string(kHeader) + "kind = \"block_shape\"\nblock = [32]\nanswer = {}\n"), "answer", "warps");
+}
+
+TEST(ExamplesBadInput, MissingInput) {
+  expect_named(bad_message(std::string(kHeader) + "kind = \"grid_tail\"\nthreads = 10\nanswer = { blocks = 1 }\n"),
+               "block_threads", "1..1024");
+}
+
+TEST(ExamplesBadInput, ZeroThreads) {
+  expect_named(bad_message(std::string(kHeader) + "kind = \"block_shape\"\nblock = [0, 4, 1]\nanswer = { warps = 1 }\n"),
+               "block", "x·y·z <= 1024");
+  expect_named(bad_message(std::string(kHeader) + "kind = \"grid_tail\"\nthreads = 0\nblock_threads = 32\nanswer = { blocks = 1 }\n"),
+               "threads", ">= 1");
+}
+
+TEST(ExamplesBadInput, BlockOverTheDeviceLimit) {
+  const std::string m = bad_message(std::string(kHeader) + "kind = \"block_shape\"\nblock = [2000, 1, 1]\nanswer = { warps = 63 }\n");
+  expect_named(m, "block", "1024");
+  EXPECT_NE(m.find("over the device limit"), std::string::npos) << m;
+  // 32·32·2 = 2048 threads: each side within its limit, the product over.
+  expect_named(bad_message(std::string(kHeader) + "kind = \"block_shape\"\nblock = [32, 32, 2]\nanswer = { warps = 64 }\n"),
+               "block", "1024");
+  // z is limited to 64.
+  expect_named(bad_message(std::string(kHeader) + "kind = \"block_shape\"\nblock = [1, 1, 65]\nanswer = { warps = 3 }\n"),
+               "block", "z 1..64");
+}
+
+TEST(ExamplesBadInput, BeyondDeviceIsAThoughtExperimentTheModelStillAnswers) {
+  const auto checked = check_examples(read_examples_text(
+      std::string(kHeader) + "kind = \"block_shape\"\nbeyond_device = true\nblock = [2000, 1, 1]\n"
+                             "answer = { warps = 63, wasted_lanes = 16 }\n",
+      "t.toml"));
+  // ceil(2000/32) = 63 warps; 63·32 − 2000 = 16 wasted lanes.
+  ASSERT_EQ(checked.size(), 2u);
+  EXPECT_TRUE(checked[0].agrees);
+  EXPECT_TRUE(checked[1].agrees);
+}
+
+TEST(ExamplesBadInput, StrideZero) {
+  expect_named(bad_message(std::string(kHeader) + "kind = \"coalescing\"\nelem_bytes = 4\nstride = 0\nanswer = { sectors_per_request = 4 }\n"),
+               "stride", ">= 1");
+}
+
+TEST(ExamplesBadInput, SplitOver32) {
+  expect_named(bad_message(std::string(kHeader) + "kind = \"divergence\"\npaths = [{ lanes = 20, cost = 1 }, { lanes = 20, cost = 1 }]\n"
+                                                  "uniform_cost = 1\nanswer = { slowdown = 2 }\n"),
+               "paths", "at most 32");
+  expect_named(bad_message(std::string(kHeader) + "kind = \"divergence\"\npaths = [{ lanes = 33, cost = 1 }]\n"
+                                                  "uniform_cost = 1\nanswer = { slowdown = 1 }\n"),
+               "paths", "0..32");
+}
+
+TEST(ExamplesBadInput, ElementSizeAndDuplicateIdAndNotToml) {
+  expect_named(bad_message(std::string(kHeader) + "kind = \"coalescing\"\nelem_bytes = 3\nstride = 1\nanswer = { sectors_per_request = 4 }\n"),
+               "elem_bytes", "1, 2, 4, 8 or 16");
+  const std::string twice = std::string(kHeader) + "kind = \"block_shape\"\nblock = [32]\nanswer = { warps = 1 }\n";
+  expect_named(bad_message(twice + twice), "id", "unique");
+  EXPECT_NE(bad_message("[[example]\nid = 1").find("not TOML"), std::string::npos);
+}
+
+// ---- the tolerance of ratios, declared in examples.hpp -----------------------------------------
+
+TEST(ExamplesTolerance, RatiosWithinTheRoundingCountsExactly) {
+  auto check_one = [](const std::string& answer) {
+    return check_examples(read_examples_text(
+        std::string(kHeader) + "kind = \"divergence\"\npaths = [{ lanes = 16, cost = 40 }, { lanes = 16, cost = 20 }]\n"
+                               "uniform_cost = 45\nanswer = { " + answer + " }\n", "t.toml")).front().agrees;
+  };
+  // (40 + 20)/45 = 1.3333: 1.33 is within 0.005, 1.32 is not.
+  EXPECT_TRUE(check_one("slowdown = 1.33"));
+  EXPECT_FALSE(check_one("slowdown = 1.32"));
+  // populated paths is a count: 2 exactly.
+  EXPECT_TRUE(check_one("populated_paths = 2"));
+  EXPECT_FALSE(check_one("populated_paths = 2.001"));
+}
+
+// ---- predict: each kind against hand calculation ------------------------------------------------
+
+double answer_of(const std::vector<ModelAnswer>& answers, const std::string& field) {
+  for (const auto& a : answers) {
+    if (a.field == field) return a.value.number;
+  }
+  ADD_FAILURE() << "no answer " << field;
+  return -1;
+}
+
+TEST(Predict, BlockShape) {
+  const auto a = model_answers(example_from_arguments("block_shape", {"block=72"}));
+  EXPECT_EQ(answer_of(a, "warps"), 3);         // ceil(72/32)
+  EXPECT_EQ(answer_of(a, "wasted_lanes"), 24);  // 96 − 72
+  EXPECT_EQ(answer_of(a, "tail_mask"), 0xff);   // 8 lanes
+}
+
+TEST(Predict, ThreadMap) {
+  const auto a = model_answers(example_from_arguments("thread_map", {"block=16,16", "thread=3,5"}));
+  EXPECT_EQ(answer_of(a, "linear"), 83);  // 3 + 5·16
+  EXPECT_EQ(answer_of(a, "warp"), 2);     // 83/32
+  EXPECT_EQ(answer_of(a, "lane"), 19);    // 83 − 64
+  const auto b = model_answers(example_from_arguments("thread_map", {"block=24,24", "linear=100"}));
+  bool found = false;
+  for (const auto& x : b) {
+    if (x.field != "thread") continue;
+    found = true;
+    EXPECT_EQ(x.value.coord, (std::vector<long long>{4, 4, 0}));  // 100 = 4·24 + 4
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Predict, GridTail) {
+  const auto a = model_answers(example_from_arguments("grid_tail", {"threads=1000", "block_threads=96"}));
+  EXPECT_EQ(answer_of(a, "blocks"), 11);                  // ceil(1000/96)
+  EXPECT_EQ(answer_of(a, "last_block_threads"), 40);      // 1000 − 960
+  EXPECT_EQ(answer_of(a, "last_block_full_warps"), 1);    // 40/32
+  EXPECT_EQ(answer_of(a, "last_block_partial_lanes"), 8);
+  EXPECT_EQ(answer_of(a, "launched_warps"), 32);          // 10·3 + 2
+}
+
+TEST(Predict, DivergenceSwitchWithUnequalBodies) {
+  const auto a = model_answers(example_from_arguments(
+      "divergence", {"paths=10:40,12:20,10:20", "uniform_cost=40", "shape=switch"}));
+  EXPECT_DOUBLE_EQ(answer_of(a, "time"), 80);     // 40 + 20 + 20
+  EXPECT_DOUBLE_EQ(answer_of(a, "slowdown"), 2);  // 80/40
+  EXPECT_EQ(answer_of(a, "populated_paths"), 3);
+}
+
+TEST(Predict, LatencyHidingAndSchedulerDemand) {
+  const auto a = model_answers(example_from_arguments("latency_hiding", {"latency=500", "instructions=12", "warp_cap=64"}));
+  EXPECT_EQ(answer_of(a, "warps_needed"), 42);  // ceil(41.67)
+  EXPECT_EQ(answer_of(a, "hidden"), 1);
+  const auto b = model_answers(example_from_arguments(
+      "scheduler_demand", {"schedulers=4", "latency=500", "issue_interval=1", "instructions_per_warp=12", "warp_cap=64"}));
+  EXPECT_NEAR(answer_of(b, "warps_needed"), 166.667, 1e-3);  // 4·500/12
+  EXPECT_EQ(answer_of(b, "deficit"), 103);                   // 167 − 64
+}
+
+TEST(Predict, Coalescing) {
+  const auto a = model_answers(example_from_arguments("coalescing", {"elem_bytes=4", "stride=2"}));
+  EXPECT_EQ(answer_of(a, "sectors_per_request"), 8);   // 32 lanes × 8 B apart = 256 B
+  EXPECT_DOUBLE_EQ(answer_of(a, "useful_fraction"), 0.5);
+  // (32,8) over a 64×16 image of 4 B: each warp reads one 128 B row piece = 4 sectors.
+  const auto b = model_answers(example_from_arguments("coalescing", {"elem_bytes=4", "block=32,8", "image=64,16"}));
+  EXPECT_DOUBLE_EQ(answer_of(b, "sectors_per_request"), 4);
+  EXPECT_DOUBLE_EQ(answer_of(b, "useful_fraction"), 1);
+}
+
+TEST(Predict, WarpPrimitive) {
+  const auto a = model_answers(example_from_arguments("warp_primitive", {"primitive=shfl_sync", "active_lanes=1"}));
+  EXPECT_DOUBLE_EQ(answer_of(a, "cost_vs_full_warp"), 1);
+  const auto b = model_answers(example_from_arguments(
+      "warp_primitive", {"primitive=butterfly_reduction", "shuffle_cycles=24", "add_cycles=4"}));
+  EXPECT_EQ(answer_of(b, "reduction_steps"), 5);
+  EXPECT_DOUBLE_EQ(answer_of(b, "reduction_cycles"), 140);  // 5·(24 + 4)
+}
+
+TEST(Predict, BadArgumentsAreNamed) {
+  EXPECT_THROW(example_from_arguments("block_shape", {"block"}), BadInput);
+  EXPECT_THROW(example_from_arguments("nope", {"block=1"}), BadInput);
+  EXPECT_THROW(example_from_arguments("block_shape", {"block=32", "block=64"}), BadInput);
+  EXPECT_THROW(example_from_arguments("coalescing", {"elem_bytes=4", "stride=0"}), BadInput);
+}
+
+// ---- predict's measured value, from fixture runs cut from real runs -----------------------------
+
+struct FixtureResults {
+  TempDir tmp;
+  FixtureResults() {
+    const std::vector<std::pair<std::string, std::string>> runs = {
+        {std::string(WARPCOST_SOURCE) + "/tests/fixtures/divergence.json", "fixture-h200/20260104T000000Z-div"},
+        {std::string(WARPCOST_SOURCE) + "/tests/coalescing/fixtures/coalescing-h200.json", "fixture-h200/20260103T000000Z-co"},
+        {std::string(WARPCOST_SOURCE) + "/tests/fixtures/partial_warp.json", "fixture-h200/20260102T000000Z-pw"}};
+    for (const auto& [from, to] : runs) {
+      fs::create_directories(tmp.path / to);
+      fs::copy_file(from, tmp.path / to / "bench.json");
+    }
+  }
+};
+
+TEST(PredictMeasured, DivergenceSplitFromTheNewestRunThatMeasuredIt) {
+  FixtureResults r;
+  std::string why;
+  const auto m = measured_values(example_from_arguments("divergence", {"paths=20:30,12:30", "uniform_cost=30"}),
+                                 r.tmp.path, "fixture-h200", why);
+  ASSERT_EQ(m.size(), 1u) << why;
+  EXPECT_EQ(m[0].answer, "slowdown");
+  EXPECT_NEAR(m[0].value, 2.0, 0.04);  // two equal bodies: twice the uniform warp, within the family's 2 %
+  EXPECT_NE(m[0].run_id.find("20260104"), std::string::npos);
+}
+
+TEST(PredictMeasured, CoalescingAndBlockShape) {
+  FixtureResults r;
+  std::string why;
+  const auto c = measured_values(example_from_arguments("coalescing", {"elem_bytes=4", "stride=1"}), r.tmp.path,
+                                 "fixture-h200", why);
+  ASSERT_EQ(c.size(), 1u) << why;
+  EXPECT_DOUBLE_EQ(c[0].value, 4);  // 128 B of a warp = 4 sectors, counted by the GPU
+  const auto b = measured_values(example_from_arguments("block_shape", {"block=48,4,1"}), r.tmp.path, "fixture-h200", why);
+  ASSERT_FALSE(b.empty()) << why;
+  EXPECT_EQ(b[0].answer, "warps");
+  EXPECT_DOUBLE_EQ(b[0].value, 6);  // 192 threads
+}
+
+TEST(PredictMeasured, NoRunOfTheGpuSaysSo) {
+  FixtureResults r;
+  std::string why;
+  EXPECT_TRUE(measured_values(example_from_arguments("block_shape", {"block=48,4,1"}), r.tmp.path, "other-gpu", why).empty());
+  EXPECT_NE(why.find("no run of 'other-gpu'"), std::string::npos) << why;
+  EXPECT_TRUE(measured_values(example_from_arguments("warp_primitive", {"primitive=any_sync"}), r.tmp.path, "fixture-h200", why).empty());
+  EXPECT_NE(why.find("warp_primitives"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace warpcost::examples
+
+// ---- --measure: the plan (pure), the parsers on the runners' real output, and the verdicts with
+// planted faults. The GPU itself runs in the GPU round (scripts/gpu-round-examples.sh).
+namespace warpcost::examples {
+namespace {
+
+std::string fixture(const std::string& name) { return slurp(std::string(WARPCOST_SOURCE) + "/tests/check/fixtures/" + name); }
+
+Example one_example(const std::string& body) {
+  return read_examples_text(std::string(kHeader) + body, "m.toml").front();
+}
+
+std::string replace_all_once(std::string text, const std::string& from, const std::string& to) {
+  return replace_once(std::move(text), from, to);
+}
+
+TEST(MeasurePlan, EachKindRunsItsFamilysRunnerOrSaysWhy) {
+  const auto block = plan_measure(one_example("kind = \"block_shape\"\nblock = [100]\nanswer = { warps = 4 }\n"));
+  ASSERT_EQ(block.calls.size(), 1u);
+  EXPECT_EQ(block.calls[0].runner, "warpcost-record");
+  EXPECT_EQ(block.calls[0].args, (std::vector<std::string>{"100", "1", "1"}));
+  // Ex 7: 20 lanes on an if of 30, 12 on an else of 30: equal bodies of 384 trips a side.
+  const auto split = plan_measure(one_example(
+      "kind = \"divergence\"\npaths = [{ lanes = 20, cost = 30 }, { lanes = 12, cost = 30 }]\nuniform_cost = 30\nanswer = { slowdown = 2 }\n"));
+  ASSERT_EQ(split.calls.size(), 1u);
+  EXPECT_EQ(split.calls[0].args, (std::vector<std::string>{"--split", "20", "--if", "384", "--else", "384"}));
+  // An else body half the if's: 192 trips.
+  const auto half = plan_measure(one_example(
+      "kind = \"divergence\"\npaths = [{ lanes = 8, cost = 40 }, { lanes = 24, cost = 20 }]\nuniform_cost = 40\nanswer = { slowdown = 1.5 }\n"));
+  ASSERT_EQ(half.calls.size(), 1u);
+  EXPECT_EQ(half.calls[0].args[5], "192");
+  const auto sw = plan_measure(one_example(
+      "kind = \"divergence\"\nshape = \"switch\"\npaths = [{ lanes = 10, cost = 40 }, { lanes = 12, cost = 20 }, { lanes = 10, cost = 20 }]\n"
+      "uniform_cost = 40\nanswer = { slowdown = 2 }\n"));
+  EXPECT_TRUE(sw.calls.empty());
+  EXPECT_NE(sw.why_not.find("equal bodies"), std::string::npos) << sw.why_not;
+  // Ex 6 and Ex 10: over the cap.
+  const auto ex6 = plan_measure(one_example("kind = \"latency_hiding\"\nlatency = 400\ninstructions = 1\nwarp_cap = 64\nanswer = { warps_needed = 400 }\n"));
+  EXPECT_TRUE(ex6.calls.empty());
+  EXPECT_NE(ex6.why_not.find("over the cap of 64"), std::string::npos) << ex6.why_not;
+  const auto big = plan_measure(one_example("kind = \"block_shape\"\nbeyond_device = true\nblock = [2000]\nanswer = { warps = 63 }\n"));
+  EXPECT_TRUE(big.calls.empty());
+  EXPECT_NE(big.why_not.find("no GPU runs it"), std::string::npos);
+  const auto co = plan_measure(one_example("kind = \"coalescing\"\nelem_bytes = 4\nstride = 2\nanswer = { useful_fraction = 0.5 }\n"));
+  ASSERT_EQ(co.calls.size(), 4u);  // the point and the 4, 8, 16 B stride-1 references
+  EXPECT_EQ(co.calls[0].args, (std::vector<std::string>{"stride", "--bytes", "4", "--stride", "2", "--offset", "0"}));
+  const auto any = plan_measure(one_example("kind = \"warp_primitive\"\nprimitive = \"any_sync\"\nactive_lanes = 5\nanswer = { cost_vs_full_warp = 1 }\n"));
+  ASSERT_EQ(any.calls.size(), 2u);  // at the example's lanes and at the full warp
+  EXPECT_EQ(any.calls[0].runner, "warpcost-primitives");
+  EXPECT_EQ(any.calls[0].args, (std::vector<std::string>{"latency", "--primitive", "any", "--lanes", "5"}));
+  EXPECT_EQ(any.calls[1].args, (std::vector<std::string>{"latency", "--primitive", "any", "--lanes", "32"}));
+}
+
+TEST(MeasureParse, RealRunnerOutput) {
+  const RecordReport r = parse_record(fixture("record-100.txt"));
+  EXPECT_TRUE(r.ok);
+  EXPECT_TRUE(r.gates_passed);
+  EXPECT_EQ(r.lanes, (std::vector<int>{32, 32, 32, 4}));
+  EXPECT_EQ(r.masks.back(), 0xfu);
+  EXPECT_DOUBLE_EQ(parse_diverge_warp_slowdown(fixture("diverge-split-20.txt")), 1.999);
+  EXPECT_DOUBLE_EQ(parse_diverge_warp_slowdown(fixture("diverge-paths-8.txt")), 7.949);
+  EXPECT_DOUBLE_EQ(parse_stream_tbps(fixture("stream-read-8-alu-16.txt")), 1.176);
+  EXPECT_DOUBLE_EQ(parse_stream_latency_cycles(fixture("stream-read-8-alu-16.txt")), 765);
+  const RecordReport t = parse_record(fixture("record-48-4-1-threads.txt"));
+  ASSERT_EQ(t.thread_xyz.size(), 192u);
+  EXPECT_EQ(t.thread_xyz[70], (std::vector<long long>{22, 1, 0}));  // 70 = 1·48 + 22
+  EXPECT_EQ(t.thread_lane[70], 6);
+  EXPECT_EQ(t.lanes.size(), 6u);  // the thread rows are not warp rows
+}
+
+TEST(MeasureJudge, RecordedBlockPassesAndAPlantedLaneFails) {
+  const Example ex = one_example("kind = \"block_shape\"\nblock = [100]\nanswer = { warps = 4, wasted_lanes = 28 }\n");
+  const auto plan = plan_measure(ex);
+  auto rows = judge_measurement(ex, plan, {fixture("record-100.txt")});
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.row_kind, "check");
+    EXPECT_EQ(r.verdict, "passes") << r.answer;
+  }
+  // Plant: the tail warp reports 5 lanes.
+  rows = judge_measurement(ex, plan, {replace_all_once(fixture("record-100.txt"), "     3      4   0x0000000f", "     3      5   0x0000001f")});
+  int fails = 0;
+  for (const auto& r : rows) fails += r.verdict == "fails" ? 1 : 0;
+  EXPECT_GE(fails, 3);  // tail lanes, wasted lanes, tail mask, threads, efficiency
+}
+
+TEST(MeasureJudge, DivergenceHoldsWithinTheFamilysRuleAndAPlantedSlowdownFails) {
+  const Example ex = one_example(
+      "kind = \"divergence\"\npaths = [{ lanes = 20, cost = 30 }, { lanes = 12, cost = 30 }]\nuniform_cost = 30\nanswer = { slowdown = 2 }\n");
+  const auto plan = plan_measure(ex);
+  auto rows = judge_measurement(ex, plan, {fixture("diverge-split-20.txt")});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].verdict, "holds");  // 1.999 against 2: 0.05 % off, within 2 %
+  EXPECT_EQ(rows[0].stated, "2");
+  rows = judge_measurement(ex, plan, {replace_all_once(fixture("diverge-split-20.txt"), "1.999x", "1.900x")});
+  EXPECT_EQ(rows[0].verdict, "fails");  // 5 % off
+}
+
+TEST(MeasureJudge, ThreadMapFromTheRecordedThreads) {
+  const Example ex = one_example("kind = \"thread_map\"\nblock = [48, 4]\nlinear = 70\nanswer = { thread = [22, 1, 0], lane = 6 }\n");
+  auto rows = judge_measurement(ex, plan_measure(ex), {fixture("record-48-4-1-threads.txt")});
+  int judged = 0;
+  for (const auto& r : rows) {
+    if (r.answer == "thread" || r.answer == "lane") {
+      ++judged;
+      EXPECT_EQ(r.verdict, "passes") << r.answer;
+    }
+  }
+  EXPECT_EQ(judged, 2);
+  rows = judge_measurement(ex, plan_measure(ex),
+                           {replace_all_once(fixture("record-48-4-1-threads.txt"), "      70  (22,1,0)               2     6",
+                                             "      70  (22,1,0)               2     7")});
+  bool lane_judged = false;
+  for (const auto& r : rows) {
+    if (r.answer != "lane") continue;
+    lane_judged = true;
+    EXPECT_EQ(r.verdict, "fails");
+  }
+  EXPECT_TRUE(lane_judged);
+}
+
+TEST(MeasureJudge, NotMeasuredSaysWhyAndTheCsvHasTheFixedColumns) {
+  const Example ex = one_example("kind = \"grid_tail\"\nthreads = 1000\nblock_threads = 256\nanswer = { blocks = 4 }\n");
+  const auto rows = judge_measurement(ex, plan_measure(ex), {});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].verdict, "not measured");
+  const std::string csv = measured_csv(rows, "gpu/run", "2026-12-01T00:00:00Z", "GPU", "abc");
+  EXPECT_EQ(csv.rfind("schema_version,run_id,utc,gpu,", 0), 0u);
+  EXPECT_NE(csv.find(",examples,grid_tail,example=X1,not_measured,"), std::string::npos) << csv;
+  EXPECT_NE(measured_markdown(rows, "GPU").find("| X1 | — | — | — | — | info | not measured |"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace warpcost::examples
+
+namespace warpcost::examples {
+namespace {
+
+TEST(MeasurePlan, AnElseNoLaneTakesIsHeldAgainstAnEmptyElse) {
+  // Ex 8: all 32 lanes on an if of 30, none on an else of 30.
+  const Example ex = one_example(
+      "kind = \"divergence\"\npaths = [{ lanes = 32, cost = 30 }, { lanes = 0, cost = 30 }]\nuniform_cost = 30\nanswer = { slowdown = 1 }\n");
+  const auto plan = plan_measure(ex);
+  ASSERT_EQ(plan.calls.size(), 2u);
+  EXPECT_EQ(plan.calls[1].args, (std::vector<std::string>{"--split", "32", "--if", "384", "--else", "0"}));
+  // The real 20/12 output's own cycles stand in for both runs: 209869 against 104969 cycles.
+  const std::string both = fixture("diverge-split-20.txt");
+  std::string uniform = replace_once(both, "this configuration             209869", "this configuration             104969");
+  auto rows = judge_measurement(ex, plan, {uniform, uniform});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].verdict, "holds");  // equal cycles: 1x
+  rows = judge_measurement(ex, plan, {both, uniform});
+  EXPECT_EQ(rows[0].verdict, "fails");  // the unpopulated else cost its body: 2x
+  EXPECT_DOUBLE_EQ(parse_diverge_warp_cycles(both), 209869);
+}
+
+TEST(SummaryTable, TheNewestMeasuredPageBesideTheRunsVerbatim) {
+  TempDir tmp;
+  const fs::path run_dir = tmp.path / "fixture-h200" / "20260104T000000Z-div";
+  fs::create_directories(run_dir);
+  fs::copy_file(std::string(WARPCOST_SOURCE) + "/tests/fixtures/divergence.json", run_dir / "bench.json");
+  const analysis::EvaluatedRun er{analysis::read_run(run_dir / "bench.json"), {}};
+  EXPECT_NE(analysis::worked_examples_markdown({er}).find("No measured page beside these runs yet."), std::string::npos);
+  for (const char* stamp : {"20260105T000000Z", "20260106T000000Z"}) {
+    const fs::path d = tmp.path / "fixture-h200" / (std::string(stamp) + analysis::kPageExamplesSuffix);
+    fs::create_directories(d);
+    std::ofstream(d / "examples.md") << "| Ex 7 | slowdown | 2 | 2 | 1.999 | model | holds | " << stamp << " |\n";
+  }
+  // The course sample's folder is not the page's.
+  fs::create_directories(tmp.path / "fixture-h200" / "20260107T000000Z-examples-course-sample");
+  std::ofstream(tmp.path / "fixture-h200" / "20260107T000000Z-examples-course-sample" / "examples.md") << "sample\n";
+  const std::string md = analysis::worked_examples_markdown({er});
+  EXPECT_NE(md.find("| Ex 7 | slowdown | 2 | 2 | 1.999 | model | holds | 20260106T000000Z |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("20260105T000000Z |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("sample"), std::string::npos) << md;
+}
+
+}  // namespace
+}  // namespace warpcost::examples
+
+// ---- warp_primitive: warpcost-primitives latency. The lines below are REAL H200 output of the
+// tool (the GPU round at 3291c0d, "warpcost-primitives examples"), copied verbatim.
+namespace warpcost::examples {
+namespace {
+
+const char* const kShflXor32 =
+    "GPU: NVIDIA H200, 132 SMs, cc 9.0; shfl_xor32, 32 lanes, mask 0xffffffff\n"
+    "output checked against the host reference\n"
+    "latency 26.65 cycles per op (median of 5 launches, one warp an SM, 2048 ops)\n";
+const char* const kShflXor32OneLane =
+    "GPU: NVIDIA H200, 132 SMs, cc 9.0; shfl_xor32, 1 lanes, mask 0x00000001\n"
+    "output checked against the host reference\n"
+    "latency 26.65 cycles per op (median of 5 launches, one warp an SM, 2048 ops)\n";
+const char* const kSumButterfly =
+    "GPU: NVIDIA H200, 132 SMs, cc 9.0; sum_butterfly, 32 lanes, mask 0xffffffff\n"
+    "output checked against the host reference\n"
+    "latency 146.29 cycles per op (median of 5 launches, one warp an SM, 2048 ops)\n";
+// Not a captured line: the artifacts hold no alu_add run of the tool. The tool's latency line with
+// the committed run's alu_add latency (results/nvidia-h200/20261201T161721Z-2d0cb4e4/warpcost.csv,
+// primitive=0, cycles_per_op 5.0796), rounded as the tool prints it.
+const char* const kAluAdd =
+    "GPU: NVIDIA H200, 132 SMs, cc 9.0; alu_add, 32 lanes, mask 0xffffffff\n"
+    "output checked against the host reference\n"
+    "latency 5.08 cycles per op (median of 5 launches, one warp an SM, 2048 ops)\n";
+
+TEST(MeasurePrimitive, ParsesTheToolsRealLatencyLine) {
+  EXPECT_DOUBLE_EQ(parse_primitive_latency_cycles(kShflXor32), 26.65);
+  EXPECT_DOUBLE_EQ(parse_primitive_latency_cycles(kSumButterfly), 146.29);
+  // A throughput line (real, same round) is not a latency.
+  EXPECT_LT(parse_primitive_latency_cycles("throughput 0.9634 warp-ops per cycle per SM at 64 warps/SM (median of 5 launches)\n"), 0);
+}
+
+TEST(MeasurePrimitive, OneLaneCostsAsMuchAsTheWarpAndAPlanted10PercentFails) {
+  const Example ex = one_example("kind = \"warp_primitive\"\nprimitive = \"shfl_xor_sync\"\nactive_lanes = 1\nanswer = { cost_vs_full_warp = 1 }\n");
+  const auto plan = plan_measure(ex);
+  ASSERT_EQ(plan.calls.size(), 2u);
+  EXPECT_EQ(plan.calls[0].args, (std::vector<std::string>{"latency", "--primitive", "shfl_xor32", "--lanes", "1"}));
+  auto rows = judge_measurement(ex, plan, {kShflXor32OneLane, kShflXor32});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].answer, "cost_vs_full_warp");
+  EXPECT_EQ(rows[0].row_kind, "model");
+  EXPECT_DOUBLE_EQ(rows[0].gpu, 1.0);  // 26.65 / 26.65
+  EXPECT_EQ(rows[0].verdict, "holds");
+  // Plant: the one-lane shuffle costs 10 % more, 29.32 cycles (26.65 x 1.1 = 29.315).
+  rows = judge_measurement(ex, plan, {replace_once(kShflXor32OneLane, "latency 26.65", "latency 29.32"), kShflXor32});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].verdict, "fails");
+  // 1.5 % more (27.05 / 26.65 = 1.0150) is inside the family's 2 %.
+  rows = judge_measurement(ex, plan, {replace_once(kShflXor32OneLane, "latency 26.65", "latency 27.05"), kShflXor32});
+  EXPECT_EQ(rows[0].verdict, "holds");
+}
+
+TEST(MeasurePrimitive, ButterflyAgainstFiveShufflesAndAddsWithTheCompositionRule) {
+  const Example ex = one_example(
+      "kind = \"warp_primitive\"\nprimitive = \"butterfly_reduction\"\nshuffle_cycles = 24\nadd_cycles = 4\n"
+      "answer = { reduction_steps = 5, reduction_cycles = 140 }\n");
+  const auto plan = plan_measure(ex);
+  ASSERT_EQ(plan.calls.size(), 3u);
+  EXPECT_EQ(plan.calls[0].args[2], "sum_butterfly");
+  EXPECT_EQ(plan.calls[1].args[2], "shfl_xor32");
+  EXPECT_EQ(plan.calls[2].args[2], "alu_add");
+  // 5 x (26.65 + 5.08) = 158.65; 146.29 / 158.65 = 0.9221: 7.8 % under, outside 5 % (as the
+  // committed run's own composition row, 146.29 against 158.64, fails).
+  auto rows = judge_measurement(ex, plan, {kSumButterfly, kShflXor32, kAluAdd});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].answer, "reduction_cycles");
+  EXPECT_EQ(rows[0].stated, "140");
+  EXPECT_NEAR(rows[0].model_value, 158.65, 1e-9);
+  EXPECT_DOUBLE_EQ(rows[0].gpu, 146.29);
+  EXPECT_EQ(rows[0].verdict, "fails");
+  // 155.00 / 158.65 = 0.9770: 2.3 % under, within 5 %.
+  rows = judge_measurement(ex, plan, {replace_once(kSumButterfly, "latency 146.29", "latency 155.00"), kShflXor32, kAluAdd});
+  EXPECT_EQ(rows[0].verdict, "holds");
+  // A butterfly over 16 lanes: the tool sums whole warps only.
+  const auto half = plan_measure(one_example("kind = \"warp_primitive\"\nprimitive = \"butterfly_reduction\"\nlanes = 16\nanswer = { reduction_steps = 4 }\n"));
+  EXPECT_TRUE(half.calls.empty());
+  EXPECT_NE(half.why_not.find("whole warp"), std::string::npos) << half.why_not;
+}
+
+TEST(MeasurePrimitive, ActivemaskIsNotTimedAndSaysWhy) {
+  const auto plan = plan_measure(one_example("kind = \"warp_primitive\"\nprimitive = \"activemask\"\nanswer = { cost_vs_full_warp = 1 }\n"));
+  EXPECT_TRUE(plan.calls.empty());
+  EXPECT_NE(plan.why_not.find("does not time activemask"), std::string::npos) << plan.why_not;
+}
+
+}  // namespace
+}  // namespace warpcost::examples

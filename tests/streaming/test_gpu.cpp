@@ -1,0 +1,142 @@
+// The latency and streaming kernels on the GPU: the ring is the ring the host
+// planned and a lap visits every node; the stream's sums match the host replay
+// at several widths, W values and residencies; the residency the occupancy API
+// confirms; impossible requests refused.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "bench/streaming/runner.hpp"
+#include "tests/gpu_test_support.hpp"
+
+namespace warpcost {
+namespace {
+
+TEST(GpuChase, TheRingIsBuiltAsPlannedAndALapVisitsEveryNode) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  for (const auto order : {kernels::RingOrder::kRandom, kernels::RingOrder::kStride}) {
+    for (const std::uint64_t bytes : {64ull << 10, 16ull << 20, 1ull << 30}) {
+      ChaseConfig c;
+      c.footprint_bytes = bytes;
+      c.order = order;
+      c.steps = 4096;
+      ChaseRunner runner(device, c, stream);
+      EXPECT_NO_THROW(runner.check_ring(stream)) << kernels::ring_order_name(order) << " " << bytes;
+      runner.launch(stream);
+      EXPECT_NO_THROW(runner.result(stream));  // ends on the node the ring predicts
+    }
+  }
+}
+
+TEST(GpuChase, A16KiBRingIsFasterPerLoadThanA1GiBRing) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  auto cycles = [&](std::uint64_t bytes) {
+    ChaseConfig c;
+    c.footprint_bytes = bytes;
+    ChaseRunner runner(device, c, stream);
+    runner.launch(stream);
+    const kernels::ChaseResult r = runner.result(stream);
+    return static_cast<double>(r.cycles) / static_cast<double>(c.steps);
+  };
+  const double near = cycles(16ull << 10);
+  const double far = cycles(1ull << 30);
+  EXPECT_GT(near, 5.0);
+  EXPECT_GT(far, 3.0 * near) << "L1-resident " << near << " cycles, DRAM " << far;
+}
+
+// Found on the H200 (run 20261130T140428Z): rings of 256 MiB and more read ~290 cycles a load, an
+// L2 hit, because every sample re-chased the same 128 Ki nodes the sample before had left in the
+// L2 (only rings up to 2^19 nodes are warmed by a whole lap). Each launch now walks on along the
+// ring, so back-to-back launches on a ring far larger than the L2 both read DRAM latency.
+TEST(GpuChase, BackToBackLaunchesOnARingLargerThanTheL2BothMissIt) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  ChaseConfig c;
+  c.footprint_bytes = 1ull << 30;
+  ChaseRunner runner(device, c, stream);
+  auto cycles = [&] {
+    runner.launch(stream);
+    const kernels::ChaseResult r = runner.result(stream);  // checks where the walk ended
+    return static_cast<double>(r.cycles) / static_cast<double>(c.steps);
+  };
+  const double first = cycles();
+  const double second = cycles();
+  const double third = cycles();
+  ChaseConfig l2;
+  l2.footprint_bytes = 4ull << 20;
+  ChaseRunner l2_runner(device, l2, stream);
+  l2_runner.launch(stream);
+  const double l2_cycles = static_cast<double>(l2_runner.result(stream).cycles) / static_cast<double>(l2.steps);
+  EXPECT_GT(second, 1.5 * l2_cycles) << "first " << first << ", second " << second << ", L2 " << l2_cycles;
+  EXPECT_GT(third, 1.5 * l2_cycles) << "first " << first << ", third " << third << ", L2 " << l2_cycles;
+  EXPECT_GT(second, 0.8 * first) << "first " << first << ", second " << second;
+}
+
+TEST(GpuStream, SumsMatchTheHostReplayAtEveryWidthAndUse) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  const StreamConfig configs[] = {
+      {{16, 0, kernels::AluUse::kIndependent}, device.max_warps_per_sm, 64ull << 20, 5},
+      {{4, 8, kernels::AluUse::kDependent}, 4, 16ull << 20, 6},
+      {{8, 256, kernels::AluUse::kIndependent}, 33, 16ull << 20, 7},
+      {{16, 1, kernels::AluUse::kDependent}, 1, 16ull << 20, 8},
+      {{16, 0, kernels::AluUse::kIndependent, 4}, 11, 16ull << 20, 9},
+      {{16, 0, kernels::AluUse::kIndependent, 8}, 32, (16ull << 20) + 16 * 7, 10},
+  };
+  for (const auto& c : configs) {
+    StreamRunner runner(device, c, stream);
+    runner.launch(stream);
+    EXPECT_NO_THROW(runner.check_sums(stream)) << c.kernel.load_bytes << " B, W " << c.kernel.alu_per_load;
+    // A global load that misses L1 takes some hundreds of cycles; two back-to-back clock reads
+    // (a probe that did not wait for the value) take a few.
+    EXPECT_GT(runner.loaded_latency_cycles(stream), 100.0) << c.kernel.load_bytes << " B, W " << c.kernel.alu_per_load;
+    EXPECT_EQ(runner.plan().warps_per_block * runner.plan().blocks_per_sm, c.warps_per_sm);
+  }
+}
+
+TEST(GpuStream, CountsThatCannotBeHeldAreRefusedWithTheReason) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  StreamConfig c{{16, 0, kernels::AluUse::kIndependent}, 37, 16ull << 20, 5};
+  try {
+    StreamRunner runner(device, c, stream);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("warps per SM = 37"), std::string::npos) << e.what();
+  }
+  c.warps_per_sm = device.max_warps_per_sm + 1;
+  EXPECT_THROW(StreamRunner(device, c, stream), std::invalid_argument);
+}
+
+TEST(GpuStream, OneLoadPerThreadMatchesTheHostReplayAndSmallBlocksHitTheBlockCap) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  // 96 threads a block does not divide the buffer: the last block has lanes
+  // past the end.
+  for (const int threads : {32, 96, 1024}) {
+    OnePerThreadConfig c{threads, (16ull << 20) + 16 * 40, 11};
+    OnePerThreadRunner runner(device, c, stream);
+    runner.launch(stream);
+    EXPECT_NO_THROW(runner.check_sums(stream)) << threads << " threads a block";
+    const int warps_per_block = threads / 32;
+    const int expected_blocks = std::min(device.max_blocks_per_sm, device.max_warps_per_sm / warps_per_block);
+    EXPECT_EQ(runner.resident_blocks_per_sm(), expected_blocks) << threads << " threads a block";
+  }
+  // One-warp blocks: the block cap (32 on the H200) holds the SM below its warp
+  // cap (64).
+  OnePerThreadRunner small(device, {32, 16ull << 20, 11}, stream);
+  EXPECT_EQ(small.resident_warps_per_sm(), std::min(device.max_blocks_per_sm, device.max_warps_per_sm));
+}
+
+}  // namespace
+}  // namespace warpcost
