@@ -3,14 +3,16 @@
 // what is allowed. No CUDA here: the models never touch a device.
 #pragma once
 
+#include "core/constants.hpp"
+
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 namespace warpcost::model {
 
-inline constexpr int kWarpSize = 32;
-inline constexpr std::uint32_t kFullWarpMask = 0xffffffffu;
+using warpcost::kFullWarpMask;
+using warpcost::kWarpSize;
 
 // ---- where threads land ----------------------------------------------------------------------
 

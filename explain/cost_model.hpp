@@ -17,13 +17,15 @@
 #include <string>
 #include <vector>
 
+#include "core/constants.hpp"
 #include "explain/figures.hpp"
 #include "explain/records.hpp"
 
 namespace warpcost::explain {
 
-inline constexpr int kWarpSize = 32;       // lanes a warp (every NVIDIA GPU so far; the device record checks it)
-inline constexpr double kSectorBytes = 32;  // an L1/L2 sector
+using warpcost::kWarpSize;  // the device record checks it
+// The sector (core/constants.hpp) as the double the prices are computed in.
+inline constexpr double kSectorBytes = warpcost::kSectorBytes;
 
 namespace view {
 inline constexpr const char* kPartialWarps = "partial_warps";

@@ -63,22 +63,8 @@ using nlohmann::json;
 using warpcost::counters::cupti_params;
 using warpcost::counters::CuptiCallError;
 using warpcost::counters::HostConfig;
+using warpcost::DriverError;
 
-// A driver call that failed inside the library: names the call, file:line and the CUresult.
-class DriverError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-void require_driver(CUresult result, const char* call, const char* file, int line) {
-  if (result == CUDA_SUCCESS) return;
-  const char* name = nullptr;
-  if (cuGetErrorName(result, &name) != CUDA_SUCCESS || name == nullptr) name = "unknown CUresult";
-  throw DriverError(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " + name + " (" +
-                    std::to_string(static_cast<int>(result)) + ")");
-}
-#define INJECT_DRIVER(call) require_driver((call), #call, __FILE__, __LINE__)
-#define INJECT_CUPTI(call) WARPCOST_CUPTI_REQUIRE(call)
 
 // The records file: one JSON object a line, flushed after each.
 class RecordFile {
@@ -198,7 +184,7 @@ void write_error(const std::string& stage, const std::string& message, int cupti
 
 int device_attribute(CUdevice device, CUdevice_attribute attribute) {
   int value = 0;
-  INJECT_DRIVER(cuDeviceGetAttribute(&value, attribute, device));
+  WARPCOST_DRIVER(cuDeviceGetAttribute(&value, attribute, device));
   return value;
 }
 
@@ -211,32 +197,32 @@ ContextState& context_state(CUcontext ctx) {
     // At the first profiled launch, as CUPTI's injection sample does, not while the driver is
     // still initialising (InitializeInjection runs inside cuInit).
     auto init = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-    INJECT_CUPTI(cuptiProfilerInitialize(&init));
+    WARPCOST_CUPTI(cuptiProfilerInitialize(&init));
     profiler_initialised = true;
   }
   auto state = std::make_unique<ContextState>();
   CUdevice device = 0;
-  INJECT_DRIVER(cuCtxGetDevice(&device));
+  WARPCOST_DRIVER(cuCtxGetDevice(&device));
   int count = 0;
-  INJECT_DRIVER(cuDeviceGetCount(&count));
+  WARPCOST_DRIVER(cuDeviceGetCount(&count));
   for (int i = 0; i < count; ++i) {
     CUdevice d = 0;
-    INJECT_DRIVER(cuDeviceGet(&d, i));
+    WARPCOST_DRIVER(cuDeviceGet(&d, i));
     if (d == device) state->ordinal = i;
   }
   if (state->ordinal < 0) throw DriverError("the launch's device is not among cuDeviceGet's ordinals");
 
   auto chip = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
   chip.deviceIndex = static_cast<std::size_t>(state->ordinal);
-  INJECT_CUPTI(cuptiDeviceGetChipName(&chip));
+  WARPCOST_CUPTI(cuptiDeviceGetChipName(&chip));
   state->chip = chip.pChipName;
   auto avail = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
       CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   avail.ctx = ctx;
-  INJECT_CUPTI(cuptiProfilerGetCounterAvailability(&avail));
+  WARPCOST_CUPTI(cuptiProfilerGetCounterAvailability(&avail));
   state->availability.resize(avail.counterAvailabilityImageSize);
   avail.pCounterAvailabilityImage = state->availability.data();
-  INJECT_CUPTI(cuptiProfilerGetCounterAvailability(&avail));
+  WARPCOST_CUPTI(cuptiProfilerGetCounterAvailability(&avail));
   std::vector<std::string> metrics(warpcost::explain::metric::kAll.begin(), warpcost::explain::metric::kAll.end());
   state->config = std::make_unique<HostConfig>(state->chip, state->availability.data(), metrics);
   std::vector<std::string> dram_metrics(warpcost::explain::metric::kDramPass.begin(),
@@ -244,9 +230,9 @@ ContextState& context_state(CUcontext ctx) {
   state->dram_config = std::make_unique<HostConfig>(state->chip, state->availability.data(), dram_metrics);
 
   char name[256] = {};
-  INJECT_DRIVER(cuDeviceGetName(name, sizeof name - 1, device));
+  WARPCOST_DRIVER(cuDeviceGetName(name, sizeof name - 1, device));
   int driver_api = 0;
-  INJECT_DRIVER(cuDriverGetVersion(&driver_api));
+  WARPCOST_DRIVER(cuDriverGetVersion(&driver_api));
   g_records.write({{"record", "device"},
                    {"ordinal", state->ordinal},
                    {"name", name},
@@ -320,13 +306,13 @@ CUfunction function_in_context(CUfunction f) {
   int registers = 0;
   if (cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS) return f;
   CUfunction in_context = nullptr;
-  INJECT_DRIVER(cuKernelGetFunction(&in_context, reinterpret_cast<CUkernel>(f)));
+  WARPCOST_DRIVER(cuKernelGetFunction(&in_context, reinterpret_cast<CUkernel>(f)));
   return in_context;
 }
 
 int function_attribute(CUfunction f, CUfunction_attribute attribute) {
   int value = 0;
-  INJECT_DRIVER(cuFuncGetAttribute(&value, attribute, f));
+  WARPCOST_DRIVER(cuFuncGetAttribute(&value, attribute, f));
   return value;
 }
 
@@ -356,7 +342,7 @@ json launch_facts(const ContextState& state, const LaunchShape& shape, const std
                  {"device", state.ordinal}};
   const int block_threads = static_cast<int>(shape.block[0] * shape.block[1] * shape.block[2]);
   int blocks_per_sm = 0;
-  INJECT_DRIVER(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, function, block_threads,
+  WARPCOST_DRIVER(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, function, block_threads,
                                                            shape.dynamic_shared));
   record["occupancy_blocks_per_sm"] = blocks_per_sm;
   return record;
@@ -379,10 +365,10 @@ void begin_launch(const CUpti_CallbackData& data, const LaunchShape& shape, cons
     record = launch_facts(state, shape, name, mangled);
     if (g_dram_pass_index >= 0) record["dram_pass_index"] = g_dram_pass_index;
   }
-  INJECT_DRIVER(cuCtxSynchronize());
+  WARPCOST_DRIVER(cuCtxSynchronize());
   auto enable = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   enable.ctx = data.context;
-  INJECT_CUPTI(cuptiRangeProfilerEnable(&enable));
+  WARPCOST_CUPTI(cuptiRangeProfilerEnable(&enable));
   ActiveLaunch active;
   active.profiler = enable.pRangeProfilerObject;
   active.context = &state;
@@ -399,14 +385,14 @@ void begin_launch(const CUpti_CallbackData& data, const LaunchShape& shape, cons
     size.numMetrics = config.names().size();
     size.maxNumOfRanges = 1;
     size.maxNumRangeTreeNodes = 1;
-    INJECT_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
+    WARPCOST_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
     active.counter_data.resize(size.counterDataSize);
     auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     init.pRangeProfilerObject = active.profiler;
     init.counterDataSize = active.counter_data.size();
     init.pCounterData = active.counter_data.data();
-    INJECT_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&init));
+    WARPCOST_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&init));
     auto set = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
     set.pRangeProfilerObject = active.profiler;
     set.configSize = config.image().size();
@@ -420,10 +406,10 @@ void begin_launch(const CUpti_CallbackData& data, const LaunchShape& shape, cons
     set.minNestingLevel = 1;
     set.passIndex = 0;
     set.targetNestingLevel = 1;
-    INJECT_CUPTI(cuptiRangeProfilerSetConfig(&set));
+    WARPCOST_CUPTI(cuptiRangeProfilerSetConfig(&set));
     auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
     start.pRangeProfilerObject = active.profiler;
-    INJECT_CUPTI(cuptiRangeProfilerStart(&start));
+    WARPCOST_CUPTI(cuptiRangeProfilerStart(&start));
   } catch (...) {
     disable(active.profiler);
     throw;
@@ -440,10 +426,10 @@ void end_launch(const CUpti_CallbackData& data) {
                                 ? *static_cast<const CUresult*>(data.functionReturnValue)
                                 : CUDA_SUCCESS;
   try {
-    if (launched == CUDA_SUCCESS) INJECT_DRIVER(cuCtxSynchronize());
+    if (launched == CUDA_SUCCESS) WARPCOST_DRIVER(cuCtxSynchronize());
     auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
     stop.pRangeProfilerObject = active.profiler;
-    INJECT_CUPTI(cuptiRangeProfilerStop(&stop));
+    WARPCOST_CUPTI(cuptiRangeProfilerStop(&stop));
     if (launched != CUDA_SUCCESS) {
       const char* name = nullptr;
       if (cuGetErrorName(launched, &name) != CUDA_SUCCESS || name == nullptr) name = "unknown CUresult";
@@ -459,7 +445,7 @@ void end_launch(const CUpti_CallbackData& data) {
     auto decode =
         cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
     decode.pRangeProfilerObject = active.profiler;
-    INJECT_CUPTI(cuptiRangeProfilerDecodeData(&decode));
+    WARPCOST_CUPTI(cuptiRangeProfilerDecodeData(&decode));
     if (decode.numOfRangeDropped != 0) {
       throw std::runtime_error("CUPTI dropped " + std::to_string(decode.numOfRangeDropped) + " range(s)");
     }
@@ -467,7 +453,7 @@ void end_launch(const CUpti_CallbackData& data) {
         CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
     info.pCounterDataImage = active.counter_data.data();
     info.counterDataImageSize = active.counter_data.size();
-    INJECT_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&info));
+    WARPCOST_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&info));
     if (info.numTotalRanges != 1) {
       throw std::runtime_error(std::to_string(info.numTotalRanges) + " ranges decoded for one launch, expected 1");
     }
@@ -653,13 +639,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
                    {"dram_pass_metrics", warpcost::explain::metric::kDramPass}});
   try {
     CUpti_SubscriberHandle subscriber = nullptr;
-    INJECT_CUPTI(cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr));
+    WARPCOST_CUPTI(cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr));
     for (const CUpti_CallbackId id :
          {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
           CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
           CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz}) {
-      INJECT_CUPTI(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id));
+      WARPCOST_CUPTI(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id));
     }
   } catch (const std::exception& e) {
     report_fault("initialise", e);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/cupti_host_config.hpp"
 #include "core/family_schema.hpp"
 
 namespace warpcost::counters {
@@ -28,17 +29,8 @@ std::vector<std::string> default_metrics(const Family& family);
 // Every registered family's metrics, each once, in family order.
 std::vector<std::string> all_default_metrics();
 
-// The machine will not give counters: no permission, another profiler attached, a device or
-// virtualisation CUPTI does not profile. Timing goes on without them.
-class CountersUnavailable : public std::runtime_error {
- public:
-  CountersUnavailable(int cupti_result, const std::string& what)
-      : std::runtime_error(what), cupti_result_(cupti_result) {}
-  int cupti_result() const noexcept { return cupti_result_; }
-
- private:
-  int cupti_result_;
-};
+// CountersUnavailable (the machine will not give counters) is in cupti_host_config.hpp, beside the
+// one CUPTI check that throws it.
 
 // A metric name the chip does not know.
 class UnknownMetric : public std::invalid_argument {

@@ -41,16 +41,27 @@ CuptiCallError::CuptiCallError(CUptiResult result, const char* call, const char*
                          cupti_result_name(result) + " (" + std::to_string(static_cast<int>(result)) + ")"),
       result_(result) {}
 
-void require_cupti(CUptiResult result, const char* call, const char* file, int line) {
-  if (result != CUPTI_SUCCESS) throw CuptiCallError(result, call, file, line);
+}  // namespace warpcost::counters
+
+namespace warpcost {
+
+void check_cupti(int result, const char* call, const char* file, int line) {
+  if (result == CUPTI_SUCCESS) return;
+  const std::string advice = counters::unavailable_advice(result);
+  if (!advice.empty()) throw counters::CountersUnavailable(result, advice);
+  throw counters::CuptiCallError(static_cast<CUptiResult>(result), call, file, line);
 }
+
+}  // namespace warpcost
+
+namespace warpcost::counters {
 
 HostObject::HostObject(const std::string& chip, const std::uint8_t* availability) {
   auto p = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
   p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   p.pChipName = chip.c_str();
   p.pCounterAvailabilityImage = availability;
-  WARPCOST_CUPTI_REQUIRE(cuptiProfilerHostInitialize(&p));
+  WARPCOST_CUPTI(cuptiProfilerHostInitialize(&p));
   host_ = p.pHostObject;
 }
 
@@ -78,19 +89,19 @@ HostConfig::HostConfig(const std::string& chip, const std::uint8_t* availability
   auto size = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
       CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
   size.pHostObject = host_.get();
-  WARPCOST_CUPTI_REQUIRE(cuptiProfilerHostGetConfigImageSize(&size));
+  WARPCOST_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
   image_.resize(size.configImageSize);
   auto get = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(
       CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
   get.pHostObject = host_.get();
   get.configImageSize = image_.size();
   get.pConfigImage = image_.data();
-  WARPCOST_CUPTI_REQUIRE(cuptiProfilerHostGetConfigImage(&get));
+  WARPCOST_CUPTI(cuptiProfilerHostGetConfigImage(&get));
   auto n = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(
       CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
   n.configImageSize = image_.size();
   n.pConfigImage = image_.data();
-  WARPCOST_CUPTI_REQUIRE(cuptiProfilerHostGetNumOfPasses(&n));
+  WARPCOST_CUPTI(cuptiProfilerHostGetNumOfPasses(&n));
   passes_ = n.numOfPasses;
 }
 
@@ -105,7 +116,7 @@ std::vector<double> HostConfig::evaluate(const std::vector<std::uint8_t>& counte
   eval.ppMetricNames = names_.data();
   eval.numMetrics = names_.size();
   eval.pMetricValues = values.data();
-  WARPCOST_CUPTI_REQUIRE(cuptiProfilerHostEvaluateToGpuValues(&eval));
+  WARPCOST_CUPTI(cuptiProfilerHostEvaluateToGpuValues(&eval));
   return values;
 }
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/cuda_check.hpp"
+
 namespace warpcost::counters {
 
 // CUPTI's parameter structs: the size set, everything else zero (value-initialised).
@@ -30,19 +32,28 @@ std::string unavailable_advice(int cupti_result);
 // CUPTI's name for a result ("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"), or "unknown result".
 std::string cupti_result_name(CUptiResult result);
 
-// A CUPTI call that failed: the message names the call, file:line and the result.
+// A CUPTI call that failed (WARPCOST_CUPTI, kernels/common/cuda_check.hpp): the message names the
+// call, file:line and the result.
 class CuptiCallError : public std::runtime_error {
  public:
   CuptiCallError(CUptiResult result, const char* call, const char* file, int line);
   CUptiResult result() const noexcept { return result_; }
 
+ protected:
+  CuptiCallError(CUptiResult result, const std::string& message) : std::runtime_error(message), result_(result) {}
+
  private:
   CUptiResult result_;
 };
 
-// Throws CuptiCallError unless `result` is CUPTI_SUCCESS.
-void require_cupti(CUptiResult result, const char* call, const char* file, int line);
-#define WARPCOST_CUPTI_REQUIRE(call) ::warpcost::counters::require_cupti((call), #call, __FILE__, __LINE__)
+// The machine will not give counters: no permission, another profiler attached, a device or
+// virtualisation CUPTI does not profile. Timing goes on without them; what() is the advice.
+class CountersUnavailable : public CuptiCallError {
+ public:
+  CountersUnavailable(int cupti_result, const std::string& what)
+      : CuptiCallError(static_cast<CUptiResult>(cupti_result), what) {}
+  int cupti_result() const noexcept { return static_cast<int>(result()); }
+};
 
 // A range-profiler host object for `chip`, optionally restricted to the counters a device has.
 class HostObject {

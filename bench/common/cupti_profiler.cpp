@@ -21,19 +21,6 @@ namespace warpcost::counters {
 
 namespace {
 
-// A CUPTI call that failed: names the call, its file:line and CUPTI's name for the result. Results
-// that mean "this machine gives no counters" become CountersUnavailable with the advice.
-void check_cupti(CUptiResult result, const char* call, const char* file, int line) {
-  if (result == CUPTI_SUCCESS) return;
-  const std::string advice = unavailable_advice(result);
-  if (!advice.empty()) throw CountersUnavailable(result, advice);
-  const char* name = nullptr;
-  if (cuptiGetResultString(result, &name) != CUPTI_SUCCESS || name == nullptr) name = "unknown result";
-  throw std::runtime_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
-                           name + " (" + std::to_string(static_cast<int>(result)) + ")");
-}
-
-#define WARPCOST_CUPTI(call) check_cupti((call), #call, __FILE__, __LINE__)
 
 // A user replay of many passes means the metric list is far larger than any family's.
 constexpr std::size_t kMaxPasses = 64;
@@ -91,7 +78,7 @@ struct CuptiProfiler::Config {
       return HostConfig(chip, availability.data(), metric_list);
     } catch (const CuptiCallError& e) {
       metric_units(chip, metric_list);  // throws UnknownMetric when a name is the reason
-      check_cupti(e.result(), "HostConfig", __FILE__, __LINE__);
+      ::warpcost::check_cupti(static_cast<int>(e.result()), "HostConfig", __FILE__, __LINE__);
       throw;
     }
   }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/constants.hpp"
+
 namespace warpcost {
 
 struct DeviceFacts {
@@ -17,7 +19,7 @@ struct DeviceFacts {
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
-  int warp_size = 32;
+  int warp_size = kWarpSize;
   int max_warps_per_sm = 0;
   int max_blocks_per_sm = 0;
   int max_threads_per_block = 0;

@@ -129,7 +129,7 @@ DeviceFacts facts_of(const DeviceInfo& info) {
   f.memory_clock_khz = info.memory_clock_khz;
   f.sm_clock_max_khz = info.sm_clock_max_khz;
   f.schedulers_per_sm = 4;
-  f.sector_bytes = 32;
+  f.sector_bytes = kSectorBytes;
   f.source = "cudaDeviceProp of device " + std::to_string(info.index);
   return f;
 }

@@ -4,6 +4,8 @@
 // threads). Pure functions, no CUDA (see docs/coalescing.md for the derivations).
 #pragma once
 
+#include "core/constants.hpp"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -11,8 +13,8 @@
 
 namespace warpcost::coalescing {
 
-inline constexpr int kWarpSize = 32;
-inline constexpr int kSectorBytes = 32;
+using warpcost::kSectorBytes;
+using warpcost::kWarpSize;
 inline constexpr int kLineBytes = 128;
 // The DRAM granule the L2 may fetch on a sector miss (two sectors) on Hopper: where measured DRAM
 // bytes exceed the sector model, this granule is the first explanation the evaluator tries.

@@ -5,6 +5,8 @@
 // the analysis core so the bench's plan sizes its sweep with the same table.
 #pragma once
 
+#include "core/constants.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,7 +14,7 @@
 
 namespace warpcost::warp_primitives {
 
-inline constexpr int kWarpSize = 32;
+using warpcost::kWarpSize;
 inline constexpr std::uint32_t kFullMask = 0xffffffffu;
 
 // The run-name ids of the primitives (the `primitive` parameter). Never renumber: committed runs

@@ -4,6 +4,8 @@
 // branch region, the wall-clock interval of the region and the SM it ran on.
 #pragma once
 
+#include "core/constants.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -51,7 +53,7 @@ inline constexpr int kMaxPaths = 32;
 // cost 39 or 41 cycles a trip by where the compiler placed them (run 20261130T023823Z): the
 // instruction fetch of a loop head off a 128-byte line costs ~2 cycles a trip, here under 1%.
 inline constexpr int kFmasPerTrip = 64;
-inline constexpr std::uint32_t kFullWarpMask = 0xffffffffu;
+using warpcost::kFullWarpMask;
 // Every thread's chain starts from its global index (so no two neighbours share a value).
 #if defined(__CUDACC__)
 __host__ __device__
