@@ -251,6 +251,36 @@ void grid_tail(benchmark::State& state) {
   });
 }
 
+// A parameter of the second-order grid-tail model (docs/models.md): one block of `warps` warps on
+// one SM running `trips` rounds of the FMA chains. Two loop lengths at one block size give the
+// launch's fixed cost (the intercept) and the cycles a round costs at that many warps a scheduler
+// (the slope); the analysis reads them apart and never from the grid tail's own points.
+void fma_issue(benchmark::State& state) {
+  run_guarded(state, [&] {
+    const auto warps = static_cast<unsigned int>(state.range(0));
+    const int trips = static_cast<int>(state.range(1));
+    const unsigned int block = warps * 32u;
+    const DeviceInfo& device = bench_device();
+    const std::string problem = block_shape_problem(device, block, 1, 1);
+    if (!problem.empty()) throw std::invalid_argument(problem);
+    if (trips < 1) throw std::invalid_argument("fma_issue: trips = " + std::to_string(trips) + "; allowed: at least 1");
+    Stream stream;
+    EventPair events;
+    DeviceBuffer<float> out(block);
+    DeviceBuffer<kernels::ClockSample> clocks(2);
+    auto launch = [&] { kernels::launch_fma_grid(block, block, trips, out.data(), clocks.data(), stream.get()); };
+    launch();
+    check_fma_outputs(out, block, trips, stream);
+    for (int i = 0; i < kWarmupLaunches; ++i) launch();
+    double clock_hz = 0.0;
+    const std::string key = benchmark_key(state, family().run_name(bench_name::kFmaIssue), 2);
+    for (auto _ : state) report_point(state, key, sample_with_clock(stream, events, clocks, launch, clock_hz));
+    state.counters[schema::counter::kSmClockHz] = clock_hz;
+    state.counters[schema::counter::kBlocks] = 1;
+    state.counters[schema::partial_warp::counter::kFmaPerThread] = static_cast<double>(trips) * kernels::kFmaChains;
+  });
+}
+
 // The lesson's 1D shapes, the issue's, and every block of the worked examples (Ex 1, 2, 3, 3b, 4,
 // 9 and the self-test's 72); a shape with more threads than the device's block cap is not on it.
 // The staircase: every P up to 128, then the two sides of each multiple of 32 up to the device's
@@ -284,6 +314,14 @@ void grid_tail(benchmark::State& state) {
   }
   auto tail = p.benchmark(family().run_name(bench_name::kGridTail), family().arg_names(bench_name::kGridTail),
                           grid_tail, benchmark::kMicrosecond);
+  // The grid tail's model parameters: 1, 2 and 8 warps a scheduler (4, 8 and 32 warps: the tail's
+  // blocks hold 1 or 2 a scheduler, 8 is the saturated issue rate the streaming model reads), each
+  // at a quarter and at twice the grid tail's loop length.
+  auto issue = p.benchmark(family().run_name(bench_name::kFmaIssue), family().arg_names(bench_name::kFmaIssue),
+                           fma_issue, benchmark::kMicrosecond);
+  for (const std::int64_t warps : {4, 8, 32}) {
+    for (const std::int64_t trips : {kTailIterations / 4, 2 * kTailIterations}) p.add(issue, {warps, trips}, block_problem(32 * warps));
+  }
   for (const std::int64_t total : {1, 31, 32, 33, 64, 65, 96, 128, 129, 160, 232, 256, 769, 800, 1000, 1024}) {
     const std::int64_t blocks = (total + 255) / 256;
     p.add(tail, {256, total},

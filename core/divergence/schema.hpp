@@ -17,6 +17,12 @@ inline constexpr const char* kSplitRandom = "split_random";
 inline constexpr const char* kWarpUniform = "warp_uniform";
 inline constexpr const char* kSwitch = "switch";
 inline constexpr const char* kNested = "nested";
+// Parameter benchmarks of the second-order grid model (docs/models.md): each kernel with every lane
+// on its first path, at a few trip counts (0 included) and residencies, so a grid's fixed cost
+// and its cost a trip at that residency are measured apart from the points they price.
+inline constexpr const char* kPathCostIf = "path_cost_if";
+inline constexpr const char* kPathCostSwitch = "path_cost_switch";
+inline constexpr const char* kPathCostNested = "path_cost_nested";
 }  // namespace benchmark
 namespace param {
 inline constexpr const char* kSplitK = "k";

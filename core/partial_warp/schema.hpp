@@ -14,6 +14,9 @@ namespace benchmark {
 inline constexpr const char* kSchedule = "schedule";
 inline constexpr const char* kStaircase = "staircase";
 inline constexpr const char* kGridTail = "grid_tail";
+// A parameter benchmark (docs/models.md): one block of FMA chains at two loop lengths, so its
+// fixed cost and its cycles per FMA at that many warps a scheduler are read apart.
+inline constexpr const char* kFmaIssue = "fma_issue";
 }  // namespace benchmark
 namespace param {
 inline constexpr const char* kX = "x";
@@ -23,6 +26,8 @@ inline constexpr const char* kZ = "z";
 inline constexpr const char* kBlockThreads = "block_threads";
 // The grid's total threads N (schema 1: "threads" in the grid tail).
 inline constexpr const char* kTotalThreads = "total_threads";
+inline constexpr const char* kWarpsPerBlock = "warps_per_block";
+inline constexpr const char* kTrips = "trips";
 }  // namespace param
 
 namespace counter {
