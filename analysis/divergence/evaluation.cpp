@@ -374,8 +374,14 @@ struct DivergenceShape {
   std::string text;
 };
 
+bool is_path_cost(const BenchmarkResult& b) { return b.benchmark.rfind("path_cost_", 0) == 0; }
+
 DivergenceShape divergence_shape(const BenchmarkResult& b) {
   DivergenceShape s;
+  if (is_path_cost(b)) {  // a parameter benchmark: every lane on the first path, no reference
+    s.text = "every lane on the first path (a parameter point of the second-order model)";
+    return s;
+  }
   const std::string warps = ";warps_per_sm=" + std::to_string(iparam(b, schema::divergence::param::kWarpsPerSm));
   if (b.benchmark.rfind("split_", 0) == 0 || b.benchmark == schema::divergence::benchmark::kWarpUniform) {
     const long long if_trips = iparam(b, schema::divergence::param::kIfTrips);
