@@ -415,6 +415,62 @@ Row evaluation_error_row(const std::string& family, const std::string& benchmark
 
 }  // namespace
 
+// The second-order models' MAE per family against the targets declared before their first GPU run
+// (docs/models.md), beside the MAE of the family's textbook model rows.
+bool judged_model_row(const Row& r) {
+  return r.kind == kind::kModel && r.rel_error.has_value() &&
+         (r.verdict == verdict::kHolds || r.verdict == verdict::kFails || r.verdict == verdict::kWarn);
+}
+
+bool is_second_order(const Row& r) { return r.model.rfind(kSecondOrderPrefix, 0) == 0; }
+
+void second_order_mae_rows(std::vector<Row>& rows) {
+  struct Target {
+    const char* family;
+    const char* metric;
+    double target;
+  };
+  static const Target targets[] = {{"streaming", "second_order_bandwidth", kSecondOrderStreamMaeTarget},
+                                   {"partial_warp", "second_order_relative_time", kSecondOrderTailMaeTarget},
+                                   {"divergence", "second_order_grid_slowdown", kSecondOrderSlowdownMaeTarget}};
+  std::vector<Row> added;
+  for (const Target& t : targets) {
+    double sum = 0.0;
+    int n = 0;
+    int fails = 0;
+    double textbook_sum = 0.0;
+    int textbook_n = 0;
+    for (const Row& r : rows) {
+      if (r.family != t.family || !judged_model_row(r)) continue;
+      if (r.metric == t.metric && is_second_order(r)) {
+        sum += std::fabs(*r.rel_error);
+        ++n;
+        if (r.verdict != verdict::kHolds) ++fails;
+      } else if (!is_second_order(r)) {
+        textbook_sum += std::fabs(*r.rel_error);
+        ++textbook_n;
+      }
+    }
+    if (n == 0) continue;
+    Row m;
+    m.family = t.family;
+    m.benchmark = "second_order";
+    m.metric = std::string(t.metric) + "_mae";
+    m.value = sum / n;
+    m.unit = "ratio";
+    m.model = std::string(kSecondOrderPrefix) + "mean |rel_error| of the family's judged " + t.metric + " rows";
+    m.kind = kind::kTarget;
+    m.verdict = m.value <= t.target ? verdict::kMet : verdict::kMissed;
+    m.why = "MAE " + fixed(100 * m.value, 2) + "% over " + std::to_string(n) + " judged rows (" +
+            std::to_string(fails) + " past their tolerance), target at most " + fixed(100 * t.target, 0) +
+            "% (docs/models.md); the family's textbook model rows: MAE " +
+            (textbook_n > 0 ? fixed(100 * textbook_sum / textbook_n, 2) + "% over " + std::to_string(textbook_n) + " rows"
+                            : std::string("none"));
+    added.push_back(m);
+  }
+  rows.insert(rows.end(), added.begin(), added.end());
+}
+
 std::vector<Row> evaluate_run(const Run& run) {
   std::vector<Row> rows;
   for (const auto& b : run.benchmarks) {
@@ -443,6 +499,7 @@ std::vector<Row> evaluate_run(const Run& run) {
       rows.push_back(evaluation_error_row(family->descriptor().name, "(run)", "", e.what()));
     }
   }
+  second_order_mae_rows(rows);
   for (const char* state : run_states(run)) {
     for (Row& r : rows) add_machine_state(r, state);
   }

@@ -86,6 +86,16 @@ inline constexpr double kStepSpreadTolerance = 0.01;
 // ~0.5 us resolution against kernels of milliseconds and the memory clock rounded to whole kHz.
 inline constexpr double kPeakMeasurementTolerance = 0.02;
 inline constexpr double kTailTimeTolerance = 0.05;   // grid-tail time ratio within 5 % of the model
+// The second-order models (docs/models.md), declared before their first GPU run (ISSUE-33-DECLARED):
+// a point's tolerance and its family's MAE target.
+inline constexpr const char* kSecondOrderPrefix = "second-order: ";
+inline constexpr double kSecondOrderStreamTolerance = 0.05;
+inline constexpr double kSecondOrderStreamMaeTarget = 0.03;
+inline constexpr int kSecondOrderKneeWarps = 3;
+inline constexpr double kSecondOrderTailTolerance = 0.02;
+inline constexpr double kSecondOrderTailMaeTarget = 0.02;
+inline constexpr double kSecondOrderSlowdownTolerance = 0.02;
+inline constexpr double kSecondOrderSlowdownMaeTarget = 0.02;
 inline constexpr double kSplitTolerance = 0.02;      // if/else and nested slowdowns within 2 %
 inline constexpr double kKWayTolerance = 0.03;       // k-way switch slowdowns within 3 %
 // Uniform warps whose p90/p10 cycles exceed this share a scheduler with others: their own cycles

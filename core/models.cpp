@@ -303,4 +303,42 @@ ArchParams arch_params(int cc_major, int cc_minor) {
   return ArchParams{4, 1.0};
 }
 
+LinearCost linear_cost(double units_a, double seconds_a, double units_b, double seconds_b) {
+  for (const double v : {units_a, units_b}) {
+    if (!std::isfinite(v) || v < 0) {
+      throw std::invalid_argument("work units = " + std::to_string(v) + "; allowed: finite, >= 0");
+    }
+  }
+  for (const double v : {seconds_a, seconds_b}) {
+    if (!std::isfinite(v) || v <= 0) {
+      throw std::invalid_argument("seconds = " + std::to_string(v) + "; allowed: finite, > 0");
+    }
+  }
+  if (units_a == units_b) {
+    throw std::invalid_argument("two points of " + std::to_string(units_a) +
+                                " units each; allowed: two different amounts of work");
+  }
+  LinearCost c;
+  c.seconds_per_unit = (seconds_b - seconds_a) / (units_b - units_a);
+  c.fixed_seconds = seconds_a - units_a * c.seconds_per_unit;
+  return c;
+}
+
+double grid_tail_relative_time(const LinearCost& tail, const LinearCost& full, double units, double floor_seconds) {
+  const double denominator = full.at(units) - floor_seconds;
+  if (!(denominator > 0)) {
+    throw std::invalid_argument("the full block's predicted time less the floor = " + std::to_string(denominator) +
+                                " s; allowed: > 0");
+  }
+  return (tail.at(units) - floor_seconds) / denominator;
+}
+
+double serialised_slowdown(const LinearCost& cost, double trips_cfg, double trips_ref) {
+  const double reference = cost.at(trips_ref);
+  if (!(reference > 0)) {
+    throw std::invalid_argument("the reference's predicted time = " + std::to_string(reference) + " s; allowed: > 0");
+  }
+  return cost.at(trips_cfg) / reference;
+}
+
 }  // namespace warpcost::model

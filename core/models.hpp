@@ -163,4 +163,23 @@ struct ArchParams {
 };
 ArchParams arch_params(int cc_major, int cc_minor);
 
+// ---- second-order models' shared piece (docs/models.md) -------------------------------------
+
+// A cost linear in work, read from two measured points of a parameter benchmark: seconds =
+// fixed + units x per_unit (the intercept is the launch's fixed cost, the slope the cost a unit of
+// work at that residency). The grid tail and the divergence grid price their points with it.
+struct LinearCost {
+  double fixed_seconds = 0.0;
+  double seconds_per_unit = 0.0;
+  double at(double units) const { return fixed_seconds + units * seconds_per_unit; }
+};
+// Throws std::invalid_argument naming the values when the two points' units are equal or a value
+// is not finite (units >= 0, seconds > 0).
+LinearCost linear_cost(double units_a, double seconds_a, double units_b, double seconds_b);
+// The grid tail's relative time, the textbook row's own quantity: (T(tail) − floor) / (T(full) −
+// floor), each T the cost at the busiest scheduler's warps of that launch and `units` of work.
+double grid_tail_relative_time(const LinearCost& tail, const LinearCost& full, double units, double floor_seconds);
+// The divergence grid's slowdown: the same kernel's cost at S_cfg trips a warp against S_ref.
+double serialised_slowdown(const LinearCost& cost, double trips_cfg, double trips_ref);
+
 }  // namespace warpcost::model

@@ -2,8 +2,11 @@
 // each warp's own cycles in the branch region (median over warps), and the grid's time. The model
 // speaks about a warp; the grid adds costs outside the branch (launch, prologue, stores) that
 // divergence does not multiply, so a third row predicts the grid from the measured fixed part.
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/metrics.hpp"
 #include "core/models.hpp"
@@ -50,7 +53,64 @@ struct Comparison {
   std::string tag;
 };
 
-void compare(const Comparison& c, std::vector<Row>& rows) {
+// The second-order model's parameters for a configuration's kernel at its residency (docs/models.md):
+// the path_cost benchmark of that kernel, trips 0 and the most trips, at the same warps/SM.
+const char* path_cost_benchmark(const BenchmarkResult& b) {
+  namespace bn = schema::divergence::benchmark;
+  if (b.benchmark.rfind("split_", 0) == 0 || b.benchmark == bn::kWarpUniform) return bn::kPathCostIf;
+  if (b.benchmark == bn::kSwitch) return bn::kPathCostSwitch;
+  if (b.benchmark == bn::kNested) return bn::kPathCostNested;
+  return nullptr;
+}
+
+std::optional<model::LinearCost> path_cost(const Run& run, const BenchmarkResult& b, std::string& source) {
+  const char* name = path_cost_benchmark(b);
+  if (name == nullptr) return std::nullopt;
+  const long long warps = iparam(b, schema::divergence::param::kWarpsPerSm);
+  std::vector<const BenchmarkResult*> points;
+  for (const auto& x : run.benchmarks) {
+    if (x.family != kFamily || x.benchmark != name || x.error || x.seconds.empty()) continue;
+    if (iparam(x, schema::divergence::param::kWarpsPerSm) != warps) continue;
+    if (find(run, x.benchmark, x.params_text()) == nullptr) return std::nullopt;  // throttled
+    points.push_back(&x);
+  }
+  if (points.size() < 2) return std::nullopt;
+  auto trips = [](const BenchmarkResult* x) { return x->param(schema::divergence::param::kTrips); };
+  const auto [lo, hi] = std::minmax_element(points.begin(), points.end(),
+                                            [&](const auto* a, const auto* z) { return trips(a) < trips(z); });
+  if (trips(*lo) == trips(*hi)) return std::nullopt;
+  source = std::string(name) + " " + (*lo)->params_text() + " and " + (*hi)->params_text();
+  return model::linear_cost(trips(*lo), (*lo)->median_seconds(), trips(*hi), (*hi)->median_seconds());
+}
+
+void second_order_row(const Run& run, const Comparison& c, std::vector<Row>& rows) {
+  const BenchmarkResult& b = *c.b;
+  const BenchmarkResult& ref = *c.ref;
+  std::string source;
+  const auto cost = path_cost(run, b, source);
+  if (!cost) return;  // no parameter points at this residency in this run: no row
+  const double trips_ref = ref.has_param(schema::divergence::param::kIfTrips) ? ref.param(schema::divergence::param::kIfTrips)
+                                                                      : ref.param(schema::divergence::param::kTrips);
+  const double trips_cfg = c.model * trips_ref;
+  Row r = base_row(b);
+  r.metric = "second_order_grid_slowdown";
+  r.value = b.median_seconds() / ref.median_seconds();
+  r.unit = "ratio";
+  r.model = std::string(kSecondOrderPrefix) +
+            "serialised paths + fixed cost: (F(n) + t(n) S_cfg) / (F(n) + t(n) S_ref), F and t from " +
+            path_cost_benchmark(b) + " at the same warps/SM";
+  r = with_prediction(r, model::serialised_slowdown(*cost, trips_cfg, trips_ref));
+  const double noise = std::hypot(cv_of(b), cv_of(ref));
+  const bool holds = within(r, kSecondOrderSlowdownTolerance);
+  judge(r, std::fabs(*r.rel_error), kSecondOrderSlowdownTolerance, noise);
+  r.why = c.tag + fixed(trips_cfg, 0) + " trips a warp against " + fixed(trips_ref, 0) + "; F = " +
+          us(cost->fixed_seconds) + ", t = " + fixed(cost->seconds_per_unit * 1e9, 2) + " ns a trip (" + source +
+          "): predicted " + fixed(*r.predicted, 3) + "x, measured " + fixed(r.value, 3) + "x" +
+          (holds ? "" : noise_note(std::fabs(*r.rel_error), kSecondOrderSlowdownTolerance, noise));
+  rows.push_back(r);
+}
+
+void compare(const Run& run, const Comparison& c, std::vector<Row>& rows) {
   const BenchmarkResult& b = *c.b;
   const BenchmarkResult& ref = *c.ref;
 
@@ -120,6 +180,7 @@ void compare(const Comparison& c, std::vector<Row>& rows) {
             (holds ? "" : noise_note(std::fabs(*f.rel_error), c.tolerance, time_noise));
     rows.push_back(f);
   }
+  second_order_row(run, c, rows);
 }
 
 void reference_rows(const BenchmarkResult& b, const std::string& tag, long long trips,
@@ -227,7 +288,7 @@ void evaluate_split(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   if (k != 0 && ref_else != nullptr && span(*ref_if) > 0 && span(*ref_else) > 0) {
     c.populated_spans = span(*ref_if) + span(*ref_else);
   }
-  compare(c, rows);
+  compare(run, c, rows);
 }
 
 void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
@@ -266,7 +327,7 @@ void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector
     c.model = 1.0;
     c.model_text = "no warp diverges: time = one path's, although half the threads take each side";
     c.tag = tag;
-    compare(c, rows);
+    compare(run, c, rows);
     return;
   }
   if (ref_else == nullptr) return;
@@ -348,7 +409,7 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
     spans += span(*alone);
   }
   if (!measured.empty()) c.populated_spans = spans;
-  compare(c, rows);
+  compare(run, c, rows);
   if (measured.empty()) return;
   Row m = base_row(b);
   m.metric = "warp_slowdown_measured_paths";

@@ -4,6 +4,7 @@
 // pass's warps launched, lanes per instruction and achieved warps.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -303,6 +304,63 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
   }
 }
 
+// The second-order model's parameters at n warps a scheduler (docs/models.md): the fma_issue
+// points of a 4n-warp block, their fixed cost and cost an FMA (the two loop lengths furthest
+// apart); nullopt when the run has fewer than two, or one of them is throttled.
+std::optional<model::LinearCost> fma_cost(const Run& run, long long warps_per_scheduler, int schedulers,
+                                          std::string& source) {
+  std::vector<const BenchmarkResult*> points;
+  for (const auto& x : run.benchmarks) {
+    if (x.family != schema::partial_warp::kFamily || x.benchmark != bench::kFmaIssue || x.error || x.seconds.empty()) continue;
+    if (static_cast<long long>(x.param(param::kWarpsPerBlock)) != warps_per_scheduler * schedulers) continue;
+    if (!x.has_counter(schema::partial_warp::counter::kFmaPerThread)) continue;
+    if (detail::find_benchmark(run, x.family, x.benchmark, x.params_text()) == nullptr) return std::nullopt;  // throttled
+    points.push_back(&x);
+  }
+  if (points.size() < 2) return std::nullopt;
+  auto units = [](const BenchmarkResult* x) { return x->counter_median(schema::partial_warp::counter::kFmaPerThread); };
+  const auto [lo, hi] = std::minmax_element(points.begin(), points.end(),
+                                            [&](const auto* a, const auto* c) { return units(a) < units(c); });
+  if (units(*lo) == units(*hi)) return std::nullopt;
+  source = (*lo)->params_text() + " and " + (*hi)->params_text();
+  return model::linear_cost(units(*lo), (*lo)->median_seconds(), units(*hi), (*hi)->median_seconds());
+}
+
+// The grid tail beside the textbook (docs/models.md): one warp a scheduler cannot cover the FMA
+// latency, so a tail block costs its own measured cycles an FMA, plus the launch's fixed cost.
+void second_order_tail_row(const Run& run, const BenchmarkResult& b, long long busiest_warps,
+                           long long full_warps, double floor_s, const std::string& floor_note,
+                           const std::string& tag, std::vector<Row>& rows) {
+  const model::ArchParams arch = detail::arch_of(run);
+  const long long n_tail = (busiest_warps + arch.schedulers_per_sm - 1) / arch.schedulers_per_sm;
+  const long long n_full = (full_warps + arch.schedulers_per_sm - 1) / arch.schedulers_per_sm;
+  std::string tail_source;
+  std::string full_source;
+  const auto tail = fma_cost(run, n_tail, arch.schedulers_per_sm, tail_source);
+  const auto full = fma_cost(run, n_full, arch.schedulers_per_sm, full_source);
+  const BenchmarkResult* full_b = find_benchmark(run, bench::kGridTail, descriptor().params_text(bench::kGridTail, {full_warps * model::kWarpSize, full_warps * model::kWarpSize}));
+  if (!tail || !full || full_b == nullptr) return;  // no parameter points in this run: no row
+  const double fma = b.counter_median(schema::partial_warp::counter::kFmaPerThread);
+  Row r = base_row(b);
+  r.metric = "second_order_relative_time";
+  r.value = (b.median_seconds() - floor_s) / (full_b->median_seconds() - floor_s);
+  r.unit = "ratio";
+  r.model = std::string(kSecondOrderPrefix) +
+            "per-scheduler issue: (F(n_tail) + FMA c(n_tail) - floor) / (F(n_full) + FMA c(n_full) - floor), "
+            "F and c from partial_warp/fma_issue";
+  r = with_prediction(r, model::grid_tail_relative_time(*tail, *full, fma, floor_s));
+  const double noise = std::hypot(cv_of(b), cv_of(*full_b));
+  const bool holds = std::fabs(*r.rel_error) <= kSecondOrderTailTolerance;
+  judge(r, std::fabs(*r.rel_error), kSecondOrderTailTolerance, noise);
+  r.why = tag + std::to_string(n_tail) + " warp(s) a scheduler at the busiest block: F = " +
+          fixed(tail->fixed_seconds * 1e6, 2) + " us, " + fixed(tail->seconds_per_unit * 1e12, 3) +
+          " ps an FMA (fma_issue " + tail_source + "); a full block " + std::to_string(n_full) + " a scheduler: F = " +
+          fixed(full->fixed_seconds * 1e6, 2) + " us, " + fixed(full->seconds_per_unit * 1e12, 3) +
+          " ps an FMA; predicted " + fixed(100 * *r.predicted, 1) + "%, measured " + fixed(100 * r.value, 1) + "%" +
+          floor_note + (holds ? "" : ": more than 2% apart" + noise_note(std::fabs(*r.rel_error), kSecondOrderTailTolerance, noise));
+  rows.push_back(r);
+}
+
 void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
   const long long block = static_cast<long long>(b.param(param::kBlockThreads));
   const long long total = static_cast<long long>(b.param(param::kTotalThreads));
@@ -407,6 +465,7 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
           (holds ? "" : ": off by more than 5%, because so few warps per scheduler cannot cover the "
                         "FMA latency, so time is not proportional to warps per scheduler");
   rows.push_back(t);
+  second_order_tail_row(run, b, busiest, model::warps_per_block(block), floor_s, floor_note, tag, rows);
 }
 
 

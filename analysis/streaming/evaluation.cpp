@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -21,6 +22,8 @@
 #include "analysis/evaluation_support.hpp"
 #include "analysis/streaming/family.hpp"
 #include "core/streaming/schema.hpp"
+#include "core/streaming/model.hpp"
+#include "core/partial_warp/schema.hpp"
 #include "core/calibration/schema.hpp"
 #include "core/counters.hpp"
 
@@ -486,6 +489,149 @@ void memory_bound_rows(const Run& run, std::vector<Row>& rows) {
 // the theoretical peak and against the same run's device-to-device copy, naming
 // the configuration; and the whole persistent sweep's GPU time against a
 // minute.
+// ---- the second-order model (docs/models.md) -------------------------------------------------
+
+// r_sat: warp instructions a cycle a scheduler of the FMA chains at 8 warps a scheduler
+// (partial_warp/fma_issue, 32 warps a block on one SM), the slope between its two loop lengths.
+std::optional<double> saturated_issue_rate(const Run& run, int schedulers, std::string& source) {
+  namespace pw = schema::partial_warp;
+  std::vector<const BenchmarkResult*> points;
+  for (const auto& x : run.benchmarks) {
+    if (x.family != pw::kFamily || x.benchmark != pw::benchmark::kFmaIssue || x.error || x.seconds.empty()) continue;
+    if (static_cast<long long>(x.param(pw::param::kWarpsPerBlock)) != 8LL * schedulers) continue;
+    if (!x.has_counter(kInstExecuted) || !x.has_counter(schema::counter::kSmClockHz)) continue;
+    if (find_benchmark(run, x.family, x.benchmark, x.params_text()) == nullptr) return std::nullopt;  // throttled
+    points.push_back(&x);
+  }
+  if (points.size() < 2) return std::nullopt;
+  auto trips = [](const BenchmarkResult* x) { return x->param(pw::param::kTrips); };
+  const auto [lo, hi] = std::minmax_element(points.begin(), points.end(),
+                                            [&](const auto* a, const auto* b) { return trips(a) < trips(b); });
+  const double cycles = (*hi)->median_seconds() * (*hi)->counter_median(schema::counter::kSmClockHz) -
+                        (*lo)->median_seconds() * (*lo)->counter_median(schema::counter::kSmClockHz);
+  const double inst = (*hi)->counter_median(kInstExecuted) - (*lo)->counter_median(kInstExecuted);
+  if (!(cycles > 0) || !(inst > 0)) return std::nullopt;
+  source = "fma_issue " + (*lo)->params_text() + " and " + (*hi)->params_text();
+  return inst / cycles / schedulers;
+}
+
+bool is_locus_curve(const CurveKey& key) {
+  return std::get<0>(key) == schema::streaming::benchmark::kReadIndependent && std::get<1>(key) == 16 &&
+         std::get<2>(key) == 0 && std::get<3>(key) == 1;
+}
+
+void second_order_rows(const Run& run, std::vector<Row>& rows) {
+  std::map<CurveKey, std::vector<const BenchmarkResult*>> curves;
+  for (const auto& b : run.benchmarks) {
+    if (b.family != schema::streaming::kFamily || b.error || b.seconds.empty() || !b.has_param(schema::streaming::param::kWarpsPerSm) ||
+        (b.benchmark != schema::streaming::benchmark::kReadIndependent && b.benchmark != schema::streaming::benchmark::kReadDependent &&
+         b.benchmark != schema::streaming::benchmark::kReadBatched))
+      continue;
+    curves[{b.benchmark, static_cast<long long>(b.param(schema::streaming::param::kLoadBytes)),
+            static_cast<long long>(param_or(b, schema::streaming::param::kAluPerLoad, 0)),
+            static_cast<long long>(param_or(b, schema::streaming::param::kLoadsInFlight, 1))}]
+        .push_back(&b);
+  }
+  const model::ArchParams arch = arch_of(run);
+  const double sms = run.context.number(schema::key::kSmCount);
+  const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  std::string rate_source;
+  const auto rate = saturated_issue_rate(run, arch.schedulers_per_sm, rate_source);
+  auto locus_curve = std::find_if(curves.begin(), curves.end(), [](const auto& c) { return is_locus_curve(c.first); });
+  if (!rate || locus_curve == curves.end()) return;  // no parameter points in this run: no rows
+  auto bandwidth = [](const BenchmarkResult* b) { return b->counter_median(schema::counter::kBytesRead) / b->median_seconds(); };
+  auto warps = [](const BenchmarkResult* b) { return static_cast<int>(b->param(schema::streaming::param::kWarpsPerSm)); };
+  std::vector<std::pair<double, double>> locus_points;
+  for (const auto* b : locus_curve->second) {
+    if (is_throttled(run, *b)) continue;  // a throttled locus point is left out of the locus
+    locus_points.emplace_back(bandwidth(b), sms * warps(b) * 512.0 * clock / bandwidth(b));
+  }
+  if (locus_points.size() < 2) return;
+  const model::streaming::Locus locus(locus_points);
+  const std::string params_text = fixed(*rate, 3) + " warp instructions a cycle a scheduler (" + rate_source +
+                                  "), locus of " + std::to_string(locus_points.size()) + " points (read_independent 16-byte W = 0), " +
+                                  fixed(locus.unloaded_cycles(), 0) + " cycles unloaded, ceiling " + fixed(locus.ceiling() / 1e12, 3) + " TB/s";
+  for (auto& [key, members] : curves) {
+    std::sort(members.begin(), members.end(), [&](const auto* a, const auto* b) { return warps(a) < warps(b); });
+    const auto& [benchmark, width, w, in_flight] = key;
+    const BenchmarkResult* first = members.front();
+    if (warps(first) != 1 || members.size() < 3) continue;  // T0 is the curve's own 1-warp point
+    const bool consistency = is_locus_curve(key);
+    const double bytes_per_iteration = 32.0 * static_cast<double>(width) * static_cast<double>(in_flight);
+    const double t0 = sms * 1.0 * bytes_per_iteration * clock / bandwidth(first);
+    std::vector<std::pair<int, double>> measured;
+    std::vector<std::pair<int, double>> predicted;
+    for (const auto* b : members) {
+      if (!b->has_counter(kInstExecuted) || !b->has_counter(schema::streaming::counter::kLoads)) continue;
+      const double iterations = b->counter_median(schema::streaming::counter::kLoads) / model::kWarpSize / static_cast<double>(in_flight);
+      model::streaming::StreamPoint p;
+      p.sms = static_cast<int>(sms);
+      p.schedulers_per_sm = arch.schedulers_per_sm;
+      p.warps_per_sm = warps(b);
+      p.bytes_per_warp_iteration = bytes_per_iteration;
+      p.instructions_per_iteration = b->counter_median(kInstExecuted) / iterations;
+      p.unloaded_iteration_cycles = t0;
+      p.clock_hz = clock;
+      const model::streaming::StreamPrediction pred = model::streaming::predict_stream(p, locus, *rate);
+      measured.emplace_back(p.warps_per_sm, bandwidth(b));
+      predicted.emplace_back(p.warps_per_sm, pred.bandwidth);
+      Row r = base_row(*b);
+      r.metric = "second_order_bandwidth";
+      r.value = bandwidth(b);
+      r.unit = "bytes/s";
+      r.model = std::string(kSecondOrderPrefix) +
+                "Little's law in bytes as a fixed point with the loaded-latency locus, the busiest scheduler's issue as a queue";
+      r = with_prediction(r, pred.bandwidth);
+      const std::string numbers = std::to_string(p.warps_per_sm) + " warps/SM (" + std::to_string(pred.warps_per_scheduler) +
+                                  " a scheduler), I = " + fixed(p.instructions_per_iteration, 1) + " instructions an iteration, T0 = " +
+                                  fixed(t0, 0) + " cycles; at the fixed point a load waits " + fixed(pred.loaded_cycles, 0) +
+                                  " cycles and an iteration takes " + fixed(pred.iteration_cycles, 0) +
+                                  (pred.at_ceiling ? " (the locus' ceiling bounds it)" : "") + ": predicted " +
+                                  fixed(pred.bandwidth / 1e12, 3) + " TB/s, measured " + fixed(r.value / 1e12, 3) + " TB/s";
+      if (consistency) {
+        r.verdict = verdict::kInfo;
+        r.why = numbers + "; not judged: this curve is the locus the model reads (consistency)";
+      } else if (b == first) {
+        r.verdict = verdict::kInfo;
+        r.why = numbers + "; not judged: this 1-warp/SM point sets the curve's T0 (the declared fit point)";
+      } else {
+        const bool holds = std::fabs(*r.rel_error) <= kSecondOrderStreamTolerance;
+        judge(r, std::fabs(*r.rel_error), kSecondOrderStreamTolerance, cv_of(*b));
+        r.why = numbers + (holds ? "" : ": more than 5% apart" + noise_note(std::fabs(*r.rel_error), kSecondOrderStreamTolerance, cv_of(*b)));
+      }
+      r.why += "; " + params_text;
+      rows.push_back(r);
+    }
+    if (measured.size() < 3) continue;
+    const std::string use = benchmark == schema::streaming::benchmark::kReadDependent ? "dependent"
+                            : benchmark == schema::streaming::benchmark::kReadBatched ? "batched"
+                                                                                    : "independent";
+    Row k;
+    k.family = schema::streaming::kFamily;
+    k.benchmark = "knee";
+    k.params = "use=" + use + ";load_bytes=" + std::to_string(width) + ";alu_per_load=" + std::to_string(w) +
+               (in_flight > 1 ? ";loads_in_flight=" + std::to_string(in_flight) : "");
+    k.metric = "second_order_knee_warps_per_sm";
+    k.value = model::streaming::knee_of(measured, kKneeFraction);
+    k.unit = "count";
+    k.model = std::string(kSecondOrderPrefix) + "the first swept warps/SM whose predicted bandwidth reaches 90% of the predicted curve's largest";
+    k.kind = kind::kModel;
+    const int predicted_knee = model::streaming::knee_of(predicted, kKneeFraction);
+    k = with_prediction(k, predicted_knee);
+    const double off = std::fabs(k.value - predicted_knee);
+    k.why = "measured knee " + fixed(k.value, 0) + " warps/SM (90% of " + fixed(std::max_element(measured.begin(), measured.end(), [](auto& a, auto& b) { return a.second < b.second; })->second / 1e12, 3) +
+            " TB/s), predicted " + std::to_string(predicted_knee) + " (90% of the predicted curve's largest)";
+    if (consistency) {
+      k.verdict = verdict::kInfo;
+      k.why += "; not judged: this curve is the locus the model reads (consistency)";
+    } else {
+      judge(k, off, kSecondOrderKneeWarps, 0.0);
+      k.why += off <= kSecondOrderKneeWarps ? "" : ": more than 3 warps/SM apart";
+    }
+    rows.push_back(k);
+  }
+}
+
 constexpr double kPeakShareTarget = 0.96;
 constexpr double kSweepGpuSecondsTarget = 60.0;
 
@@ -661,6 +807,7 @@ class Streaming final : public Family {
   void evaluate_run(const Run& run, std::vector<Row>& rows) const override {
     plateau_rows(run, rows);
     knee_rows(run, rows);
+    second_order_rows(run, rows);
     memory_bound_rows(run, rows);
     target_rows(run, rows);
   }

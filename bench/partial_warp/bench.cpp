@@ -275,6 +275,13 @@ void fma_issue(benchmark::State& state) {
     double clock_hz = 0.0;
     const std::string key = benchmark_key(state, family().run_name(bench_name::kFmaIssue), 2);
     for (auto _ : state) report_point(state, key, sample_with_clock(stream, events, clocks, launch, clock_hz));
+    // The counted instructions give the saturated issue rate the streaming model reads.
+    defer_counters(schema::partial_warp::descriptor(), key,
+                   fma_counter_launch(
+                       [block, trips](float* o, kernels::ClockSample* c, cudaStream_t s) {
+                         kernels::launch_fma_grid(block, block, trips, o, c, s);
+                       },
+                       block));
     state.counters[schema::counter::kSmClockHz] = clock_hz;
     state.counters[schema::counter::kBlocks] = 1;
     state.counters[schema::partial_warp::counter::kFmaPerThread] = static_cast<double>(trips) * kernels::kFmaChains;
