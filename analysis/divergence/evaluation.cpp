@@ -50,6 +50,9 @@ struct Comparison {
   double tolerance = split_tolerance();
   // Sum of the region spans of the populated paths' uniform runs; 0 when not known.
   double populated_spans = 0.0;
+  // Trips a warp runs over its populated paths (the second-order row's S_cfg); < 0: the model's
+  // slowdown x the reference's trips, which is that sum wherever the slowdown counts paths.
+  double trips_cfg = -1.0;
   std::string tag;
 };
 
@@ -91,7 +94,7 @@ void second_order_row(const Run& run, const Comparison& c, std::vector<Row>& row
   if (!cost) return;  // no parameter points at this residency in this run: no row
   const double trips_ref = ref.has_param(schema::divergence::param::kIfTrips) ? ref.param(schema::divergence::param::kIfTrips)
                                                                       : ref.param(schema::divergence::param::kTrips);
-  const double trips_cfg = c.model * trips_ref;
+  const double trips_cfg = c.trips_cfg >= 0 ? c.trips_cfg : c.model * trips_ref;
   Row r = base_row(b);
   r.metric = "second_order_grid_slowdown";
   r.value = b.median_seconds() / ref.median_seconds();
@@ -284,6 +287,9 @@ void evaluate_split(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
         {{static_cast<int>(k), cycles(*ref_if)}, {static_cast<int>(32 - k), cycles(*ref_else)}},
         cycles(*ref_if));
     c.model_text = "T = T_if + T_else with both measured uniformly (k = 32, k = 0), over T_if";
+    // The textbook's slowdown here is a ratio of measured cycles, not of trips: the populated
+    // sides' trips are counted instead (ISSUE-33-DIVERGENCE-TRIPS).
+    c.trips_cfg = static_cast<double>((k > 0 ? if_trips : 0) + (k < 32 ? else_trips : 0));
   }
   if (k != 0 && ref_else != nullptr && span(*ref_if) > 0 && span(*ref_else) > 0) {
     c.populated_spans = span(*ref_if) + span(*ref_else);
