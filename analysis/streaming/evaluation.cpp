@@ -188,13 +188,6 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
                                      " threads a block, no store: "));
     return;
   }
-  if (b.benchmark == schema::streaming::benchmark::kLocus) {  // a parameter benchmark: its rate and latency
-    const std::string locus_tag =
-        "locus, " + std::to_string(static_cast<long long>(b.param(schema::streaming::param::kWarpsPerSm))) +
-        " warps/SM, 16-byte loads, W = 0 (a parameter of the second-order model): ";
-    rows.push_back(bandwidth_row(b, peak, locus_tag));
-    return;
-  }
   const std::string tag =
       std::to_string(static_cast<long long>(b.param(schema::streaming::param::kWarpsPerSm))) + " warps/SM, " +
       std::to_string(static_cast<long long>(b.param(schema::streaming::param::kLoadBytes))) + "-byte loads, " +
@@ -319,7 +312,6 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
   std::map<CurveKey, std::vector<const BenchmarkResult*>> curves;
   for (const auto& b : run.benchmarks) {
     if (b.family != schema::streaming::kFamily || b.benchmark == schema::streaming::benchmark::kReadOnePerThread || b.benchmark == schema::streaming::benchmark::kReadPeak ||
-        b.benchmark == schema::streaming::benchmark::kLocus ||
         b.error || b.seconds.empty() || is_throttled(run, b))
       continue;
     curves[{b.benchmark, static_cast<long long>(b.param(schema::streaming::param::kLoadBytes)),

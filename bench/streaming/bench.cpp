@@ -97,11 +97,6 @@ enum class StreamShape { kIndependent, kDependent, kBatched };
 const char* const kStreamNames[] = {streaming_bench::kReadIndependent, streaming_bench::kReadDependent,
                                     streaming_bench::kReadBatched};
 
-// The loaded-latency locus (a parameter of the second-order streaming model, docs/models.md): the
-// plain 16-byte stream over a buffer of its own, a quarter of the sweep's (still 8x the L2 or
-// more), so each of its points pairs a DRAM throughput with the time a load took at it.
-std::uint64_t locus_bytes(long long l2_bytes) { return std::max<std::uint64_t>(stream_bytes(l2_bytes) / 4, (static_cast<std::uint64_t>(8 * l2_bytes) + kMiB - 1) / kMiB * kMiB); }
-
 void run_stream(benchmark::State& state, const StreamConfig& c, const std::string& name, int ranges);
 
 void stream_read(benchmark::State& state, StreamShape shape) {
@@ -118,17 +113,6 @@ void stream_read(benchmark::State& state, StreamShape shape) {
   c.bytes = stream_bytes(bench_device().l2_bytes);
   c.seed = kStreamSeed;
   run_stream(state, c, streaming_family().run_name(kStreamNames[static_cast<int>(shape)]), 3);
-}
-
-void stream_locus(benchmark::State& state) {
-  StreamConfig c;
-  c.kernel.load_bytes = static_cast<int>(state.range(0));
-  c.kernel.alu_per_load = 0;
-  c.kernel.use = kernels::AluUse::kIndependent;
-  c.warps_per_sm = static_cast<int>(state.range(1));
-  c.bytes = locus_bytes(bench_device().l2_bytes);
-  c.seed = kStreamSeed;
-  run_stream(state, c, streaming_family().run_name(streaming_bench::kLocus), 2);
 }
 
 void run_stream(benchmark::State& state, const StreamConfig& c, const std::string& name, int ranges) {
@@ -335,21 +319,6 @@ void stream_peak(benchmark::State& state) {
     for (const int warps : with_cap({1, 2, 4, 8, 16, 32, 48, 64})) {
       p.add(independent, {bytes, 0, warps}, why_not(bytes, 0, StreamShape::kIndependent, warps));
     }
-  }
-  // The locus: 16-byte loads, W = 0, at the warps/SM counts the knees lie between; a count the
-  // device cannot hold exactly is not a point of it.
-  auto locus = p.benchmark(streaming_family().run_name(streaming_bench::kLocus),
-                           streaming_family().arg_names(streaming_bench::kLocus), stream_locus,
-                           benchmark::kMicrosecond);
-  const std::string locus_buffer = plan::memory_problem(d, locus_bytes(d.l2_bytes), "the locus' input buffer");
-  for (const int warps : with_cap({1, 2, 4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 64})) {
-    if (warps > d.max_warps_per_sm) continue;
-    const std::string shape = plan_residency(warps, residency_limits(d)).problem;
-    if (shape.find("cannot be held exactly") != std::string::npos) continue;
-    std::string why = locus_buffer;
-    if (why.empty()) why = plan::residency_problem(d, warps);
-    if (why.empty()) why = stream_residency_problem(d, kernel_of(16, 0, StreamShape::kIndependent), warps);
-    p.add(locus, {16, warps}, why);
   }
   auto dependent = read_benchmark(StreamShape::kDependent);
   for (const int w : {1, 8, 64}) {

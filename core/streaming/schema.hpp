@@ -48,9 +48,6 @@ inline constexpr const char* kReadDependent = "read_dependent";
 inline constexpr const char* kReadBatched = "read_batched";
 inline constexpr const char* kReadOnePerThread = "read_one_per_thread";
 inline constexpr const char* kReadPeak = "read_peak";
-// A parameter benchmark (docs/models.md): the plain 16-byte stream over a buffer of its own, the
-// loaded-latency locus the second-order model reads.
-inline constexpr const char* kLocus = "locus";
 }  // namespace benchmark
 namespace param {
 inline constexpr const char* kLoadBytes = "load_bytes";
