@@ -8,6 +8,7 @@
 
 #include "core/coalescing/model.hpp"
 #include "check/examples.hpp"
+#include "core/streaming/model.hpp"
 
 namespace warpcost::examples {
 namespace {
@@ -200,6 +201,62 @@ void primitive_answers(const Example& ex, std::vector<ModelAnswer>& out) {
   }
 }
 
+// The second-order models (docs/models.md) from parameters stated by hand.
+void stream_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  namespace st = model::streaming;
+  const double peak = number(ex, "peak_gbps") * 1e9;
+  // A two-point locus: the unloaded latency at a thousandth of the ceiling, the loaded one at it.
+  const st::Locus locus({{peak / 1000.0, number(ex, "latency")}, {peak, number(ex, "loaded_latency")}});
+  auto point = [&](int warps) {
+    st::StreamPoint p;
+    p.sms = static_cast<int>(number(ex, "sms"));
+    p.schedulers_per_sm = has(ex, "schedulers") ? static_cast<int>(number(ex, "schedulers")) : 4;
+    p.warps_per_sm = warps;
+    p.bytes_per_warp_iteration = m::kWarpSize * number(ex, "load_bytes") *
+                                 (has(ex, "loads_in_flight") ? number(ex, "loads_in_flight") : 1.0);
+    p.instructions_per_iteration = number(ex, "instructions");
+    p.unloaded_iteration_cycles = number(ex, "unloaded_cycles");
+    p.clock_hz = number(ex, "clock_mhz") * 1e6;
+    return p;
+  };
+  const int warps = static_cast<int>(number(ex, "warps_per_sm"));
+  const double rate = number(ex, "issue_rate");
+  const st::StreamPrediction r = st::predict_stream(point(warps), locus, rate);
+  const std::string args = std::to_string(warps) + " warps/SM, I = " + num(number(ex, "instructions")) +
+                           ", T0 = " + num(number(ex, "unloaded_cycles")) + ", r_sat = " + num(rate);
+  out.push_back({"bandwidth_gbps", ratio(r.bandwidth / 1e9),
+                 "BW = min(S·N·32·B·U·f / T_iter(BW), ceiling), the fixed point; " + args});
+  out.push_back({"warps_per_scheduler", count(r.warps_per_scheduler), "ceil(N / schedulers)"});
+  out.push_back({"iteration_cycles", ratio(r.iteration_cycles), "MVA of the busiest scheduler at the fixed point"});
+  out.push_back({"loaded_latency_cycles", ratio(r.loaded_cycles), "Λ(BW) at the fixed point"});
+  if (has(ex, "warp_cap")) {
+    std::vector<std::pair<int, double>> curve;
+    const int cap = static_cast<int>(number(ex, "warp_cap"));
+    for (int n = 1; n <= cap; ++n) curve.emplace_back(n, st::predict_stream(point(n), locus, rate).bandwidth);
+    out.push_back({"knee_warps_per_sm", count(st::knee_of(curve, 0.9)),
+                   "first N of 1.." + std::to_string(cap) + " whose predicted bandwidth reaches 90% of the curve's largest"});
+  }
+}
+
+void tail_time_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  const double f = number(ex, "clock_mhz") * 1e6;
+  const double fma = number(ex, "fma_per_thread");
+  const double floor = has(ex, "floor_us") ? number(ex, "floor_us") * 1e-6 : 0.0;
+  const m::LinearCost tail{number(ex, "fixed_us_tail") * 1e-6, number(ex, "cycles_per_fma_tail") / f};
+  const m::LinearCost full{number(ex, "fixed_us_full") * 1e-6, number(ex, "cycles_per_fma_full") / f};
+  out.push_back({"relative_time", ratio(m::grid_tail_relative_time(tail, full, fma, floor)),
+                 "(F_tail + FMA·c_tail/f − floor) / (F_full + FMA·c_full/f − floor) = (" + num(tail.at(fma) * 1e6) +
+                     " − " + num(floor * 1e6) + ") / (" + num(full.at(fma) * 1e6) + " − " + num(floor * 1e6) + ") us"});
+}
+
+void divergence_grid_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  const m::LinearCost cost{number(ex, "fixed_us") * 1e-6, number(ex, "us_per_trip") * 1e-6};
+  const double s = number(ex, "trips");
+  const double r = number(ex, "reference_trips");
+  out.push_back({"slowdown", ratio(m::serialised_slowdown(cost, s, r)),
+                 "(F + t·S_cfg) / (F + t·S_ref) = (" + num(cost.at(s) * 1e6) + ") / (" + num(cost.at(r) * 1e6) + ") us"});
+}
+
 std::string at(const Example& ex, int line) {
   return ex.source + (line > 0 ? ":" + std::to_string(line) : "") + ": example '" + ex.id + "'";
 }
@@ -217,6 +274,9 @@ std::vector<ModelAnswer> model_answers(const Example& ex) {
     else if (ex.kind == "scheduler_demand") scheduler_answers(ex, out);
     else if (ex.kind == "coalescing") coalescing_answers(ex, out);
     else if (ex.kind == "warp_primitive") primitive_answers(ex, out);
+    else if (ex.kind == "stream_bandwidth") stream_answers(ex, out);
+    else if (ex.kind == "grid_tail_time") tail_time_answers(ex, out);
+    else if (ex.kind == "divergence_grid") divergence_grid_answers(ex, out);
     else throw BadInput(at(ex, ex.line) + ", field 'kind': unknown kind '" + ex.kind + "'");
   } catch (const std::invalid_argument& e) {
     // The models' own checks: a value the file's checks let through still gets a named message.

@@ -35,6 +35,17 @@ const std::map<std::string, InputType>& input_types() {
       {"image", InputType::kInts},          {"primitive", InputType::kString},
       {"active_lanes", InputType::kInt},    {"lanes", InputType::kInt},
       {"shuffle_cycles", InputType::kReal}, {"add_cycles", InputType::kReal},
+      // The second-order models' parameters (docs/models.md), stated by hand or read off a run.
+      {"sms", InputType::kInt},             {"warps_per_sm", InputType::kInt},
+      {"load_bytes", InputType::kInt},      {"loads_in_flight", InputType::kInt},
+      {"unloaded_cycles", InputType::kReal}, {"loaded_latency", InputType::kReal},
+      {"peak_gbps", InputType::kReal},      {"issue_rate", InputType::kReal},
+      {"clock_mhz", InputType::kReal},      {"fixed_us_tail", InputType::kReal},
+      {"fixed_us_full", InputType::kReal},  {"cycles_per_fma_tail", InputType::kReal},
+      {"cycles_per_fma_full", InputType::kReal}, {"fma_per_thread", InputType::kReal},
+      {"floor_us", InputType::kReal},       {"trips", InputType::kReal},
+      {"reference_trips", InputType::kReal}, {"fixed_us", InputType::kReal},
+      {"us_per_trip", InputType::kReal},
   };
   return types;
 }
@@ -345,6 +356,37 @@ void validate_inputs(const Example& ex) {
       bad(ex, get(ex, "image")->line, "image", "image goes with a 2D block", "image only with block = [x, y]");
     }
   }
+  if (ex.kind == "stream_bandwidth") {
+    check_range(ex, "sms", 1, 1024, false, "1..1024 SMs");
+    check_range(ex, "schedulers", 1, 64, false, "1..64 warp schedulers a SM");
+    check_range(ex, "warps_per_sm", 1, 1024, false, "1..1024 warps a SM");
+    const Input* lb = get(ex, "load_bytes");
+    const double b = lb->value.number;
+    if (b != 1 && b != 2 && b != 4 && b != 8 && b != 16) bad(ex, lb->line, "load_bytes", "load_bytes = " + std::to_string(static_cast<long long>(b)), "1, 2, 4, 8 or 16");
+    check_range(ex, "loads_in_flight", 1, 64, false, "1..64 loads a lane before one is used");
+    check_range(ex, "instructions", 0, kHuge, true, "I > 0 warp instructions an iteration");
+    check_range(ex, "unloaded_cycles", 0, kHuge, true, "T0 > 0 cycles an iteration at one warp a SM");
+    check_range(ex, "latency", 0, kHuge, true, "Λ(0) > 0 cycles a load at low throughput");
+    check_range(ex, "loaded_latency", 0, kHuge, true, "Λ(peak) > 0 cycles a load at the peak");
+    check_range(ex, "peak_gbps", 0, kHuge, true, "the DRAM ceiling > 0 GB/s");
+    check_range(ex, "issue_rate", 0, 64, true, "r_sat > 0 warp instructions a cycle a scheduler");
+    check_range(ex, "clock_mhz", 0, 100000, true, "the SM clock > 0 MHz");
+    if (get(ex, "loaded_latency")->value.number < get(ex, "latency")->value.number) {
+      bad(ex, get(ex, "loaded_latency")->line, "loaded_latency", "below the unloaded latency", "loaded_latency >= latency (a load never gets faster as DRAM gets busier)");
+    }
+  }
+  if (ex.kind == "grid_tail_time") {
+    for (const char* f : {"fixed_us_tail", "fixed_us_full", "cycles_per_fma_tail", "cycles_per_fma_full", "fma_per_thread", "clock_mhz"}) {
+      check_range(ex, f, 0, kHuge, true, "a number > 0");
+    }
+    check_range(ex, "floor_us", 0, kHuge, false, "a number >= 0 (the launch floor taken off both times)");
+  }
+  if (ex.kind == "divergence_grid") {
+    check_range(ex, "trips", 0, kHuge, false, "S_cfg >= 0 trips a warp over its populated paths");
+    check_range(ex, "reference_trips", 0, kHuge, true, "S_ref > 0 trips of the uniform reference");
+    check_range(ex, "fixed_us", 0, kHuge, false, "F >= 0 us");
+    check_range(ex, "us_per_trip", 0, kHuge, true, "t > 0 us a trip");
+  }
   if (ex.kind == "warp_primitive") {
     const Input* p = get(ex, "primitive");
     static const std::vector<std::string> kPrimitives = {
@@ -540,6 +582,36 @@ const std::vector<KindSpec>& kinds() {
         {"image", "[width, height] of a row-major image (with block)", false},
         {"block_threads", "P threads of one 1D block reading P consecutive elements", false}},
        {"sectors_per_request", "lines_per_request", "useful_fraction"}},
+      {"stream_bandwidth", "second-order: a stream's bandwidth at N warps/SM, Little's law in bytes with a loaded latency",
+       {{"sms", "S, 1..1024", true},
+        {"schedulers", "warp schedulers a SM, 1..64 (default 4)", false},
+        {"warps_per_sm", "N, 1..1024", true},
+        {"load_bytes", "B: 1, 2, 4, 8 or 16 bytes a lane a load", true},
+        {"loads_in_flight", "U: loads a lane issues before using one, 1..64 (default 1)", false},
+        {"instructions", "I > 0 warp instructions an iteration (counted, e.g. by ncu)", true},
+        {"unloaded_cycles", "T0 > 0 cycles an iteration at one warp a SM", true},
+        {"latency", "Λ(0) > 0 cycles a load at low throughput (the chase's DRAM plateau)", true},
+        {"loaded_latency", "Λ(peak) >= latency: cycles a load at the DRAM ceiling", true},
+        {"peak_gbps", "the DRAM ceiling > 0 GB/s", true},
+        {"issue_rate", "r_sat > 0 warp instructions a cycle a scheduler", true},
+        {"clock_mhz", "the SM clock > 0 MHz", true},
+        {"warp_cap", "resident warps a SM, >= 1: the knee over 1..cap", false}},
+       {"bandwidth_gbps", "warps_per_scheduler", "iteration_cycles", "loaded_latency_cycles", "knee_warps_per_sm"}},
+      {"grid_tail_time", "second-order: a grid tail's relative time from each launch's fixed cost and cycles an FMA",
+       {{"fixed_us_tail", "F(n_tail) > 0 us", true},
+        {"fixed_us_full", "F(n_full) > 0 us", true},
+        {"cycles_per_fma_tail", "c(n_tail) > 0 cycles an FMA a thread at the tail block's warps a scheduler", true},
+        {"cycles_per_fma_full", "c(n_full) > 0 cycles an FMA a thread at a full block's warps a scheduler", true},
+        {"fma_per_thread", "FMAs a thread > 0", true},
+        {"clock_mhz", "the SM clock > 0 MHz", true},
+        {"floor_us", "the launch floor >= 0 us taken off both (default 0)", false}},
+       {"relative_time"}},
+      {"divergence_grid", "second-order: a grid's slowdown from its fixed cost and its cost a trip",
+       {{"trips", "S_cfg >= 0 trips a warp over its populated paths", true},
+        {"reference_trips", "S_ref > 0 trips of the uniform reference", true},
+        {"fixed_us", "F >= 0 us: launch, prologue, stores", true},
+        {"us_per_trip", "t > 0 us a trip at that residency", true}},
+       {"slowdown"}},
       {"warp_primitive", "cost of a warp primitive by active lanes, or of a warp reduction",
        {{"primitive", "shfl_sync, shfl_up_sync, shfl_down_sync, shfl_xor_sync, ballot_sync, any_sync, all_sync, "
                       "match_any_sync, match_all_sync, reduce_add_sync, reduce_min_sync, reduce_max_sync, syncwarp, "

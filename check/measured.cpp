@@ -114,7 +114,10 @@ std::vector<Measured> measured_values(const Example& ex, const fs::path& results
   std::vector<Measured> out;
   const auto lookups = lookups_for(ex);
   if (lookups.empty()) {
-    why_none = ex.kind == "warp_primitive"
+    why_none = ex.kind == "stream_bandwidth" || ex.kind == "grid_tail_time" || ex.kind == "divergence_grid"
+                   ? "a second-order model from stated parameters; the newest run's `second-order:` rows of its family "
+                     "are what the GPU measured (docs/models.md)"
+               : ex.kind == "warp_primitive"
                    ? "predict does not read the warp_primitives family's runs yet; `warpcost check FILE --measure` runs the primitive"
                    : ex.kind == "scheduler_demand"
                          ? "no family measures a scheduler's demand as such (the streaming knee does, at this GPU's own L)"

@@ -49,8 +49,8 @@ TEST(Headlines, EachFigureComesFromItsRowsAndNamesItsRun) {
   const std::vector<GpuHeadlines> gpus = headline_figures(runs);
   // streaming.json and divergence.json ran on one H200, partial_warp.json on the fixture GPU.
   ASSERT_EQ(gpus.size(), 2u);
-  const GpuHeadlines& h200 = only(gpus, "NVIDIA H200 (GPU-3f952ab1)");
-  const GpuHeadlines& other = only(gpus, "Fixture GPU");
+  const GpuHeadlines h200 = only(gpus, "NVIDIA H200 (GPU-3f952ab1)");
+  const GpuHeadlines other = only(gpus, "Fixture GPU");
 
   // The generator puts 800 cycles a load at every footprint of 16 x L2 and more.
   ASSERT_TRUE(h200.dram_latency.found);

@@ -131,7 +131,7 @@ TEST(CoalescingEval, AMissMatchingSixtyFourByteGranulesIsNamedAsSectorPromotion)
 
 TEST(CoalescingEval, WorkedExamplesAreNamedOnTheirRows) {
   const std::vector<Row> rows = evaluate(fixture());
-  const Row& ex2 = row(rows, "partial_block", "block_threads=100", co::row::kSectorsPerRequest);
+  const Row ex2 = row(rows, "partial_block", "block_threads=100", co::row::kSectorsPerRequest);
   EXPECT_EQ(ex2.verdict, verdict::kHolds);
   EXPECT_DOUBLE_EQ(*ex2.predicted, 13.0 / 4.0);
   EXPECT_NE(ex2.why.find("Ex 2"), std::string::npos);
@@ -147,7 +147,7 @@ TEST(CoalescingEval, PlantedFaultSectorsOfAHalfWarpCountedAsAFullLineFails) {
   analysis::Run run = fixture();
   BenchmarkResult& b = bench(run, "partial_block", "block_threads=48");
   scale_counter(b, co::metric::kSectorsLd, 8.0 / 6.0);
-  const Row& r = row(evaluate(run), "partial_block", "block_threads=48", co::row::kSectorsPerRequest);
+  const Row r = row(evaluate(run), "partial_block", "block_threads=48", co::row::kSectorsPerRequest);
   EXPECT_EQ(r.verdict, verdict::kFails);
   EXPECT_DOUBLE_EQ(r.value, 4.0);
 }
@@ -171,11 +171,11 @@ TEST(CoalescingEval, PlantedFaultStoreSectorsFails) {
 TEST(CoalescingEval, PlantedFaultStrideEightAtTheCoalescedUsefulRateFails) {
   analysis::Run run = fixture();
   BenchmarkResult& strided = bench(run, "load_dram", kStride8);
-  const BenchmarkResult& coalesced = bench(run, "load_dram", kCoalesced);
+  const BenchmarkResult coalesced = bench(run, "load_dram", kCoalesced);
   const double useful_ratio = strided.counter_median(co::work::kUsefulBytes) / coalesced.counter_median(co::work::kUsefulBytes);
   strided.seconds = coalesced.seconds;
   scale_time(strided, useful_ratio);
-  const Row& r = row(evaluate(run), "load_dram", kStride8, co::row::kUsefulBandwidth);
+  const Row r = row(evaluate(run), "load_dram", kStride8, co::row::kUsefulBandwidth);
   EXPECT_EQ(r.verdict, verdict::kFails);
   EXPECT_GT(*r.rel_error, 1.0);
 }
@@ -207,7 +207,7 @@ TEST(CoalescingEval, PlantedFaultANonBestReferenceCandidateSlowFails) {
 TEST(CoalescingEval, PlantedFaultDramBytesFails) {
   analysis::Run run = fixture();
   scale_counter(bench(run, "load_dram", kStride2), co::metric::kDramRead, 1.5);
-  const Row& r = row(evaluate(run), "load_dram", kStride2, co::row::kDramBytes);
+  const Row r = row(evaluate(run), "load_dram", kStride2, co::row::kDramBytes);
   EXPECT_EQ(r.verdict, verdict::kFails);
   EXPECT_GT(*r.rel_error, 0.4);
 }

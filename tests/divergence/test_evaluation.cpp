@@ -139,7 +139,7 @@ TEST(DivergenceEvaluation, AWarpThatDidNotPayForBothSidesFailsTheModel) {
   analysis::Run run = fixture();
   // As if the compiler had predicated the branch: the split warp costs what the uniform one does.
   BenchmarkResult& split = benchmark_of(run, "split_low", kK20);
-  const BenchmarkResult& uniform =
+  const BenchmarkResult uniform =
       benchmark_of(run, "split_low", "k=32;if_trips=384;else_trips=384;warps_per_sm=4");
   split.counters["warp_cycles_median"] = uniform.counters.at("warp_cycles_median");
   split.seconds = uniform.seconds;

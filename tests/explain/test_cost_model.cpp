@@ -411,7 +411,7 @@ TEST(ExplainCosts, PartialWarpsPricedFromTheStaircase) {
   const Session s = hand_session();
   const GpuFigures f = hand_figures();
   const KernelCosts c = explain_kernel(kernel(s, "partial_block"), &f, 132);
-  const View& v = view_of(c, view::kPartialWarps);
+  const View v = view_of(c, view::kPartialWarps);
   EXPECT_DOUBLE_EQ(quantity(v, "warps_per_block"), 4);
   EXPECT_DOUBLE_EQ(quantity(v, "lanes_wasted_per_block"), 28);
   // 1000 blocks over 20 a SM x 132 SMs = 2640 a wave: 0.3788 of one wave.
@@ -429,7 +429,7 @@ TEST(ExplainCosts, DivergencePricedFromTheSplit) {
   const Session s = hand_session();
   const GpuFigures f = hand_figures();
   const KernelCosts c = explain_kernel(kernel(s, "split"), &f, 132);
-  const View& v = view_of(c, view::kDivergence);
+  const View v = view_of(c, view::kDivergence);
   // 16 of 32 lanes: efficiency 0.5; issue slots lost 10000 x 0.5
   EXPECT_DOUBLE_EQ(quantity(v, "lane_efficiency"), 0.5);
   EXPECT_DOUBLE_EQ(quantity(v, "issue_slots_lost"), 5000);
@@ -442,7 +442,7 @@ TEST(ExplainCosts, CoalescingTwinPricedAtTheComparableStreamsRate) {
   const Session s = hand_session();
   const GpuFigures f = hand_figures();
   const KernelCosts c = explain_kernel(kernel(s, "gather"), &f, 132);
-  const View& v = view_of(c, view::kCoalescing);
+  const View v = view_of(c, view::kCoalescing);
   // (320000 + 40000) sectors over 20000 requests = 18; ideal 2.56e6 B / 32 / 20000 = 4
   EXPECT_DOUBLE_EQ(quantity(v, "sectors_per_request"), 18);
   EXPECT_DOUBLE_EQ(quantity(v, "ideal_sectors_per_request"), 4);
@@ -469,7 +469,7 @@ TEST(ExplainCosts, LatencyHidingPricedFromTheStreamAtThisResidency) {
   const Session s = hand_session();
   const GpuFigures f = hand_figures();
   const KernelCosts c = explain_kernel(kernel(s, "low_residency"), &f, 132);
-  const View& v = view_of(c, view::kLatencyHiding);
+  const View v = view_of(c, view::kLatencyHiding);
   // 16-byte lanes; the kernel reads its 5.12e7 B asked in 40 us = 1.28e12 B/s at 8 warps/SM: the
   // one-in-flight 16-byte curve ran 1.2e12 there (|ln(1.2/1.28)| = 0.065), the 4-in-flight 3.2e12
   // (0.916): the first. 1.2e12 of its plateau 4.2e12; share min(1, 1.28/1.2) = 1;
@@ -519,7 +519,7 @@ TEST(ExplainCosts, TheComparableStreamIsTheOneThatRanAsFastAtThisResidency) {
   // 0.065): the batched curve. Share min(1, 3/3.2) = 0.9375; 3.2e12 of its plateau 4.4e12;
   // r = 0.9375 x (1 - 3.2/4.4) = 0.255682; speedup 1 / 0.744318 = 1.343511
   const KernelCosts c = explain_kernel(k, &f, 132);
-  const View& v = view_of(c, view::kLatencyHiding);
+  const View v = view_of(c, view::kLatencyHiding);
   EXPECT_DOUBLE_EQ(quantity(v, "comparable_loads_in_flight"), 4);
   EXPECT_NEAR(quantity(v, "memory_share"), 0.9375, 1e-12);
   EXPECT_NEAR(*v.speedup, 1.0 / (1 - 0.9375 * (1 - 3.2 / 4.4)), 1e-9);
@@ -606,7 +606,7 @@ TEST(ExplainCosts, AtOrPastTheKneeLatencyHidingCostsNothing) {
   // in flight 4.0e12 (|ln(4/3)| = 0.288): the batched curve, whose knee is 16: flat, speedup 1 (its
   // plateau 4.4e12 would have priced 1 / (1 - 0.75 x (1 - 4/4.4)) = 1.073).
   const KernelCosts c = explain_kernel(batched_kernel(16), &f, 132);
-  const View& v = view_of(c, view::kLatencyHiding);
+  const View v = view_of(c, view::kLatencyHiding);
   EXPECT_DOUBLE_EQ(quantity(v, "comparable_loads_in_flight"), 4);
   EXPECT_DOUBLE_EQ(*v.speedup, 1.0);
   EXPECT_NE(v.priced_from.find("past its knee"), std::string::npos) << v.priced_from;
@@ -628,7 +628,7 @@ TEST(ExplainCosts, WithoutARunTheMemoryViewsSayWhyAndTheRestIsPricedFromCounters
   EXPECT_DOUBLE_EQ(*view_of(split, view::kDivergence).speedup, 2.0);
   const KernelCosts gather = explain_kernel(kernel(s, "gather"), nullptr, 132);
   for (const char* name : {view::kCoalescing, view::kLatencyHiding}) {
-    const View& v = view_of(gather, name);
+    const View v = view_of(gather, name);
     EXPECT_FALSE(v.speedup) << name;
     EXPECT_NE(v.unpriced_reason.find("no suite run of this GPU"), std::string::npos) << name;
   }
@@ -991,7 +991,7 @@ TEST(RealSession, CountersShowEachKernelsDefect) {
   // partial_block: 42240 blocks of 100 threads = 4 warps each (32, 32, 32, 4 lanes): 168960 warps,
   // and 100 lanes over 4 warp instructions = 25 lanes an instruction (every instruction runs in
   // every warp: straight-line FMA chains).
-  const KernelCounters& pb = real_kernel(s, "fma_chains");
+  const KernelCounters pb = real_kernel(s, "fma_chains");
   EXPECT_DOUBLE_EQ(pb.block_threads(), 100);
   EXPECT_DOUBLE_EQ(pb.warps_launched, 42240.0 * 4);
   EXPECT_NEAR(pb.lanes_per_inst, 100.0 / 4, 1e-9);
@@ -999,7 +999,7 @@ TEST(RealSession, CountersShowEachKernelsDefect) {
   // lane_split: 128-thread blocks, one 16/16 branch a warp: 8448 blocks x 4 warps = 33792 divergent
   // targets, and about 16 of 32 lanes an instruction (the heavy bodies dominate; the shared
   // prologue and epilogue at 32 lanes lift it slightly above 16).
-  const KernelCounters& ls = real_kernel(s, "split_work");
+  const KernelCounters ls = real_kernel(s, "split_work");
   EXPECT_DOUBLE_EQ(ls.divergent_branch_targets, 8448.0 * 4);
   EXPECT_GT(ls.lanes_per_inst, 16.0);
   EXPECT_LT(ls.lanes_per_inst, 16.5);
@@ -1007,7 +1007,7 @@ TEST(RealSession, CountersShowEachKernelsDefect) {
   // one 32-byte sector a lane: 16 Mi / 32 = 524288 load requests of 32 sectors = 16777216 sectors;
   // its store is 128 contiguous bytes = 4 sectors. DRAM reads at least 16 Mi sectors x 32 B =
   // 536870912 B for 64 MiB asked (the measured 536884992 is 14080 B more).
-  const KernelCounters& g = real_kernel(s, "gather");
+  const KernelCounters g = real_kernel(s, "gather");
   EXPECT_DOUBLE_EQ(g.load_requests, 524288);
   EXPECT_DOUBLE_EQ(g.load_sectors / g.load_requests, 32);
   EXPECT_DOUBLE_EQ(g.store_sectors / g.store_requests, 4);
@@ -1015,17 +1015,17 @@ TEST(RealSession, CountersShowEachKernelsDefect) {
   EXPECT_GE(g.dram_read_bytes, 16.0 * (1 << 20) * 32);
   EXPECT_LT(g.dram_read_bytes, 16.0 * (1 << 20) * 32 * 1.001);
   // low_residency: one block of 256 threads an SM (grid 132): 8 warps/SM at most.
-  const KernelCounters& lr = real_kernel(s, "stream_sum");
+  const KernelCounters lr = real_kernel(s, "stream_sum");
   EXPECT_EQ(lr.grid[0], 132u);
   EXPECT_LE(lr.warps_active_per_sm, 8.0);
   EXPECT_GT(lr.warps_active_per_sm, 7.0);
   // tile_2d: (30,30) blocks = 900 threads in 29 warps; 2 blocks an SM (occupancy) = 58 warps at most.
-  const KernelCounters& t = real_kernel(s, "scale_tile");
+  const KernelCounters t = real_kernel(s, "scale_tile");
   EXPECT_DOUBLE_EQ(t.block_threads(), 900);
   EXPECT_DOUBLE_EQ(t.warps_launched, 160.0 * 120 * 29);
   EXPECT_LE(t.warps_active_per_sm, 58.0);
   // clean: float4 loads, 16 B a lane = 512 B a warp = 16 sectors a request, all used.
-  const KernelCounters& c = real_kernel(s, "axpy4");
+  const KernelCounters c = real_kernel(s, "axpy4");
   EXPECT_DOUBLE_EQ(c.load_sectors / c.load_requests, 16);
   EXPECT_DOUBLE_EQ(c.divergent_branch_targets, 0);
 }
@@ -1063,7 +1063,7 @@ TEST(RealSession, EachDefectsViewPricedFromTheCommittedRun) {
   // 4.309e12 B/s, above it: share 1. Twin: 134217728 B at min(4.302521154e12 coalesced,
   // 2.0169901e12) = 66.5436 us; speedup 140.16 / 66.5436 = 2.106289
   const KernelCosts g = explain_kernel(real_kernel(s, "gather"), &*f, sms);
-  const View& gc = view_of(g, view::kCoalescing);
+  const View gc = view_of(g, view::kCoalescing);
   EXPECT_DOUBLE_EQ(quantity(gc, "sectors_per_request"), 18);
   EXPECT_DOUBLE_EQ(quantity(gc, "ideal_sectors_per_request"), 4);
   EXPECT_NEAR(quantity(gc, "dram_useful_fraction"), 0.2222170, 1e-6);
@@ -1084,7 +1084,7 @@ TEST(RealSession, EachDefectsViewPricedFromTheCommittedRun) {
   // 0.999495; r = 0.999495 x (1 - 3.2433692 / 4.2531841) = 0.237306; speedup 1.311141 (the DRAM
   // ceiling, 4.302521154 / 3.241732 = 1.327, is above it)
   const KernelCosts lr = explain_kernel(real_kernel(s, "stream_sum"), &*f, sms);
-  const View& ll = view_of(lr, view::kLatencyHiding);
+  const View ll = view_of(lr, view::kLatencyHiding);
   EXPECT_NE(ll.priced_from.find("read_batched load_bytes=16;loads_in_flight=4"), std::string::npos) << ll.priced_from;
   EXPECT_NEAR(quantity(ll, "suite_rate_at_warps"), 3.2433692e12, 1e6);
   EXPECT_NEAR(*ll.speedup, 1.311141, 1e-5);
