@@ -105,7 +105,8 @@ StreamPrediction predict_stream(const StreamPoint& p, const Locus& locus, double
     // offered() falls as bw rises (the locus never falls), so offered(bw) = bw has one root.
     double lo = 0.0;
     double hi = ceiling;
-    for (int i = 0; i < 200 && hi - lo > 1e-9 * ceiling; ++i) {
+    // To a relative 1e-12 of the root (the root can sit far below the ceiling).
+    for (int i = 0; i < 400 && hi - lo > 1e-12 * hi; ++i) {
       const double mid = 0.5 * (lo + hi);
       (offered(mid) > mid ? lo : hi) = mid;
     }

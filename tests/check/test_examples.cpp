@@ -323,6 +323,46 @@ TEST(Predict, WarpPrimitive) {
   EXPECT_DOUBLE_EQ(answer_of(b, "reduction_cycles"), 140);  // 5·(24 + 4)
 }
 
+// The second-order models from stated parameters (docs/models.md), each against a hand value.
+TEST(Predict, DivergenceGrid) {
+  // (F + t·S)/(F + t·S_ref) = (5 + 0.5·480)/(5 + 0.5·384) = 245/197.
+  const auto a = model_answers(example_from_arguments(
+      "divergence_grid", {"trips=480", "reference_trips=384", "fixed_us=5", "us_per_trip=0.5"}));
+  EXPECT_NEAR(answer_of(a, "slowdown"), 245.0 / 197.0, 1e-12);
+}
+
+TEST(Predict, GridTailTime) {
+  // 1000 FMAs at 1000 MHz: tail 2 + 1000·1.5/1000 = 3.5 us, full 2 + 1000·3/1000 = 5 us, floor 1:
+  // (3.5 − 1)/(5 − 1) = 0.625.
+  const auto a = model_answers(example_from_arguments(
+      "grid_tail_time", {"fixed_us_tail=2", "fixed_us_full=2", "cycles_per_fma_tail=1.5", "cycles_per_fma_full=3",
+                         "fma_per_thread=1000", "clock_mhz=1000", "floor_us=1"}));
+  EXPECT_NEAR(answer_of(a, "relative_time"), 0.625, 1e-12);
+}
+
+TEST(Predict, StreamBandwidth) {
+  // A flat locus (latency = loaded_latency = 1000), one warp a SM, no issue to speak of (I tiny):
+  // an iteration is T0 = 1000 cycles of 512 bytes at 1 GHz on 2 SMs: 2·512e9/1000 B/s = 1.024 GB/s.
+  const auto a = model_answers(example_from_arguments(
+      "stream_bandwidth", {"sms=2", "warps_per_sm=1", "load_bytes=16", "instructions=1e-9", "unloaded_cycles=1000",
+                           "latency=1000", "loaded_latency=1000", "peak_gbps=1000", "issue_rate=1", "clock_mhz=1000",
+                           "warp_cap=8"}));
+  EXPECT_NEAR(answer_of(a, "bandwidth_gbps"), 1.024, 1e-6);
+  EXPECT_EQ(answer_of(a, "warps_per_scheduler"), 1);
+  // Flat latency, far below the ceiling: bandwidth rises with every warp, the last (8) is the knee.
+  EXPECT_EQ(answer_of(a, "knee_warps_per_sm"), 8);
+  EXPECT_THROW(example_from_arguments("stream_bandwidth", {"sms=2", "warps_per_sm=1", "load_bytes=3", "instructions=1",
+                                                          "unloaded_cycles=1000", "latency=1000", "loaded_latency=1000",
+                                                          "peak_gbps=1000", "issue_rate=1", "clock_mhz=1000"}),
+               BadInput);
+  EXPECT_THROW(example_from_arguments("stream_bandwidth", {"sms=2", "warps_per_sm=1", "load_bytes=16", "instructions=1",
+                                                          "unloaded_cycles=1000", "latency=1000", "loaded_latency=900",
+                                                          "peak_gbps=1000", "issue_rate=1", "clock_mhz=1000"}),
+               BadInput);
+  EXPECT_THROW(example_from_arguments("divergence_grid", {"trips=480", "reference_trips=384", "fixed_us=5", "us_per_trip=0"}),
+               BadInput);
+}
+
 TEST(Predict, BadArgumentsAreNamed) {
   EXPECT_THROW(example_from_arguments("block_shape", {"block"}), BadInput);
   EXPECT_THROW(example_from_arguments("nope", {"block=1"}), BadInput);

@@ -1,0 +1,248 @@
+// The second-order models (docs/models.md): each formula against values worked out by hand (or by
+// a closed form solved here independently of the code's bisection), then planted faults in the
+// newest committed H200 run that carries the parameter benchmarks: a bad value reads `fails`.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "analysis/evaluation.hpp"
+#include "core/models.hpp"
+#include "core/run_reader.hpp"
+#include "core/streaming/model.hpp"
+#include "tests/committed_runs.hpp"
+
+namespace warpcost {
+namespace {
+
+namespace st = model::streaming;
+using analysis::BenchmarkResult;
+using analysis::Row;
+using analysis::Run;
+
+// ---- hand-worked: the queue ------------------------------------------------------------------
+
+// One warp: no queue, an iteration is its issue plus its delay. Two warps, D = 10, Z = 30:
+// k = 1: R = 10, X = 1/40, q = 0.25; k = 2: R = 10·1.25 = 12.5, X = 2/42.5, T = 2/X = 42.5.
+// Three: q = (2/42.5)·12.5 = 0.588235, R = 15.88235, T = 30 + 15.88235 = 45.88235.
+TEST(SecondOrderModel, MeanValueAnalysisByHand) {
+  EXPECT_DOUBLE_EQ(st::mva_iteration_cycles(1, 10, 30), 40.0);
+  EXPECT_NEAR(st::mva_iteration_cycles(2, 10, 30), 42.5, 1e-9);
+  EXPECT_NEAR(st::mva_iteration_cycles(3, 10, 30), 45.88235, 1e-4);
+  // Many warps: the scheduler is the bottleneck, an iteration tends to n·D.
+  EXPECT_NEAR(st::mva_iteration_cycles(200, 10, 30) / 2000.0, 1.0, 0.01);
+  EXPECT_THROW(st::mva_iteration_cycles(0, 10, 30), std::invalid_argument);
+  EXPECT_THROW(st::mva_iteration_cycles(1, -1, 30), std::invalid_argument);
+  EXPECT_THROW(st::mva_iteration_cycles(1, 1, std::nan("")), std::invalid_argument);
+}
+
+TEST(SecondOrderModel, TheLocusInterpolatesNeverFallsAndRefusesBadPoints) {
+  const st::Locus l({{3e12, 900}, {1e12, 700}, {4e12, 1800}});
+  EXPECT_DOUBLE_EQ(l.cycles_at(2e12), 800.0);   // halfway between 700 and 900
+  EXPECT_DOUBLE_EQ(l.cycles_at(0.5e12), 700.0);  // flat below the slowest point
+  EXPECT_DOUBLE_EQ(l.cycles_at(5e12), 1800.0);
+  EXPECT_DOUBLE_EQ(l.unloaded_cycles(), 700.0);
+  EXPECT_DOUBLE_EQ(l.ceiling(), 4e12);
+  const st::Locus dip({{1e12, 700}, {2e12, 650}, {3e12, 900}});  // a dip is held at 700
+  EXPECT_DOUBLE_EQ(dip.cycles_at(2e12), 700.0);
+  EXPECT_THROW(st::Locus({{1e12, 700}}), std::invalid_argument);
+  EXPECT_THROW(st::Locus({{1e12, 700}, {2e12, std::nan("")}}), std::invalid_argument);
+  EXPECT_THROW(st::Locus({{0, 700}, {2e12, 800}}), std::invalid_argument);
+}
+
+st::StreamPoint point(int warps, double instructions) {
+  st::StreamPoint p;
+  p.sms = 1;
+  p.schedulers_per_sm = 4;
+  p.warps_per_sm = warps;
+  p.bytes_per_warp_iteration = 512;
+  p.instructions_per_iteration = instructions;
+  p.unloaded_iteration_cycles = 1000;
+  p.clock_hz = 1e9;
+  return p;
+}
+
+TEST(SecondOrderModel, TheStreamByHand) {
+  const st::Locus flat({{1e6, 1000}, {1e15, 1000}});
+  // One warp, no issue demand: an iteration is T0 = 1000 cycles, 512 bytes each: 512e9/1000 B/s.
+  st::StreamPrediction p = st::predict_stream(point(1, 0), flat, 1.0);
+  EXPECT_NEAR(p.bandwidth / 5.12e8, 1.0, 1e-6);
+  EXPECT_FALSE(p.at_ceiling);
+  // Eight warps, two a scheduler, I = 10 at 1 a cycle: D = 10, Z = 990; the queue gives 1000.1
+  // cycles an iteration (k = 1: q = 0.01; k = 2: R = 10.1, T = 990 + 10.1), so 8·512e9/1000.1.
+  p = st::predict_stream(point(8, 10), flat, 1.0);
+  EXPECT_EQ(p.warps_per_scheduler, 2);
+  EXPECT_NEAR(p.iteration_cycles, 1000.1, 1e-6);
+  EXPECT_NEAR(p.bandwidth / (8 * 512e9 / 1000.1), 1.0, 1e-6);
+  // The ceiling binds: a locus that ends at 1 GB/s.
+  p = st::predict_stream(point(8, 10), st::Locus({{1e6, 1000}, {1e9, 1000}}), 1.0);
+  EXPECT_TRUE(p.at_ceiling);
+  EXPECT_DOUBLE_EQ(p.bandwidth, 1e9);
+}
+
+// A rising locus, Λ(x) = 1000 + 1000 (x − 1)/9 cycles at x GB/s between 1 and 10 GB/s; four warps
+// (one a scheduler), no issue, T0 = Λ(1) = 1000: the fixed point solves x·Λ(x) = 4·512 = 2048,
+// i.e. x² + 8x − 18.432 = 0, x = (−8 + √(64 + 73.728))/2 GB/s.
+TEST(SecondOrderModel, TheFixedPointSolvesTheClosedForm) {
+  const st::Locus rising({{1e9, 1000}, {1e10, 2000}});
+  const st::StreamPrediction p = st::predict_stream(point(4, 0), rising, 1.0);
+  const double x = (-8.0 + std::sqrt(64.0 + 73.728)) / 2.0;
+  EXPECT_NEAR(p.bandwidth / (x * 1e9), 1.0, 1e-6);
+  EXPECT_NEAR(p.loaded_cycles, 1000 + 1000 * (x - 1) / 9, 1e-3);
+  EXPECT_THROW(st::predict_stream(point(0, 0), rising, 1.0), std::invalid_argument);
+  EXPECT_THROW(st::predict_stream(point(4, 0), rising, 0.0), std::invalid_argument);
+}
+
+TEST(SecondOrderModel, TheKneeRule) {
+  // 90% of 4 is 3.6: the first warps/SM at or above it is 8.
+  EXPECT_EQ(st::knee_of({{1, 1}, {2, 2}, {4, 3.5}, {8, 4}, {16, 4}}, 0.9), 8);
+  EXPECT_EQ(st::knee_of({}, 0.9), 0);
+}
+
+// The divergence grid's numbers of the H200 at 64 warps/SM (docs/models.md): F = 4.864 us at 0
+// trips, 117.456 us at 192, so t = 112.592/192 = 0.5864167 us; k = 16, if 384, else 96 runs 480
+// trips against the reference's 384: (4.864 + 281.48)/(4.864 + 225.184) = 286.344/230.048.
+TEST(SecondOrderModel, LinearCostsByHand) {
+  const model::LinearCost c = model::linear_cost(0, 4.864e-6, 192, 117.456e-6);
+  EXPECT_NEAR(c.fixed_seconds, 4.864e-6, 1e-15);
+  EXPECT_NEAR(c.seconds_per_unit, 0.5864167e-6, 1e-12);
+  EXPECT_NEAR(model::serialised_slowdown(c, 480, 384), 286.344 / 230.048, 1e-5);
+  EXPECT_DOUBLE_EQ(model::serialised_slowdown(c, 384, 384), 1.0);
+  // The grid tail: F = 3.24 us both, c = 1.6294 and 2.5962 cycles an FMA at 1980 MHz, 32768 FMAs
+  // a thread, floor 6.208 us: (3.24 + 26.966 − 6.208)/(3.24 + 42.966 − 6.208) = 23.998/39.998.
+  const model::LinearCost tail{3.24e-6, 1.6294 / 1.98e9};
+  const model::LinearCost full{3.24e-6, 2.5962 / 1.98e9};
+  EXPECT_NEAR(model::grid_tail_relative_time(tail, full, 32768, 6.208e-6), 23.998 / 39.998, 2e-5);
+  EXPECT_THROW(model::linear_cost(1, 1e-6, 1, 2e-6), std::invalid_argument);
+  EXPECT_THROW(model::linear_cost(0, std::nan(""), 1, 2e-6), std::invalid_argument);
+  EXPECT_THROW(model::grid_tail_relative_time(tail, full, 32768, 1.0), std::invalid_argument);
+}
+
+// ---- planted faults in a real run ------------------------------------------------------------
+
+// The newest committed H200 run whose plan has the parameter benchmarks (fma_issue with its
+// counters, path_cost_if); empty when none is committed yet.
+std::filesystem::path parameter_run(std::string& why) {
+  std::vector<std::filesystem::path> runs = test_support::committed_runs(WARPCOST_RESULTS, why);
+  std::sort(runs.begin(), runs.end());
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+    if (it->string().find("/nvidia-h200/") == std::string::npos) continue;
+    const std::string text = test_support::slurp_file(*it);
+    if (text.find("partial_warp/fma_issue/") != std::string::npos &&
+        text.find("divergence/path_cost_if/") != std::string::npos)
+      return *it;
+  }
+  why = "no committed H200 run carries the parameter benchmarks";
+  return {};
+}
+
+BenchmarkResult& bench(Run& run, const std::string& name) {
+  for (auto& b : run.benchmarks) {
+    if (b.run_name == name) return b;
+  }
+  throw std::runtime_error("no benchmark " + name);
+}
+
+void scale_time(BenchmarkResult& b, double factor) {
+  for (double& s : b.seconds) s *= factor;
+}
+
+Row row(const std::vector<Row>& rows, const std::string& benchmark, const std::string& params, const std::string& metric) {
+  for (const Row& r : rows) {
+    if (r.benchmark == benchmark && r.params == params && r.metric == metric) return r;
+  }
+  ADD_FAILURE() << "no row " << benchmark << " " << params << " " << metric;
+  return Row{};
+}
+
+class SecondOrderRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    path_ = parameter_run(why);
+    if (path_.empty()) GTEST_SKIP() << why;
+    run_ = analysis::read_run(path_);
+  }
+  std::filesystem::path path_;
+  analysis::Run run_;
+};
+
+const std::string kTail64 = "block_threads=256;total_threads=64";
+const std::string kSplit16 = "k=16;if_trips=384;else_trips=384;warps_per_sm=4";
+const std::string kW8At24 = "load_bytes=16;alu_per_load=8;warps_per_sm=24";
+const std::string kW8Knee = "use=independent;load_bytes=16;alu_per_load=8";
+
+TEST_F(SecondOrderRun, TheCommittedRunHoldsWhereTheModelsSayAndWritesEveryFamilysMae) {
+  const std::vector<Row> rows = analysis::evaluate_run(run_);
+  EXPECT_EQ(row(rows, "grid_tail", kTail64, "second_order_relative_time").verdict, "holds");
+  EXPECT_EQ(row(rows, "split_low", kSplit16, "second_order_grid_slowdown").verdict, "holds");
+  EXPECT_EQ(row(rows, "read_independent", kW8At24, "second_order_bandwidth").verdict, "holds");
+  for (const char* m : {"second_order_bandwidth_mae", "second_order_relative_time_mae", "second_order_grid_slowdown_mae"}) {
+    bool found = false;
+    for (const Row& r : rows) found = found || (r.metric == m && r.kind == "target");
+    EXPECT_TRUE(found) << m;
+  }
+  // The W = 0 16-byte curve is the locus and each curve's 1-warp point its T0: info, never judged.
+  EXPECT_EQ(row(rows, "read_independent", "load_bytes=16;alu_per_load=0;warps_per_sm=24", "second_order_bandwidth").verdict, "info");
+  EXPECT_EQ(row(rows, "read_independent", "load_bytes=16;alu_per_load=8;warps_per_sm=1", "second_order_bandwidth").verdict, "info");
+}
+
+TEST_F(SecondOrderRun, PlantedFaultASlowGridTailFails) {
+  scale_time(bench(run_, "partial_warp/grid_tail/block_threads:256/total_threads:64"), 1.06);
+  const Row r = row(analysis::evaluate_run(run_), "grid_tail", kTail64, "second_order_relative_time");
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_GT(*r.rel_error, 0.04);
+}
+
+TEST_F(SecondOrderRun, PlantedFaultABadFmaParameterFailsTheTailsItPrices) {
+  // c(1) from a 4-warp block: its long loop 20 % slower prices every one-warp-a-scheduler tail high.
+  scale_time(bench(run_, "partial_warp/fma_issue/warps_per_block:4/trips:8192"), 1.2);
+  const Row r = row(analysis::evaluate_run(run_), "grid_tail", kTail64, "second_order_relative_time");
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_LT(*r.rel_error, -0.05);
+}
+
+TEST_F(SecondOrderRun, PlantedFaultASlowDivergentGridFails) {
+  scale_time(bench(run_, "divergence/split_low/k:16/if_trips:384/else_trips:384/warps_per_sm:4"), 1.05);
+  const Row r = row(analysis::evaluate_run(run_), "split_low", kSplit16, "second_order_grid_slowdown");
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_GT(*r.rel_error, 0.03);
+}
+
+TEST_F(SecondOrderRun, PlantedFaultASlowStreamPointFails) {
+  scale_time(bench(run_, "streaming/read_independent/load_bytes:16/alu_per_load:8/warps_per_sm:24"), 1.10);
+  const Row r = row(analysis::evaluate_run(run_), "read_independent", kW8At24, "second_order_bandwidth");
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_LT(*r.rel_error, -0.07);
+}
+
+TEST_F(SecondOrderRun, PlantedFaultAShiftedKneeFails) {
+  // Every point of the W = 8 curve from 20 to 50 warps/SM 25 % slower: the measured curve reaches
+  // 90 % of its top only past 50, more than 3 warps/SM from the predicted knee.
+  for (auto& b : run_.benchmarks) {
+    if (b.benchmark != "read_independent" || b.param("load_bytes") != 16 || b.param("alu_per_load") != 8) continue;
+    const double w = b.param("warps_per_sm");
+    if (w >= 20 && w <= 50) scale_time(b, 1.25);
+  }
+  const Row r = row(analysis::evaluate_run(run_), "knee", kW8Knee, "second_order_knee_warps_per_sm");
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_GT(r.value - *r.predicted, 3.0);
+}
+
+TEST_F(SecondOrderRun, PlantedFaultEveryTailSlowMissesTheMaeTarget) {
+  for (auto& b : run_.benchmarks) {
+    if (b.benchmark == "grid_tail" && b.param("total_threads") <= 128) scale_time(b, 1.08);
+  }
+  const std::vector<Row> rows = analysis::evaluate_run(run_);
+  const Row r = row(rows, "second_order", "", "second_order_relative_time_mae");
+  EXPECT_EQ(r.verdict, "missed");
+  EXPECT_GT(r.value, 0.02);
+}
+
+}  // namespace
+}  // namespace warpcost
