@@ -607,7 +607,6 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
     k.value = model::streaming::knee_of(measured, kKneeFraction);
     k.unit = "count";
     k.model = std::string(kSecondOrderPrefix) + "the first swept warps/SM whose predicted bandwidth reaches 90% of the predicted curve's largest";
-    k.kind = kind::kModel;
     const int predicted_knee = model::streaming::knee_of(predicted, kKneeFraction);
     k = with_prediction(k, predicted_knee);
     const double off = std::fabs(k.value - predicted_knee);
@@ -617,6 +616,7 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
       k.verdict = verdict::kInfo;
       k.why += "; not judged: this curve is the locus the model reads (consistency)";
     } else {
+      k.kind = kind::kModel;
       judge(k, off, kSecondOrderKneeWarps, 0.0);
       k.why += off <= kSecondOrderKneeWarps ? "" : ": more than 3 warps/SM apart";
     }

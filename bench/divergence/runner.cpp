@@ -191,14 +191,20 @@ void DivergenceRunner::launch(const Stream& stream) {
 }
 
 void DivergenceRunner::check_outputs(const Stream& stream) const {
-  const unsigned long long sampled = std::min<unsigned long long>(threads(), 32ull * 32ull);
   std::vector<float> got(threads());
   WARPCOST_CUDA(cudaMemcpyAsync(got.data(), out_.data(), out_.bytes(), cudaMemcpyDeviceToHost,
                                 stream.get()));
   stream.synchronize();
+  // Every lane of 8 warps spread over the grid (the first and the last among them): each lane
+  // pattern a warp can have, at both ends and the middle of the grid. The replay is the host's
+  // whole per-point cost (some 40 ms for 33 warps at 384 trips), so it is kept to 8 warps.
+  const unsigned long long warps = (threads() + 31) / 32;
+  const unsigned long long picked = std::min<unsigned long long>(warps, 8);
   std::vector<unsigned long long> ids;
-  for (unsigned long long g = 0; g < sampled; ++g) ids.push_back(g);
-  for (unsigned long long g = threads() - 32u; g < threads(); ++g) ids.push_back(g);
+  for (unsigned long long i = 0; i < picked; ++i) {
+    const unsigned long long w = picked > 1 ? i * (warps - 1) / (picked - 1) : 0;
+    for (unsigned long long g = 32 * w; g < std::min<unsigned long long>(32 * w + 32, threads()); ++g) ids.push_back(g);
+  }
   for (const unsigned long long g : ids) {
     const ThreadPath p = thread_path(config_, masks_, g);
     const float want = kernels::path_reference(g, p.path, p.trips);

@@ -275,7 +275,11 @@ void stream_peak(benchmark::State& state) {
   for (const auto& [name, order] : {std::pair{latency_bench::kChaseRandom, kernels::RingOrder::kRandom},
                                     std::pair{latency_bench::kChaseStride, kernels::RingOrder::kStride}}) {
     auto b = chase_benchmark(name, order);
-    for (std::int64_t kib = 16; kib <= 4LL * 1024 * 1024; kib *= 2) {
+    // The random ring at every power of two; the fixed stride, which reads the same plateaus
+    // (20261201T161721Z: its plateaus within 1.1 % of the ring's at each level), at every power of four, so the
+    // suite stays inside its 60 s (issue 33).
+    const std::int64_t factor = order == kernels::RingOrder::kRandom ? 2 : 4;
+    for (std::int64_t kib = 16; kib <= 4LL * 1024 * 1024; kib *= factor) {
       p.add(b, {kib}, plan::memory_problem(d, static_cast<std::uint64_t>(kib) * 1024, "a ring of " + std::to_string(kib) + " KiB"));
     }
   }
