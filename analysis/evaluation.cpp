@@ -490,6 +490,8 @@ std::vector<Row> evaluate_run(const Run& run) {
       rows.push_back(evaluation_error_row(b.family, b.benchmark, b.params_text(), e.what()));
     }
   }
+  std::map<std::string, const BenchmarkResult*> points;
+  for (const auto& b : run.benchmarks) points[b.family + "|" + b.benchmark + "|" + b.params_text()] = &b;
   for (const Family* family : families()) {
     const std::size_t first = rows.size();
     try {
@@ -497,6 +499,26 @@ std::vector<Row> evaluate_run(const Run& run) {
     } catch (const std::exception& e) {
       rows.resize(first);
       rows.push_back(evaluation_error_row(family->descriptor().name, "(run)", "", e.what()));
+    }
+    // A run-level row about one point (the second-order curves' rows) carries that point's states.
+    for (std::size_t i = first; i < rows.size(); ++i) {
+      const auto it = points.find(rows[i].family + "|" + rows[i].benchmark + "|" + rows[i].params);
+      if (it == points.end() || it->second->error) continue;
+      const BenchmarkResult& b = *it->second;
+      if (b.has_counter(schema::counter::kWarpcostOtherProcesses) &&
+          b.counter_median(schema::counter::kWarpcostOtherProcesses) > 0.0) {
+        add_machine_state(rows[i], machine_state::kOtherProcess);
+        if (rows[i].kind == kind::kModel || rows[i].kind == kind::kTarget) {
+          rows[i].why = "another process computed on the GPU while this point ran; " + rows[i].why;
+        }
+      }
+      if (is_throttled(run, b)) {
+        add_machine_state(rows[i], machine_state::kThrottled);
+        if (rows[i].kind == kind::kModel) {
+          rows[i].verdict = verdict::kThrottled;
+          rows[i].why = "throttled: SM clock under 95% of the reference; " + rows[i].why;
+        }
+      }
     }
   }
   second_order_mae_rows(rows);
