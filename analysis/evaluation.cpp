@@ -81,6 +81,17 @@ const BenchmarkResult* find_benchmark(const Run& run, const std::string& family,
   return nullptr;
 }
 
+std::optional<model::LinearCost> two_point_cost(const std::vector<const BenchmarkResult*>& points,
+                                                const std::function<double(const BenchmarkResult*)>& units,
+                                                std::string& source) {
+  if (points.size() < 2) return std::nullopt;
+  const auto [lo, hi] = std::minmax_element(points.begin(), points.end(),
+                                            [&](const auto* a, const auto* b) { return units(a) < units(b); });
+  if (units(*lo) == units(*hi)) return std::nullopt;
+  source = (*lo)->params_text() + " and " + (*hi)->params_text();
+  return model::linear_cost(units(*lo), (*lo)->median_seconds(), units(*hi), (*hi)->median_seconds());
+}
+
 long long iparam(const BenchmarkResult& b, const std::string& key) {
   return std::llround(b.param(key));
 }

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <optional>
+#include <functional>
 #include <vector>
 
 #include "core/text_format.hpp"
@@ -31,6 +33,13 @@ double dram_peak(const Run& run);
 // The first error-free, unthrottled benchmark of this family, name and parameter text, or nullptr.
 const BenchmarkResult* find_benchmark(const Run& run, const std::string& family,
                                       const std::string& benchmark, const std::string& params);
+
+// A second-order model's linear cost from a parameter benchmark's points (docs/models.md): the two
+// whose work `units` lie furthest apart; nullopt with fewer than two distinct amounts of work.
+// `source` names the two points.
+std::optional<model::LinearCost> two_point_cost(const std::vector<const BenchmarkResult*>& points,
+                                                const std::function<double(const BenchmarkResult*)>& units,
+                                                std::string& source);
 
 // The run's architecture (schedulers per SM, issue interval) from its compute capability.
 model::ArchParams arch_of(const Run& run);

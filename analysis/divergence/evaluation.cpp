@@ -77,13 +77,10 @@ std::optional<model::LinearCost> path_cost(const Run& run, const BenchmarkResult
     if (find(run, x.benchmark, x.params_text()) == nullptr) return std::nullopt;  // throttled
     points.push_back(&x);
   }
-  if (points.size() < 2) return std::nullopt;
-  auto trips = [](const BenchmarkResult* x) { return x->param(schema::divergence::param::kTrips); };
-  const auto [lo, hi] = std::minmax_element(points.begin(), points.end(),
-                                            [&](const auto* a, const auto* z) { return trips(a) < trips(z); });
-  if (trips(*lo) == trips(*hi)) return std::nullopt;
-  source = std::string(name) + " " + (*lo)->params_text() + " and " + (*hi)->params_text();
-  return model::linear_cost(trips(*lo), (*lo)->median_seconds(), trips(*hi), (*hi)->median_seconds());
+  auto cost = two_point_cost(points, [](const BenchmarkResult* x) { return x->param(schema::divergence::param::kTrips); },
+                             source);
+  source = std::string(name) + " " + source;
+  return cost;
 }
 
 void second_order_row(const Run& run, const Comparison& c, std::vector<Row>& rows) {

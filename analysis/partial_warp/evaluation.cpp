@@ -317,13 +317,9 @@ std::optional<model::LinearCost> fma_cost(const Run& run, long long warps_per_sc
     if (detail::find_benchmark(run, x.family, x.benchmark, x.params_text()) == nullptr) return std::nullopt;  // throttled
     points.push_back(&x);
   }
-  if (points.size() < 2) return std::nullopt;
-  auto units = [](const BenchmarkResult* x) { return x->counter_median(schema::partial_warp::counter::kFmaPerThread); };
-  const auto [lo, hi] = std::minmax_element(points.begin(), points.end(),
-                                            [&](const auto* a, const auto* c) { return units(a) < units(c); });
-  if (units(*lo) == units(*hi)) return std::nullopt;
-  source = (*lo)->params_text() + " and " + (*hi)->params_text();
-  return model::linear_cost(units(*lo), (*lo)->median_seconds(), units(*hi), (*hi)->median_seconds());
+  return detail::two_point_cost(
+      points, [](const BenchmarkResult* x) { return x->counter_median(schema::partial_warp::counter::kFmaPerThread); },
+      source);
 }
 
 // The grid tail beside the textbook (docs/models.md): one warp a scheduler cannot cover the FMA
