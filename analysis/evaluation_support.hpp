@@ -9,6 +9,7 @@
 
 #include "core/text_format.hpp"
 #include "core/models.hpp"
+#include "core/streaming/model.hpp"
 #include "analysis/evaluation.hpp"
 
 namespace warpcost::analysis {
@@ -40,6 +41,11 @@ const BenchmarkResult* find_benchmark(const Run& run, const std::string& family,
 std::optional<model::LinearCost> two_point_cost(const std::vector<const BenchmarkResult*>& points,
                                                 const std::function<double(const BenchmarkResult*)>& units,
                                                 std::string& source);
+
+// The loaded-latency locus Λ(BW) of the streaming family's 16-byte W = 0 sweep (docs/models.md),
+// read by every second-order model that prices bytes in flight; nullopt without two unthrottled
+// points. `description` names it.
+std::optional<model::streaming::Locus> loaded_latency_locus(const Run& run, std::string& description);
 
 // The run's architecture (schedulers per SM, issue interval) from its compute capability.
 model::ArchParams arch_of(const Run& run);

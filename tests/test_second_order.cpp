@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/evaluation.hpp"
+#include "core/coalescing/model.hpp"
 #include "core/models.hpp"
 #include "core/run_reader.hpp"
 #include "core/streaming/model.hpp"
@@ -123,6 +124,46 @@ TEST(SecondOrderModel, LinearCostsByHand) {
   EXPECT_THROW(model::grid_tail_relative_time(tail, full, 32768, 1.0), std::invalid_argument);
 }
 
+// ---- hand-worked: coalescing's moved bytes and R(D) --------------------------------------------
+
+// 1-byte lanes at stride 1 span 32 bytes: tiles every 32 B, two to a 64-byte granule, so a request
+// moves 32 B. Stride 2 spans 63 B: a 64-B pitch, one granule, 64 B. 4-byte lanes one element past
+// a line span 4..131: a 256-B pitch, granules 0, 1, 2 = 192 B. Stride 32 puts each 4-byte lane
+// 128 B apart: 32 granules = 2048 B in a 4096-B pitch.
+TEST(SecondOrderModel, CoalescingMovedBytesByHand) {
+  namespace co = coalescing;
+  const co::WarpRequest one = co::strided_request(1, 1, 0);
+  EXPECT_EQ(co::tile_pitch_bytes(one), 32u);
+  EXPECT_DOUBLE_EQ(co::moved_bytes_per_tile(one, 32, 64), 32.0);
+  const co::WarpRequest two = co::strided_request(1, 2, 0);
+  EXPECT_EQ(co::tile_pitch_bytes(two), 64u);
+  EXPECT_DOUBLE_EQ(co::moved_bytes_per_tile(two, 64, 64), 64.0);
+  const co::WarpRequest off = co::strided_request(4, 1, 1);
+  EXPECT_EQ(co::tile_pitch_bytes(off), 256u);
+  EXPECT_DOUBLE_EQ(co::moved_bytes_per_tile(off, 256, 64), 192.0);
+  EXPECT_DOUBLE_EQ(co::moved_bytes_per_tile(off, 256, 32), 160.0);  // 5 sectors
+  const co::WarpRequest wide = co::strided_request(4, 32, 0);
+  EXPECT_EQ(co::tile_pitch_bytes(wide), 4096u);
+  EXPECT_DOUBLE_EQ(co::moved_bytes_per_tile(wide, 4096, 64), 2048.0);
+  EXPECT_THROW(co::moved_bytes_per_tile(wide, 0, 64), std::invalid_argument);
+}
+
+TEST(SecondOrderModel, CoalescingSpacingRateAndTheBoundByHand) {
+  namespace co = coalescing;
+  const co::SpacingRate r({{128, 3.6e12}, {16, 4.3e12}, {256, 2.5e12}});
+  EXPECT_DOUBLE_EQ(r.at(4), 4.3e12);     // below the first point: clamped
+  EXPECT_DOUBLE_EQ(r.at(72), 3.95e12);   // halfway from 16 to 128
+  EXPECT_DOUBLE_EQ(r.at(192), 3.05e12);  // halfway from 128 to 256
+  EXPECT_DOUBLE_EQ(r.at(4096), 2.5e12);
+  EXPECT_THROW(co::SpacingRate(std::vector<std::pair<double, double>>{}), std::invalid_argument);
+  EXPECT_THROW(co::SpacingRate({{16, 1e12}, {16, 2e12}}), std::invalid_argument);
+  EXPECT_THROW(co::SpacingRate({{16, -1}}), std::invalid_argument);
+  // 128 useful of 192 moved at 4.3 TB/s: 2.8667 TB/s; an in-flight bound of 3 TB/s binds first.
+  EXPECT_NEAR(co::second_order_useful_bandwidth(4.3e12, 0, 128, 192), 4.3e12 * 2 / 3, 1);
+  EXPECT_NEAR(co::second_order_useful_bandwidth(4.3e12, 3e12, 128, 192), 2e12, 1);
+  EXPECT_THROW(co::second_order_useful_bandwidth(4.3e12, 0, 128, 0), std::invalid_argument);
+}
+
 // ---- planted faults in a real run ------------------------------------------------------------
 
 // The newest committed H200 run whose plan has the parameter benchmarks (fma_issue with its
@@ -182,7 +223,8 @@ TEST_F(SecondOrderRun, TheCommittedRunHoldsWhereTheModelsSayAndWritesEveryFamily
   EXPECT_EQ(row(rows, "grid_tail", kTail64, "second_order_relative_time").verdict, "holds");
   EXPECT_EQ(row(rows, "split_low", kSplit16, "second_order_grid_slowdown").verdict, "holds");
   EXPECT_EQ(row(rows, "read_independent", kW8At24, "second_order_bandwidth").verdict, "holds");
-  for (const char* m : {"second_order_bandwidth_mae", "second_order_relative_time_mae", "second_order_grid_slowdown_mae"}) {
+  for (const char* m : {"second_order_bandwidth_mae", "second_order_relative_time_mae", "second_order_grid_slowdown_mae",
+                        "second_order_useful_bandwidth_mae"}) {
     bool found = false;
     for (const Row& r : rows) found = found || (r.metric == m && r.kind == "target");
     EXPECT_TRUE(found) << m;
@@ -232,6 +274,26 @@ TEST_F(SecondOrderRun, PlantedFaultAShiftedKneeFails) {
   const Row r = row(analysis::evaluate_run(run_), "knee", kW8Knee, "second_order_knee_warps_per_sm");
   EXPECT_EQ(r.verdict, "fails");
   EXPECT_GT(r.value - *r.predicted, 3.0);
+}
+
+// Coalescing: a judged point 10 % slower fails; a 16-byte fit point 10 % slower moves R(D), and the
+// 8-byte point at the same 128-byte spacing, priced from it, then reads 10 % fast and fails.
+TEST_F(SecondOrderRun, PlantedFaultASlowStridedLoadFailsTheCoalescingModel) {
+  const std::string p = "elem_bytes=4;stride=2;offset=0";
+  EXPECT_EQ(row(analysis::evaluate_run(run_), "load_dram", p, "second_order_useful_bandwidth").verdict, "holds");
+  scale_time(bench(run_, "coalescing/load_dram/elem_bytes:4/stride:2/offset:0"), 1.10);
+  const Row r = row(analysis::evaluate_run(run_), "load_dram", p, "second_order_useful_bandwidth");
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_LT(*r.rel_error, -0.07);
+}
+
+TEST_F(SecondOrderRun, PlantedFaultASlowFitPointMisPricesItsSpacing) {
+  const std::string p = "elem_bytes=8;stride=16;offset=0";
+  EXPECT_EQ(row(analysis::evaluate_run(run_), "load_dram", p, "second_order_useful_bandwidth").verdict, "holds");
+  scale_time(bench(run_, "coalescing/load_dram/elem_bytes:16/stride:8/offset:0"), 1.15);
+  const Row r = row(analysis::evaluate_run(run_), "load_dram", p, "second_order_useful_bandwidth");
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_GT(*r.rel_error, 0.08);
 }
 
 TEST_F(SecondOrderRun, PlantedFaultEveryTailSlowMissesTheMaeTarget) {

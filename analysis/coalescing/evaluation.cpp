@@ -1,7 +1,9 @@
 #include "analysis/coalescing/evaluation.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/coalescing/model.hpp"
@@ -289,6 +291,185 @@ void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<R
       d.why = example + source + " of one profiled launch" + (holds ? "" : "; " + fixed(ratio, 3) + "x: " + reason);
     }
     rows.push_back(d);
+  }
+}
+
+// ---- the second-order model (docs/models.md, "Coalescing") ------------------------------------
+
+namespace {
+
+struct SecondOrderInput {
+  double spacing = 0;           // D: bytes between neighbouring lanes' elements (dense: the element size)
+  double useful = 0;            // useful bytes a request (or a block's requests)
+  double moved = 0;             // bytes the level moves for them
+  std::string moved_text;       // how `moved` was counted
+  const char* curve = nullptr;  // the benchmark whose 16-byte points give R(D)
+  int warps_per_sm = 0;         // resident warps an SM, for the in-flight bound (0: no bound)
+  double bytes_in_flight_per_warp = 0;
+  bool fit_point = false;
+};
+
+int context_int(const Run& run, const char* key) { return static_cast<int>(std::lround(run.context.number(key))); }
+
+// Moved bytes for the tile benchmarks: DRAM loads in 64-byte granules, the L2 level in sectors,
+// stores in sectors written plus the partly written sectors read back.
+SecondOrderInput tile_input(const Run& run, const BenchmarkResult& b) {
+  SecondOrderInput in;
+  const int size = iparam(b, co::param::kElemBytes);
+  co::WarpRequest r;
+  if (b.benchmark == co::bench::kLoadPermuted) {
+    r = co::permuted_request(size, co::lane_permutation(co::kPermutationSeed));
+    in.spacing = size;
+    in.curve = co::bench::kLoadDram;
+  } else {
+    const int stride = iparam(b, co::param::kStride);
+    const int offset = iparam(b, co::param::kOffset);
+    r = co::strided_request(size, stride, offset);
+    in.spacing = static_cast<double>(size) * stride;
+    in.curve = b.benchmark == co::bench::kLoadL2 ? co::bench::kLoadL2
+               : b.benchmark == co::bench::kStoreDram ? co::bench::kStoreDram
+                                                       : co::bench::kLoadDram;
+    in.fit_point = size == 16 && offset == 0;
+  }
+  const std::uint64_t pitch = co::tile_pitch_bytes(r);
+  in.useful = static_cast<double>(co::kWarpSize) * size;
+  if (b.benchmark == co::bench::kStoreDram) {
+    const double written = co::moved_bytes_per_tile(r, pitch, co::kSectorBytes);
+    const double readback = static_cast<double>(co::partial_sectors(r)) * co::kSectorBytes;
+    in.moved = written + readback;
+    in.moved_text = fixed(written, 0) + " B of sectors written + " + fixed(readback, 0) + " B of partly written sectors read back";
+    return in;  // a store does not wait for its data: no in-flight bound
+  }
+  if (b.benchmark == co::bench::kLoadL2) {
+    in.moved = co::moved_bytes_per_tile(r, pitch, co::kSectorBytes);
+    in.moved_text = fixed(in.moved, 0) + " B of sectors";
+    return in;  // no L2 latency locus is measured: no in-flight bound at this level
+  }
+  in.moved = co::moved_bytes_per_tile(r, pitch, co::kPromotedGranuleBytes);
+  in.moved_text = fixed(in.moved, 0) + " B of 64-byte granules (tiles every " + std::to_string(pitch) + " B)";
+  const int blocks = std::min(context_int(run, schema::key::kMaxBlocksPerSm),
+                              context_int(run, schema::key::kMaxThreadsPerSm) / co::kTileBlockThreads);
+  in.warps_per_sm = blocks * (co::kTileBlockThreads / co::kWarpSize);
+  in.bytes_in_flight_per_warp = co::kUnroll * in.moved;
+  return in;
+}
+
+// Resident warps an SM of blocks of `threads`, at most `launched_blocks_per_sm` of them.
+int resident_warps(const Run& run, int threads, int launched_blocks_per_sm) {
+  const int warps_per_block = (threads + co::kWarpSize - 1) / co::kWarpSize;
+  int blocks = std::min(context_int(run, schema::key::kMaxBlocksPerSm), context_int(run, schema::key::kMaxWarpsPerSm) / warps_per_block);
+  if (launched_blocks_per_sm > 0) blocks = std::min(blocks, launched_blocks_per_sm);
+  return blocks * warps_per_block;
+}
+
+std::optional<SecondOrderInput> second_order_input(const Run& run, const BenchmarkResult& b) {
+  if (b.benchmark == co::bench::kBlock2d) {
+    const CoalescingModel m = coalescing_model(b);
+    const int x = iparam(b, co::param::kX);
+    const int y = iparam(b, co::param::kY);
+    const int width = static_cast<int>(counter_or(b, co::work::kImageWidth, co::kImageWidth));
+    const int height = static_cast<int>(counter_or(b, co::work::kImageHeight, co::kImageHeight));
+    const co::RequestTotals t = co::block_2d_totals(x, y, width, height, 4);
+    SecondOrderInput in;
+    in.spacing = 4;
+    in.curve = co::bench::kLoadDram;
+    in.useful = static_cast<double>(t.useful_bytes) / static_cast<double>(t.requests);
+    in.moved = in.useful / m.bandwidth_fraction;  // the frame's sectors, each moved once (shared through the L2)
+    in.moved_text = fixed(in.moved, 1) + " B a request (the frame's sectors, each moved once)";
+    in.warps_per_sm = resident_warps(run, x * y, 0);
+    in.bytes_in_flight_per_warp = co::kImageFramesInFlight * in.moved;
+    return in;
+  }
+  if (b.benchmark == co::bench::kPartialBlock) {
+    const int threads = iparam(b, co::param::kBlockThreads);
+    const co::RequestTotals t = co::partial_block_totals(threads, 4);
+    SecondOrderInput in;
+    in.spacing = 4;
+    in.curve = co::bench::kLoadDram;
+    in.useful = static_cast<double>(t.useful_bytes) / static_cast<double>(t.requests);
+    in.moved = static_cast<double>(t.granules64 * co::kPromotedGranuleBytes) / static_cast<double>(t.requests);
+    in.moved_text = fixed(in.moved, 1) + " B of 64-byte granules a request";
+    in.warps_per_sm = resident_warps(run, threads, co::kPartialBlocksPerSm);
+    in.bytes_in_flight_per_warp = co::kUnroll * in.moved;
+    return in;
+  }
+  if (b.benchmark == co::bench::kLoadDram || b.benchmark == co::bench::kLoadL2 || b.benchmark == co::bench::kStoreDram ||
+      b.benchmark == co::bench::kLoadPermuted) {
+    return tile_input(run, b);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
+  // R(D) of each level: the moved-byte rate of its 16-byte, offset-0 points (the declared fit set).
+  std::map<std::string, std::vector<std::pair<double, double>>> fit;
+  std::map<std::string, std::string> fit_text;
+  std::vector<std::pair<const BenchmarkResult*, SecondOrderInput>> points;
+  for (const auto& b : run.benchmarks) {
+    if (b.family != co::kFamily || b.error || b.seconds.empty() || !b.has_counter(co::work::kUsefulBytes) ||
+        b.median_seconds() <= 0)
+      continue;
+    std::optional<SecondOrderInput> in = second_order_input(run, b);
+    if (!in || !(in->moved > 0)) continue;
+    if (in->fit_point && !is_throttled(run, b)) {
+      fit[in->curve].emplace_back(in->spacing, useful_rate(b) * in->moved / in->useful);
+      fit_text[in->curve] += (fit_text[in->curve].empty() ? "" : ", ") + fixed(in->spacing, 0) + " B " +
+                             fixed(useful_rate(b) * in->moved / in->useful / 1e12, 2);
+    }
+    points.emplace_back(&b, *in);
+  }
+  std::string locus_text;
+  const std::optional<model::streaming::Locus> locus = detail::loaded_latency_locus(run, locus_text);
+  const model::ArchParams arch = detail::arch_of(run);
+  const int sms = context_int(run, schema::key::kSmCount);
+  const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  for (const auto& [bp, in] : points) {
+    const BenchmarkResult& b = *bp;
+    const auto curve = fit.find(in.curve);
+    if (curve == fit.end()) continue;  // no unthrottled fit point of that level: no rows
+    const co::SpacingRate spacing_rate(curve->second);
+    const double r_d = spacing_rate.at(in.spacing);
+    double in_flight = 0;
+    std::string bound;
+    if (in.warps_per_sm > 0 && locus && sms > 0 && clock > 0) {
+      model::streaming::StreamPoint p;
+      p.sms = sms;
+      p.schedulers_per_sm = arch.schedulers_per_sm;
+      p.warps_per_sm = in.warps_per_sm;
+      p.bytes_per_warp_iteration = in.bytes_in_flight_per_warp;
+      p.instructions_per_iteration = 0;  // Little's law alone: an iteration is the loaded latency
+      p.unloaded_iteration_cycles = locus->unloaded_cycles();
+      p.clock_hz = clock;
+      in_flight = model::streaming::predict_stream(p, *locus, 1.0).bandwidth;
+      bound = "; in flight " + std::to_string(in.warps_per_sm) + " warps/SM x " + fixed(in.bytes_in_flight_per_warp, 0) +
+              " B by Little's law with the loaded-latency locus: " + fixed(in_flight / 1e12, 3) + " TB/s moved";
+    } else if (b.benchmark == co::bench::kStoreDram) {
+      bound = "; no in-flight bound (a store does not wait for its data)";
+    } else if (b.benchmark == co::bench::kLoadL2) {
+      bound = "; no in-flight bound (no L2 latency locus is measured)";
+    } else {
+      bound = "; no in-flight bound (no loaded-latency locus in this run)";
+    }
+    Row r = row_of(b, "second_order_useful_bandwidth", useful_rate(b), "B/s");
+    r.model = std::string(kSecondOrderPrefix) + "moved bytes (granules, read-back) at the moved rate R(D) of that lane spacing, "
+              "bounded by bytes in flight";
+    predict(r, co::second_order_useful_bandwidth(r_d, in_flight, in.useful, in.moved));
+    const std::string numbers = fixed(in.useful, 0) + " useful B a request, moved " + in.moved_text + "; R(" +
+                                fixed(in.spacing, 0) + " B) = " + fixed(r_d / 1e12, 3) + " TB/s moved (" + in.curve +
+                                " 16-byte points: " + fit_text[in.curve] + " TB/s)" + bound + "; predicted " +
+                                fixed(*r.predicted / 1e12, 3) + " TB/s useful";
+    if (in.fit_point) {
+      r.verdict = verdict::kInfo;
+      r.why = numbers + "; not judged: a 16-byte offset-0 point sets R(D) (the declared fit set)";
+    } else {
+      const double miss = std::fabs(*r.rel_error);
+      detail::judge(r, miss, kSecondOrderCoalescingTolerance, detail::cv_of(b));
+      r.why = numbers + (r.verdict == verdict::kHolds ? "" : ": more than 5% apart" +
+                                                                 detail::noise_note(miss, kSecondOrderCoalescingTolerance, detail::cv_of(b)));
+    }
+    rows.push_back(r);
   }
 }
 

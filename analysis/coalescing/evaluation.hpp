@@ -56,6 +56,10 @@ struct CoalescingModel {
 CoalescingModel coalescing_model(const BenchmarkResult& b);
 
 void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows);
+// The second-order rows (docs/models.md, "Coalescing"): every point's useful bandwidth from the
+// bytes its level moves at the moved rate R(D) of its lane spacing (the 16-byte points), bounded
+// by the bytes its warps keep in flight.
+void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows);
 // The family's summary tables for one run (stride sweep, block shapes); empty without the family.
 std::string coalescing_summary_markdown(const EvaluatedRun& run);
 

@@ -17,6 +17,7 @@ class Coalescing final : public Family {
   void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) const override {
     evaluate_coalescing(run, b, rows);
   }
+  void evaluate_run(const Run& run, std::vector<Row>& rows) const override { coalescing_second_order_rows(run, rows); }
   std::string report_section(const EvaluatedRun& run) const override {
     return coalescing_summary_markdown(run);
   }

@@ -529,20 +529,13 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
   const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
   std::string rate_source;
   const auto rate = saturated_issue_rate(run, arch.schedulers_per_sm, rate_source);
-  auto locus_curve = std::find_if(curves.begin(), curves.end(), [](const auto& c) { return is_locus_curve(c.first); });
-  if (!rate || locus_curve == curves.end()) return;  // no parameter points in this run: no rows
   auto bandwidth = [](const BenchmarkResult* b) { return b->counter_median(schema::counter::kBytesRead) / b->median_seconds(); };
   auto warps = [](const BenchmarkResult* b) { return static_cast<int>(b->param(schema::streaming::param::kWarpsPerSm)); };
-  std::vector<std::pair<double, double>> locus_points;
-  for (const auto* b : locus_curve->second) {
-    if (is_throttled(run, *b)) continue;  // a throttled locus point is left out of the locus
-    locus_points.emplace_back(bandwidth(b), sms * warps(b) * 512.0 * clock / bandwidth(b));
-  }
-  if (locus_points.size() < 2) return;
-  const model::streaming::Locus locus(locus_points);
-  const std::string params_text = fixed(*rate, 3) + " warp instructions a cycle a scheduler (" + rate_source +
-                                  "), locus of " + std::to_string(locus_points.size()) + " points (read_independent 16-byte W = 0), " +
-                                  fixed(locus.unloaded_cycles(), 0) + " cycles unloaded, ceiling " + fixed(locus.ceiling() / 1e12, 3) + " TB/s";
+  std::string locus_text;
+  const std::optional<model::streaming::Locus> found = loaded_latency_locus(run, locus_text);
+  if (!rate || !found) return;  // no parameter points in this run: no rows
+  const model::streaming::Locus& locus = *found;
+  const std::string params_text = fixed(*rate, 3) + " warp instructions a cycle a scheduler (" + rate_source + "), " + locus_text;
   for (auto& [key, members] : curves) {
     std::sort(members.begin(), members.end(), [&](const auto* a, const auto* b) { return warps(a) < warps(b); });
     const auto& [benchmark, width, w, in_flight] = key;
@@ -814,3 +807,33 @@ std::vector<const Family*> families() {
 }
 
 }  // namespace warpcost::analysis::streaming
+
+namespace warpcost::analysis {
+
+// The loaded-latency locus (docs/models.md): the 16-byte W = 0 sweep of read_independent, each
+// unthrottled point's (bandwidth, cycles a load a warp waits); nullopt with fewer than two points.
+std::optional<model::streaming::Locus> detail::loaded_latency_locus(const Run& run, std::string& description) {
+  const double sms = run.context.number(schema::key::kSmCount);
+  const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  std::vector<std::pair<double, double>> points;
+  for (const auto& b : run.benchmarks) {
+    if (b.family != schema::streaming::kFamily || b.error || b.seconds.empty() ||
+        b.benchmark != schema::streaming::benchmark::kReadIndependent || !b.has_param(schema::streaming::param::kWarpsPerSm) ||
+        !b.has_counter(schema::counter::kBytesRead) || b.median_seconds() <= 0)
+      continue;
+    const streaming::CurveKey key{b.benchmark, static_cast<long long>(b.param(schema::streaming::param::kLoadBytes)),
+                       static_cast<long long>(streaming::param_or(b, schema::streaming::param::kAluPerLoad, 0)),
+                       static_cast<long long>(streaming::param_or(b, schema::streaming::param::kLoadsInFlight, 1))};
+    if (!streaming::is_locus_curve(key) || is_throttled(run, b)) continue;  // a throttled locus point is left out
+    const double bandwidth = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
+    if (!(bandwidth > 0)) continue;
+    points.emplace_back(bandwidth, sms * b.param(schema::streaming::param::kWarpsPerSm) * 512.0 * clock / bandwidth);
+  }
+  if (points.size() < 2) return std::nullopt;
+  model::streaming::Locus locus(points);
+  description = "locus of " + std::to_string(points.size()) + " points (read_independent 16-byte W = 0), " +
+                fixed(locus.unloaded_cycles(), 0) + " cycles unloaded, ceiling " + fixed(locus.ceiling() / 1e12, 3) + " TB/s";
+  return locus;
+}
+
+}  // namespace warpcost::analysis

@@ -204,12 +204,11 @@ TilePlan plan_tiles(const Point& p, int sm_count, int max_threads_per_sm, long l
   t.elem_bytes = p.elem_bytes;
   t.store = p.kind == Kind::kStoreDram;
   const WarpRequest r = tile_request(p);
-  std::uint64_t span = 0;
   for (int lane = 0; lane < kWarpSize; ++lane) {
     t.lane_offset[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(r.addresses[static_cast<std::size_t>(lane)]);
-    span = std::max<std::uint64_t>(span, r.addresses[static_cast<std::size_t>(lane)] + static_cast<std::uint64_t>(p.elem_bytes));
   }
-  t.pitch_bytes = static_cast<std::uint32_t>(std::max<std::uint64_t>(kSectorBytes, next_pow2(span)));
+  // The analysis' second-order model reads the same pitch (core/coalescing/model.hpp).
+  t.pitch_bytes = static_cast<std::uint32_t>(tile_pitch_bytes(r));
   t.region_bytes = p.kind == Kind::kLoadL2 ? l2_region_bytes(l2_bytes) : kDramRegionBytes;
   t.region_tiles = static_cast<std::uint32_t>(t.region_bytes / t.pitch_bytes);
   t.blocks = static_cast<unsigned int>(sm_count * (max_threads_per_sm / kTileBlockThreads));

@@ -52,10 +52,7 @@ std::string point_problem(const Point& p, long long max_threads_per_block);
 inline constexpr std::uint64_t kDramRegionBytes = std::uint64_t{2} << 30;
 inline constexpr int kDramRegionPerL2 = 4;
 inline constexpr std::uint64_t kMovedTargetBytes = std::uint64_t{512} << 20;
-inline constexpr int kTileBlockThreads = 256;
-inline constexpr int kUnroll = 4;  // loads in flight a thread in the tile and segment kernels
 inline constexpr std::uint32_t kPatternSeed = 17;
-inline constexpr int kPartialBlocksPerSm = 32;
 
 // Smallest power of two >= v (v >= 1).
 std::uint64_t next_pow2(std::uint64_t v);

@@ -1,6 +1,8 @@
 #include "core/coalescing/model.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 #include <random>
 #include <stdexcept>
 #include <utility>
@@ -158,6 +160,71 @@ RequestTotals partial_block_totals(int threads, int elem_bytes) {
     add_request(t, r);
   }
   return t;
+}
+
+std::uint64_t tile_pitch_bytes(const WarpRequest& request) {
+  std::uint64_t span = 0;
+  for (const std::uint64_t a : request.addresses) {
+    span = std::max<std::uint64_t>(span, a + static_cast<std::uint64_t>(request.elem_bytes));
+  }
+  std::uint64_t pitch = kSectorBytes;
+  while (pitch < span) pitch *= 2;
+  return pitch;
+}
+
+double moved_bytes_per_tile(const WarpRequest& request, std::uint64_t pitch_bytes, int granule_bytes) {
+  if (pitch_bytes == 0 || granule_bytes <= 0) {
+    throw std::invalid_argument("moved_bytes_per_tile: pitch = " + std::to_string(pitch_bytes) + ", granule = " +
+                                std::to_string(granule_bytes) + "; allowed: both > 0");
+  }
+  const auto g = static_cast<std::uint64_t>(granule_bytes);
+  const std::uint64_t tiles = std::lcm(pitch_bytes, g) / pitch_bytes;
+  WarpRequest repeated;
+  repeated.elem_bytes = request.elem_bytes;
+  for (std::uint64_t k = 0; k < tiles; ++k) {
+    for (const std::uint64_t a : request.addresses) repeated.addresses.push_back(a + k * pitch_bytes);
+  }
+  return static_cast<double>(distinct_granules(repeated, granule_bytes)) * static_cast<double>(g) /
+         static_cast<double>(tiles);
+}
+
+SpacingRate::SpacingRate(std::vector<std::pair<double, double>> points) {
+  if (points.empty()) throw std::invalid_argument("a spacing rate has 0 points; allowed: at least 1");
+  for (const auto& [d, rate] : points) {
+    if (!(std::isfinite(d) && d > 0) || !(std::isfinite(rate) && rate > 0)) {
+      throw std::invalid_argument("spacing rate point (" + std::to_string(d) + " B, " + std::to_string(rate) +
+                                  " B/s); allowed: both finite and > 0");
+    }
+  }
+  std::sort(points.begin(), points.end());
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    if (points[i].first == points[i - 1].first) {
+      throw std::invalid_argument("spacing " + std::to_string(points[i].first) + " B given twice; allowed: once");
+    }
+  }
+  points_ = std::move(points);
+}
+
+double SpacingRate::at(double d) const {
+  if (points_.empty()) throw std::logic_error("an empty spacing rate was read");
+  if (d <= points_.front().first) return points_.front().second;
+  for (std::size_t i = 1; i < points_.size(); ++i) {
+    const auto& [d0, r0] = points_[i - 1];
+    const auto& [d1, r1] = points_[i];
+    if (d <= d1) return r0 + (r1 - r0) * (d - d0) / (d1 - d0);
+  }
+  return points_.back().second;
+}
+
+double second_order_useful_bandwidth(double spacing_rate, double in_flight_rate, double useful_bytes,
+                                     double moved_bytes) {
+  if (!(moved_bytes > 0) || !(useful_bytes >= 0) || !(spacing_rate > 0)) {
+    throw std::invalid_argument("second_order_useful_bandwidth: rate = " + std::to_string(spacing_rate) +
+                                ", useful = " + std::to_string(useful_bytes) + ", moved = " +
+                                std::to_string(moved_bytes) + "; allowed: rate > 0, useful >= 0, moved > 0");
+  }
+  const double rate = in_flight_rate > 0 ? std::min(spacing_rate, in_flight_rate) : spacing_rate;
+  return rate * useful_bytes / moved_bytes;
 }
 
 std::string block_shape_problem(long long x, long long y, long long max_threads) {

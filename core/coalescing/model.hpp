@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace warpcost::coalescing {
@@ -20,6 +21,11 @@ inline constexpr int kLineBytes = 128;
 // bytes exceed the sector model, this granule is the first explanation the evaluator tries.
 inline constexpr int kPromotedGranuleBytes = 64;
 inline constexpr int kElementSizes[] = {1, 2, 4, 8, 16};
+// The launch geometry the kernels use, the bench plans with and the second-order model reads.
+inline constexpr int kTileBlockThreads = 256;
+inline constexpr int kUnroll = 4;  // loads in flight a thread in the tile and segment kernels
+inline constexpr int kImageFramesInFlight = 8;  // the 2D kernel's `#pragma unroll 8` over frames
+inline constexpr int kPartialBlocksPerSm = 32;  // partial_block launches 32 blocks an SM
 
 // The byte addresses of one warp request's active lanes (inactive lanes are simply absent).
 struct WarpRequest {
@@ -77,6 +83,33 @@ RequestTotals block_2d_totals(int x, int y, int width, int height, int elem_byte
 long long block_2d_frame_sectors(int x, int y, int width, int height, int elem_bytes);
 // One 1D block of P threads reading P consecutive elements from a line-aligned base.
 RequestTotals partial_block_totals(int threads, int elem_bytes);
+
+// ---- the second-order model (docs/models.md, "Coalescing") -----------------------------------
+// The pitch the bench lays one request's tiles at: max(32, next power of two >= the request's span,
+// the last byte a lane touches + 1). Tiles repeat every pitch bytes.
+std::uint64_t tile_pitch_bytes(const WarpRequest& request);
+// Bytes DRAM moves for one request when the memory moves g-byte granules and the request's tile
+// repeats every `pitch` bytes: tiles narrower than a granule share it with their neighbours, so the
+// distinct granules of lcm(pitch, g) / pitch consecutive tiles are counted and divided among them.
+double moved_bytes_per_tile(const WarpRequest& request, std::uint64_t pitch_bytes, int granule_bytes);
+// A measured rate of moved bytes as a function of the byte spacing D between neighbouring lanes'
+// elements: piecewise linear between its points, clamped to the first and last outside them.
+class SpacingRate {
+ public:
+  SpacingRate() = default;
+  // Throws std::invalid_argument for fewer than one point, a spacing or rate not finite and > 0,
+  // or a spacing given twice.
+  explicit SpacingRate(std::vector<std::pair<double, double>> spacing_and_rate);
+  double at(double spacing_bytes) const;
+  const std::vector<std::pair<double, double>>& points() const { return points_; }
+
+ private:
+  std::vector<std::pair<double, double>> points_;
+};
+// useful bandwidth = min(R(D), R_in_flight) x useful bytes / moved bytes; R_in_flight <= 0 means
+// no in-flight bound (stores, the L2 level). Throws std::invalid_argument for moved <= 0.
+double second_order_useful_bandwidth(double spacing_rate, double in_flight_rate, double useful_bytes,
+                                     double moved_bytes);
 
 // "" or one sentence naming (x, y) and what is allowed: sides of 1 or more, x*y <= max_threads.
 std::string block_shape_problem(long long x, long long y, long long max_threads);

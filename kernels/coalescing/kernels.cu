@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/coalescing/model.hpp"
 #include "kernels/coalescing/pattern.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/pattern.hpp"
@@ -12,8 +13,9 @@
 namespace warpcost::kernels {
 namespace {
 
-constexpr int kTileThreads = 256;
-constexpr int kUnroll = 4;
+constexpr int kTileThreads = coalescing::kTileBlockThreads;
+constexpr int kUnroll = coalescing::kUnroll;
+static_assert(coalescing::kImageFramesInFlight == 8, "image_load_kernel unrolls 8 frames");
 
 // Element types by size, and the uint32 fold the host replays (plan.cpp: element_fold).
 template <int kBytes> struct Elem;
