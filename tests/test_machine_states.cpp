@@ -160,10 +160,10 @@ TEST(MachineStates, ThrottledPointsOfACommittedRunAreThrottledAndEveryOtherVerdi
   EXPECT_EQ(markers, 4);
   EXPECT_EQ(after.size(), before.size() + 4) << "every row of the unthrottled run is still there";
   // The divergence point is the one-path reference of the split_low sweep at 4 warps/SM: the rows
-  // held against it (each split's branch targets and fixed cost, the warp-uniform control's else
-  // side and its targets) read throttled. By hand: 31 splits k = 1..31 x 2 rows + 1 k = 32 target row
-  // + the warp-uniform control's 2 rows.
-  EXPECT_EQ(throttled_elsewhere, 65);
+  // held against it (each split's fixed cost, the warp-uniform control's else side) read throttled.
+  // By hand: 31 splits k = 1..31 x 1 row + the warp-uniform control's 1 row. The branch-target rows
+  // held against it are counts (kind check since ISSUE-33-CHECKS): a clock does not move a count.
+  EXPECT_EQ(throttled_elsewhere, 32);
   const std::string summary = slurp(dir.path() / "hot" / "summary.md");
   EXPECT_NE(summary.find("**4 point(s) ran throttled**"), std::string::npos) << summary.substr(0, 3000);
   const std::string report = slurp(hot.folder / "report.md");

@@ -306,22 +306,22 @@ TEST(PlantedFault, DivergentTargetsAndLanesOfAOnePathRun) {
   // counters.json (20261130T044410Z): the 20/12 split with the one-path run's counts.
   const std::string k20 = "k=20;if_trips=384;else_trips=384;warps_per_sm=4";
   const std::string k0 = "k=0;if_trips=384;else_trips=384;warps_per_sm=4";
-  for (const char* metric : {"divergent_branch_targets_per_warp",
-                             "smsp__average_thread_inst_executed_per_inst_executed.ratio"}) {
-    expect_holds_then_fails("counters.json", "split_low", k20, metric, [&](RunData& run) {
-      const BenchmarkResult one_path = point(run, "split_low", k0);
-      BenchmarkResult& b = point(run, "split_low", k20);
-      for (const char* c : {"smsp__sass_branch_targets_threads_divergent.sum",
-                            "smsp__average_thread_inst_executed_per_inst_executed.ratio"}) {
-        b.counters[c] = one_path.counters.at(c);
-      }
-    });
-  }
+  const auto plant = [&](RunData& run) {
+    const BenchmarkResult one_path = point(run, "split_low", k0);
+    BenchmarkResult& b = point(run, "split_low", k20);
+    for (const char* c : {"smsp__sass_branch_targets_threads_divergent.sum",
+                          "smsp__average_thread_inst_executed_per_inst_executed.ratio"}) {
+      b.counters[c] = one_path.counters.at(c);
+    }
+  };
+  expect_passes_then_fails("counters.json", "split_low", k20, "divergent_branch_targets_per_warp", plant);
+  expect_holds_then_fails("counters.json", "split_low", k20,
+                          "smsp__average_thread_inst_executed_per_inst_executed.ratio", plant);
 }
 
 TEST(PlantedFault, AStreamThatReadTheL2OrRampedTooSlowly) {
   const std::string params = "load_bytes=16;alu_per_load=0;warps_per_sm=8";
-  expect_holds_then_fails("counters.json", "read_independent", params, "dram__bytes_read.sum", [&](RunData& run) {
+  expect_passes_then_fails("counters.json", "read_independent", params, "dram__bytes_read.sum", [&](RunData& run) {
     BenchmarkResult& b = point(run, "read_independent", params);
     set_counter(b, "dram__bytes_read.sum", 0.5 * b.counter_median("bytes_read"));
   });

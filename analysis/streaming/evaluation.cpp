@@ -751,6 +751,9 @@ void streaming_checks(const Run& run, const BenchmarkResult& b,
     r = relative_check(
         r, "the bytes the kernel reads (the buffer, 8x the L2 or more)", expected, kDramBytesTolerance,
         fixed(r.value / 1e9, 4) + " GB from DRAM for " + fixed(expected / 1e9, 4) + " GB read");
+    // Bookkeeping, not a prediction: a buffer of 8x the L2 guarantees the count (ISSUE-33-CHECKS).
+    r.kind = kind::kCheck;
+    r.verdict = r.verdict == verdict::kHolds ? verdict::kPasses : verdict::kFails;
     rows.push_back(r);
     done.insert(kDramBytes);
 
