@@ -152,5 +152,9 @@ std::string mig_instance(const Run& run);
 // True when the point's lowest SM clock (warpcost_sm_clock_mhz) is under kThrottleFraction of the
 // run's reference clock (reference_sm_clock_mhz); false for runs without the field.
 bool is_throttled(const Run& run, const BenchmarkResult& b);
+// A model row with a verdict that judged it (holds, fails, warn) and a relative error.
+bool judged_model_row(const Row& r);
+// A row of a second-order model (its model text begins kSecondOrderPrefix).
+bool is_second_order(const Row& r);
 
 }  // namespace warpcost::analysis

@@ -1,6 +1,7 @@
 #include "analysis/summary_report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <utility>
@@ -107,6 +108,37 @@ std::vector<fs::path> plots_of(const std::string& family, const fs::path& plots)
   return found;
 }
 
+// Per family, the second-order model's MAE (its target row) beside the MAE of the family's textbook
+// model rows (every judged model row whose model is not second-order), so a reader sees both.
+std::string second_order_table(const std::vector<Row>& rows) {
+  std::string md;
+  for (const Row& m : rows) {
+    if (m.benchmark != "second_order" || m.kind != kind::kTarget || !is_second_order(m)) continue;
+    double sum = 0.0;
+    int n = 0;
+    int judged = 0;
+    const std::string metric = m.metric.substr(0, m.metric.size() - std::string("_mae").size());
+    for (const Row& r : rows) {
+      if (r.family != m.family || !judged_model_row(r)) continue;
+      if (is_second_order(r)) {
+        judged += r.metric == metric;
+      } else {
+        sum += std::fabs(*r.rel_error);
+        ++n;
+      }
+    }
+    if (md.empty()) {
+      md = "\nSecond-order models beside the textbook (docs/models.md): MAE of |rel_error| over the judged rows.\n\n"
+           "| family | second-order rows | judged | MAE second-order | target | MAE textbook (model rows) |\n"
+           "|---|---|---|---|---|---|\n";
+    }
+    md += "| " + cell(m.family) + " | `" + metric + "` | " + std::to_string(judged) + " | " + fixed(100 * m.value, 2) +
+          " % | " + m.verdict + " | " + (n > 0 ? fixed(100 * sum / n, 2) + " % over " + std::to_string(n) : std::string("—")) +
+          " |\n";
+  }
+  return md;
+}
+
 std::string run_section(const EvaluatedRun& er, const SummaryOptions& o) {
   namespace key = schema::key;
   const RunContext& c = er.run.context;
@@ -171,6 +203,7 @@ std::string run_section(const EvaluatedRun& er, const SummaryOptions& o) {
           " | " + std::to_string(t.error) + " | " + std::to_string(t.info) + " | " + cell(miss) + " | " +
           plot_links + " |\n";
   }
+  md += second_order_table(er.rows);
   return md;
 }
 

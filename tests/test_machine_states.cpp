@@ -198,7 +198,8 @@ TEST(MachineStates, ApplicationClocksAreTheReferenceNotTheMaximum) {
   }
   EXPECT_EQ(throttled_points, 1);
   const std::string report = slurp(a.folder / "report.md");
-  EXPECT_NE(report.find("1.98 GHz / 1.98 GHz (judged against 1.5 GHz: application clocks)"), std::string::npos);
+  // The measured clock is the run's own (1.98 or 1.978 GHz on the committed runs); the maximum is 1.98.
+  EXPECT_NE(report.find(" GHz / 1.98 GHz (judged against 1.5 GHz: application clocks)"), std::string::npos);
   EXPECT_NE(report.find("under 95% of the application clock"), std::string::npos);
   const std::string summary = slurp(dir.path() / "app" / "summary.md");
   EXPECT_NE(summary.find("**SM clock held by application clocks**"), std::string::npos);
