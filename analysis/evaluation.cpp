@@ -444,7 +444,8 @@ void second_order_mae_rows(std::vector<Row>& rows) {
   static const Target targets[] = {{"streaming", "second_order_bandwidth", kSecondOrderStreamMaeTarget},
                                    {"partial_warp", "second_order_relative_time", kSecondOrderTailMaeTarget},
                                    {"divergence", "second_order_grid_slowdown", kSecondOrderSlowdownMaeTarget},
-                                   {"coalescing", "second_order_useful_bandwidth", kSecondOrderCoalescingMaeTarget}};
+                                   {"coalescing", "second_order_useful_bandwidth", kSecondOrderCoalescingMaeTarget},
+                                   {"warp_primitives", "second_order_throughput", kSecondOrderPrimitivesMaeTarget}};
   std::vector<Row> added;
   for (const Target& t : targets) {
     double sum = 0.0;

@@ -16,6 +16,7 @@
 #include "core/models.hpp"
 #include "core/run_reader.hpp"
 #include "core/streaming/model.hpp"
+#include "core/warp_primitives/model.hpp"
 #include "tests/committed_runs.hpp"
 
 namespace warpcost {
@@ -164,6 +165,19 @@ TEST(SecondOrderModel, CoalescingSpacingRateAndTheBoundByHand) {
   EXPECT_THROW(co::second_order_useful_bandwidth(4.3e12, 0, 128, 0), std::invalid_argument);
 }
 
+// A closed queue at the SM's pipe, c = 4 chains, L = 20, P = 0.5: D = 8, Z = 12. One warp: T = 20,
+// 4/20 = 0.2. Two: k = 1: R = 8, X = 1/20, q = 0.4; k = 2: R = 11.2, T = 23.2, 8/23.2 = 0.344828.
+// Many warps: the pipe, 0.5. A latency under the demand (L = 4): one warp already runs at P.
+TEST(SecondOrderModel, PrimitiveThroughputByHand) {
+  namespace wp = warp_primitives;
+  EXPECT_NEAR(wp::second_order_throughput(1, 4, 20, 0.5), 0.2, 1e-12);
+  EXPECT_NEAR(wp::second_order_throughput(2, 4, 20, 0.5), 8.0 / 23.2, 1e-12);
+  EXPECT_NEAR(wp::second_order_throughput(400, 4, 20, 0.5), 0.5, 0.005);
+  EXPECT_NEAR(wp::second_order_throughput(1, 4, 4, 0.5), 0.5, 1e-12);
+  EXPECT_THROW(wp::second_order_throughput(0, 4, 20, 0.5), std::invalid_argument);
+  EXPECT_THROW(wp::second_order_throughput(1, 4, 20, 0), std::invalid_argument);
+}
+
 // ---- planted faults in a real run ------------------------------------------------------------
 
 // The newest committed H200 run whose plan has the parameter benchmarks (fma_issue with its
@@ -224,7 +238,7 @@ TEST_F(SecondOrderRun, TheCommittedRunHoldsWhereTheModelsSayAndWritesEveryFamily
   EXPECT_EQ(row(rows, "split_low", kSplit16, "second_order_grid_slowdown").verdict, "holds");
   EXPECT_EQ(row(rows, "read_independent", kW8At24, "second_order_bandwidth").verdict, "holds");
   for (const char* m : {"second_order_bandwidth_mae", "second_order_relative_time_mae", "second_order_grid_slowdown_mae",
-                        "second_order_useful_bandwidth_mae"}) {
+                        "second_order_useful_bandwidth_mae", "second_order_throughput_mae"}) {
     bool found = false;
     for (const Row& r : rows) found = found || (r.metric == m && r.kind == "target");
     EXPECT_TRUE(found) << m;
@@ -294,6 +308,27 @@ TEST_F(SecondOrderRun, PlantedFaultASlowFitPointMisPricesItsSpacing) {
   const Row r = row(analysis::evaluate_run(run_), "load_dram", p, "second_order_useful_bandwidth");
   EXPECT_EQ(r.verdict, "fails");
   EXPECT_GT(*r.rel_error, 0.08);
+}
+
+// Warp primitives: a throughput point 15 % low fails; a latency chain 1.5x slow prices the
+// primitive's one-warp point 1/1.5 low, so its measured throughput reads about 50 % high.
+TEST_F(SecondOrderRun, PlantedFaultASlowPrimitivePointFails) {
+  const std::string p = "primitive=1;warps_per_sm=8;active_lanes=32;mask=0";
+  EXPECT_EQ(row(analysis::evaluate_run(run_), "throughput", p, "second_order_throughput").verdict, "holds");
+  BenchmarkResult& b = bench(run_, "warp_primitives/throughput/primitive:1/warps_per_sm:8/active_lanes:32/mask:0");
+  for (double& v : b.counters.at("ops_per_cycle_per_sm")) v *= 0.85;
+  const Row r = row(analysis::evaluate_run(run_), "throughput", p, "second_order_throughput");
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_LT(*r.rel_error, -0.10);
+}
+
+TEST_F(SecondOrderRun, PlantedFaultABadLatencyChainMisPricesThePrimitive) {
+  const std::string p = "primitive=1;warps_per_sm=1;active_lanes=32;mask=0";
+  BenchmarkResult& lat = bench(run_, "warp_primitives/latency/primitive:1/active_lanes:32/mask:0");
+  for (double& v : lat.counters.at("cycles_per_op")) v *= 1.5;
+  const Row r = row(analysis::evaluate_run(run_), "throughput", p, "second_order_throughput");
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_GT(*r.rel_error, 0.3);
 }
 
 TEST_F(SecondOrderRun, PlantedFaultEveryTailSlowMissesTheMaeTarget) {

@@ -275,6 +275,73 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
   }
 }
 
+// The second-order throughput curve (docs/models.md, "Warp primitives"; ISSUE-33-PRIMITIVES): each
+// primitive's full-warp sweep priced from its own chain latency (the latency benchmark) and its pipe
+// rate at 64 warps/SM (the declared fit point, info), as a closed queue at the SM's pipe; the knee
+// of the predicted curve against the measured knee, on the same swept point.
+void second_order_rows(const Run& run, std::vector<Row>& rows) {
+  std::map<int, std::vector<const BenchmarkResult*>> sweeps;
+  for (const BenchmarkResult& b : run.benchmarks) {
+    if (b.family != wp::kFamily || b.benchmark != wp::bench::kThroughput || b.error || b.seconds.empty()) continue;
+    if (!b.has_counter(wp::work::kOpsPerCycleSm) || !b.has_counter(wp::work::kChainsPerWarp)) continue;
+    if (iparam(b, wp::param::kActiveLanes) != wp::kWarpSize || iparam(b, wp::param::kMask) != 0) continue;
+    sweeps[iparam(b, wp::param::kPrimitive)].push_back(&b);
+  }
+  for (auto& [p, points] : sweeps) {
+    if (points.size() < 3 || p < 0 || p >= wp::kPrimitiveCount) continue;
+    std::sort(points.begin(), points.end(), [](const BenchmarkResult* a, const BenchmarkResult* b) {
+      return a->param(wp::param::kWarpsPerSm) < b->param(wp::param::kWarpsPerSm);
+    });
+    const BenchmarkResult* fit = points.back();
+    const BenchmarkResult* lat_point = nullptr;
+    const double lat = latency_of(run, static_cast<wp::Primitive>(p), &lat_point);
+    if (lat <= 0 || iparam(*fit, wp::param::kWarpsPerSm) != tol::kSecondOrderFitWarps || is_throttled(run, *fit)) continue;
+    const double pipe = fit->counter_median(wp::work::kOpsPerCycleSm);
+    if (!(pipe > 0)) continue;
+    std::vector<std::pair<double, double>> measured;
+    std::vector<std::pair<double, double>> predicted;
+    for (const BenchmarkResult* b : points) {
+      const int warps = iparam(*b, wp::param::kWarpsPerSm);
+      const int chains = static_cast<int>(std::lround(b->counter_median(wp::work::kChainsPerWarp)));
+      const double value = b->counter_median(wp::work::kOpsPerCycleSm);
+      const double pred = wp::second_order_throughput(warps, chains, lat, pipe);
+      measured.emplace_back(warps, value);
+      predicted.emplace_back(warps, pred);
+      Row r = row_of(*b, "second_order_throughput", value, "warp-ops/cycle/SM");
+      r.model = std::string(kSecondOrderPrefix) +
+                "a closed queue of W warps x c chains at the SM's pipe: c W / T(W), demand c/P, delay max(L - c/P, 0)";
+      r = detail::with_prediction(r, pred);
+      const std::string numbers = name_of(p) + ": L = " + fixed(lat, 2) + " cycles (its latency chain), P = " +
+                                  fixed(pipe, 3) + " warp-ops/cycle/SM (64 warps/SM), c = " + std::to_string(chains) +
+                                  ", W = " + std::to_string(warps) + ": predicted " + fixed(pred, 3) + ", measured " +
+                                  fixed(value, 3);
+      if (b == fit) {
+        r.verdict = verdict::kInfo;
+        r.why = numbers + "; not judged: the 64-warps/SM point sets the pipe rate P (the declared fit point)";
+      } else {
+        const double sigma = counter_uncertainty(*b, wp::work::kOpsPerCycleSm);
+        const double miss = std::fabs(*r.rel_error);
+        detail::judge(r, miss, tol::kSecondOrderThroughput, sigma);
+        r.why = numbers + (r.verdict == verdict::kHolds ? "" : ": more than 10% apart" +
+                                                                  detail::noise_note(miss, tol::kSecondOrderThroughput, sigma));
+      }
+      rows.push_back(r);
+    }
+    const std::optional<double> knee = wp::measured_knee(measured, tol::kKneeFraction);
+    const std::optional<double> pknee = wp::measured_knee(predicted, tol::kKneeFraction);
+    if (!knee || !pknee) continue;
+    Row k = row_of(*fit, "second_order_knee_warps_per_sm", *knee, "warps/SM");
+    k.params = std::string(wp::param::kPrimitive) + "=" + std::to_string(p);
+    k.model = std::string(kSecondOrderPrefix) + "the first swept warps/SM whose predicted throughput reaches 90% of the predicted curve's largest";
+    k = detail::with_prediction(k, *pknee);
+    const double steps = std::fabs(std::log2(*knee / *pknee));
+    detail::judge(k, steps, 0.0, 0.0);
+    k.why = name_of(p) + ": measured knee " + fixed(*knee, 0) + " warps/SM, predicted " + fixed(*pknee, 0) +
+            " (90% of each curve's largest; the same swept point or fails)";
+    rows.push_back(k);
+  }
+}
+
 }  // namespace
 
 void evaluate_warp_primitives(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
@@ -316,6 +383,7 @@ void evaluate_warp_primitives_run(const Run& run, std::vector<Row>& rows) {
   if (!any) return;
   composition_rows(run, rows);
   knee_rows(run, rows);
+  second_order_rows(run, rows);
   const int cc = cc_of(run);
   for (const wp::PrimitiveInfo& p : wp::primitives()) {
     if (wp::available(p, cc)) continue;

@@ -41,6 +41,11 @@ inline constexpr double kComposition = 0.05;
 // (a single warp saturates) is compared at the smallest.
 inline constexpr double kKneeFraction = 0.90;
 inline constexpr double kKneeLog2 = 1.0;
+// The second-order throughput curve (ISSUE-33-PRIMITIVES, docs/models.md): 10 % a point (the
+// queue model leaves out per-scheduler dispatch and a pipe's own structure), the 64-warps/SM point
+// fits the pipe rate; its knee on the same swept point.
+inline constexpr double kSecondOrderThroughput = 0.10;
+inline constexpr int kSecondOrderFitWarps = 64;
 // Counter pass (one profiled launch, exact counts, sigma 0: no warn): warp instructions executed
 // per op against the kernel's written body (PrimitiveInfo::body_inst_per_op). 10 %: the chunked
 // loop's counter, compare and branch (3 instructions a 64-op chunk, 4.7 % for a one-instruction

@@ -1,7 +1,11 @@
 #include "core/warp_primitives/model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <string>
+
+#include "core/streaming/model.hpp"
 
 namespace warpcost::warp_primitives {
 
@@ -112,5 +116,19 @@ std::optional<double> measured_knee(std::vector<std::pair<double, double>> point
   }
   return std::nullopt;
 }
+
+double second_order_throughput(int warps, int chains, double latency_cycles, double pipe_ops_per_cycle) {
+  if (warps < 1 || chains < 1 || !(latency_cycles > 0) || !(pipe_ops_per_cycle > 0) || !std::isfinite(latency_cycles) ||
+      !std::isfinite(pipe_ops_per_cycle)) {
+    throw std::invalid_argument("second_order_throughput: warps = " + std::to_string(warps) + ", chains = " +
+                                std::to_string(chains) + ", latency = " + std::to_string(latency_cycles) +
+                                ", pipe rate = " + std::to_string(pipe_ops_per_cycle) +
+                                "; allowed: warps and chains >= 1, latency and rate finite and > 0");
+  }
+  const double demand = chains / pipe_ops_per_cycle;
+  const double iteration = model::streaming::mva_iteration_cycles(warps, demand, std::max(latency_cycles - demand, 0.0));
+  return chains * static_cast<double>(warps) / iteration;
+}
+
 
 }  // namespace warpcost::warp_primitives

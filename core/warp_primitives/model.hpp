@@ -103,5 +103,12 @@ double little_knee_warps(double latency_cycles, double ops_per_cycle, int chains
 // The measured knee: the smallest swept warps/SM whose throughput reaches `fraction` of the best
 // throughput of the sweep; empty for an empty sweep. Points are (warps/SM, ops/cycle), any order.
 std::optional<double> measured_knee(std::vector<std::pair<double, double>> points, double fraction);
+// The second-order throughput (docs/models.md, "Warp primitives"): W warps an SM, each with c
+// independent chains of one primitive, share the SM's pipe for it (P warp-ops a cycle at full
+// residency). One iteration of a warp issues one op of each chain (service demand D = c / P at
+// the pipe) and then waits for its first chain's result (delay Z = max(L - D, 0), L the chain's
+// latency); a closed queue (mean-value analysis) of W such warps gives the iteration time T(W), and
+// warp-ops a cycle an SM = c W / T(W). Throws std::invalid_argument for W < 1, c < 1, L or P not > 0.
+double second_order_throughput(int warps, int chains, double latency_cycles, double pipe_ops_per_cycle);
 
 }  // namespace warpcost::warp_primitives
