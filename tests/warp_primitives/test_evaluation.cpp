@@ -129,7 +129,8 @@ TEST(WarpPrimitivesEval, TheRealMissesAreNamedWithTheirNumbers) {
 
   int judged = 0, holds = 0, fails = 0;
   for (const Row& r : rows) {
-    if (r.family != wp::kFamily || r.kind != kind::kModel) continue;
+    // The textbook rows; the second-order rows (ISSUE-33-PRIMITIVES) have their own tests.
+    if (r.family != wp::kFamily || r.kind != kind::kModel || warpcost::analysis::is_second_order(r)) continue;
     ++judged;
     holds += r.verdict == verdict::kHolds;
     fails += r.verdict == verdict::kFails;
