@@ -12,7 +12,8 @@ execute_process(
   OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 if(warpcost_git_rc EQUAL 0)
   execute_process(
-    COMMAND git -C ${PROJECT_SOURCE_DIR} status --porcelain --untracked-files=no
+    # results/ is the suite's output, not its code: a run's writes there leave the revision plain.
+    COMMAND git -C ${PROJECT_SOURCE_DIR} status --porcelain --untracked-files=no -- . ":(exclude)results"
     OUTPUT_VARIABLE warpcost_git_dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   if(warpcost_git_dirty)
     string(APPEND warpcost_git_rev "-dirty")

@@ -11,6 +11,8 @@
 
 namespace warpcost {
 
+std::string git_revision() { return WARPCOST_GIT_REVISION; }
+
 std::string version_line(const std::string& tool) {
   const std::string rev = WARPCOST_GIT_REVISION;
   const std::string shown = rev.empty() || rev == "unknown" ? "unknown" : "g" + rev;

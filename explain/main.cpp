@@ -19,6 +19,7 @@
 
 #include "core/explain_metrics.hpp"
 #include "core/result_schema.hpp"
+#include "core/version.hpp"
 #include "core/run_reader.hpp"
 #include "analysis/evaluation.hpp"
 #include "explain/cost_model.hpp"
@@ -157,7 +158,7 @@ analysis::Run csv_run(const Session& s) {
   c[schema::key::kSmCount] = std::to_string(d.sm_count);
   c[schema::key::kDriverVersion] = "cuda " + std::to_string(d.driver_api);
   c[schema::key::kCudaRuntime] = "unknown";
-  c[schema::key::kGitRev] = WARPCOST_GIT_REVISION;
+  c[schema::key::kGitRev] = git_revision();
   return run;
 }
 

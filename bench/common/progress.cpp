@@ -1,5 +1,7 @@
 #include "bench/common/progress.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 
 namespace warpcost::progress {
@@ -38,7 +40,7 @@ std::string wall_text(const std::vector<std::pair<std::string, double>>& seconds
 }
 
 Tracker::Tracker(std::string phase, const std::vector<std::string>& names, double interval_s)
-    : phase_(std::move(phase)), interval_s_(interval_s) {
+    : phase_(std::move(phase)), interval_s_(interval_s), terminal_(isatty(STDERR_FILENO) == 1) {
   for (const auto& n : names) {
     const std::string f = family_of(n);
     if (family_total_[f]++ == 0) seconds_.emplace_back(f, 0.0);
@@ -63,11 +65,20 @@ void Tracker::done(const std::string& family) {
   if (!known) seconds_.emplace_back(family, since);
   ++done_;
   const long long n = ++family_done_[family];
-  const bool family_end = n == family_total_[family];
-  if (family_end || std::chrono::duration<double>(now - last_print_).count() >= interval_s_) {
+  // On a terminal one line per phase, rewritten in place (at most 4 times a second) and ended at
+  // the phase's last item; otherwise a plain line every interval and at the phase's end (issue 36).
+  const bool phase_end = done_ == total_;
+  const double since_print = std::chrono::duration<double>(now - last_print_).count();
+  const std::string text = line(phase_, family, n, family_total_[family], done_, total_, elapsed_s());
+  if (terminal_) {
+    if (phase_end || since_print >= 0.25) {
+      last_print_ = now;
+      std::fprintf(stderr, "\r\033[Kwarpcost-bench: %s%s", text.c_str(), phase_end ? "\n" : "");
+      std::fflush(stderr);
+    }
+  } else if (phase_end || since_print >= interval_s_) {
     last_print_ = now;
-    std::fprintf(stderr, "warpcost-bench: %s\n",
-                 line(phase_, family, n, family_total_[family], done_, total_, elapsed_s()).c_str());
+    std::fprintf(stderr, "warpcost-bench: %s\n", text.c_str());
   }
 }
 

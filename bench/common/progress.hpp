@@ -23,11 +23,12 @@ std::string family_of(const std::string& benchmark_name);
 // "a=1.25;b=2.50": the family wall times in the order the families first appeared.
 std::string wall_text(const std::vector<std::pair<std::string, double>>& seconds);
 
-// Counts finished items per family and prints a progress line at most every `interval_s`, and
-// always at a family's last item.
+// Counts finished items per family and prints the progress line: in place on a terminal, else at
+// most every `interval_s` and at the phase's last item.
 class Tracker {
  public:
-  Tracker(std::string phase, const std::vector<std::string>& names, double interval_s = 2.0);
+  // interval_s: the plain lines' spacing when stderr is not a terminal.
+  Tracker(std::string phase, const std::vector<std::string>& names, double interval_s = 10.0);
   // One item of `family` finished now; the wall time since the previous item goes to `family`.
   void done(const std::string& family);
   long long total() const noexcept { return total_; }
@@ -43,6 +44,7 @@ class Tracker {
   long long total_ = 0;
   long long done_ = 0;
   double interval_s_;
+  bool terminal_ = false;  // stderr is a terminal: the line is rewritten in place
   Clock::time_point start_;
   Clock::time_point last_item_;
   Clock::time_point last_print_;

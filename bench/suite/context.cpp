@@ -17,11 +17,9 @@
 #include "bench/common/cupti_profiler.hpp"
 #include "bench/suite/timing.hpp"
 #include "core/result_schema.hpp"
+#include "core/version.hpp"
 #include "kernels/common/cuda_check.hpp"
 
-#ifndef WARPCOST_GIT_REVISION
-#define WARPCOST_GIT_REVISION "unknown"
-#endif
 
 namespace fs = std::filesystem;
 
@@ -87,7 +85,7 @@ void add_context(const DeviceInfo& info, double measured_clock_hz, const std::st
   AddCustomContext(key::kDriverVersion, info.driver_version);
   AddCustomContext(key::kCudaDriverApi, info.cuda_driver_api);
   AddCustomContext(key::kCudaRuntime, info.cuda_runtime);
-  AddCustomContext(key::kGitRev, WARPCOST_GIT_REVISION);
+  AddCustomContext(key::kGitRev, git_revision());
   AddCustomContext(key::kCommandLine, command_line);
 }
 
