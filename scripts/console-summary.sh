@@ -12,18 +12,24 @@ if [ -z "$report" ] || [ $# -gt 2 ] || [ ! -f "$report" ]; then
   exit 2
 fi
 [ -n "$new" ] || new=$(sed -n 's/^## .* newest run [^ ]*\/\([^/ ]*\)$/\1/p' "$report" | sort | tail -n 1)
-awk -v new="$new" '
+# The new run's GPU: its run id ends in the first 8 hex digits of the GPU's UUID.
+gpu=${new##*-}
+awk -v new="$new" -v gpu="GPU-$gpu" '
   /^## / {
     if (index($0, "newest run ") && new != "" && !index($0, new)) {
-      others = others "- " substr($0, 4) "\n"; skip = 1; next
+      run = $0; sub(/.* newest run /, "", run)
+      others = others (others == "" ? "" : ", ") run; skip = 1; next
     }
     skip = 0
     if ($0 ~ /^## Worked examples/) worked = 1
+    headline = $0 ~ /^## Headline figures/
   }
   worked || skip { next }
+  # The headline table: its header and the new run'"'"'s GPU row (every GPU'"'"'s rows are in the file).
+  headline && /^\| / && !/^\| GPU \|/ && !/^\|---/ && !index($0, gpu) { next }
   { print }
   END {
-    if (others != "") printf "Other runs (their tables in the file below):\n%s", others
+    if (others != "") printf "Other runs (their tables in the file below): %s\n", others
     print "The whole summary, with the worked examples: " FILENAME "."
   }
 ' "$report"

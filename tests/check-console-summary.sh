@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
     printf '\n## GPU X — newest run gpu-x/%s\n\n| family | model holds |\n|---|---|\n' "$id"
     for f in 1 2 3 4 5 6 7; do printf '| family%s of %s | 1 |\n' "$f" "$id"; done
   done
-  printf '\n## Headline figures per GPU\n\n| GPU | best read |\n|---|---|\n| GPU X | 4.6 TB/s (missed) |\n'
+  printf '\n## Headline figures per GPU\n\n| GPU | best read |\n|---|---|\n| GPU X (GPU-bbbb) | 4.6 TB/s (missed) |\n| GPU X (GPU-cccc) | 4.7 TB/s (met) |\n'
   printf '\n## Worked examples\n\n'
   for i in $(seq 1 120); do printf '| Ex %s | row |\n' "$i"; done
 } >"$work/report.md"
@@ -20,8 +20,9 @@ fail() { echo "check-console-summary: $1"; exit 1; }
 out=$("$script" "$work/report.md" 20261202T000000Z-bbbb)
 grep -q 'family7 of 20261202T000000Z-bbbb' <<<"$out" || fail "the named run's table is missing"
 grep -q 'family1 of 20261203T000000Z-cccc' <<<"$out" && fail "another run's table was printed"
-[ "$(grep -c '^- GPU X — newest run' <<<"$out")" = 2 ] || fail "the other two runs are not a line each"
-grep -q '4.6 TB/s (missed)' <<<"$out" || fail "the headline figures are missing"
+grep -q '^Other runs.*gpu-x/20261201T000000Z-aaaa, gpu-x/20261203T000000Z-cccc$' <<<"$out" || fail "the other two runs are not named on one line"
+grep -q '4.6 TB/s (missed)' <<<"$out" || fail "the new run's headline figures are missing"
+grep -q '4.7 TB/s' <<<"$out" && fail "another GPU's headline row was printed"
 grep -q '| Ex 1 |' <<<"$out" && fail "the worked examples were printed"
 [ "$(wc -l <<<"$out")" -lt 30 ] || fail "$(wc -l <<<"$out") lines for a 3-run summary"
 newest=$("$script" "$work/report.md")

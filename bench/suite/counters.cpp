@@ -129,7 +129,7 @@ std::string profile_every_point(counters::CounterPass& pass, RunAnnotation& anno
     shown.push_back(family);
     std::string text;
     for (const auto& [metric, value] : values) text += " " + metric + "=" + std::to_string(value);
-    std::fprintf(stderr, "warpcost-bench: counters of %s:%s\n", key.c_str(), text.c_str());
+    std::fprintf(stdout, "warpcost-bench: counters of %s:%s\n", key.c_str(), text.c_str());  // console.log
   }
   return first_error;
 }

@@ -20,8 +20,13 @@ namespace {
 // Google Benchmark's console output, plus the progress line and each family's wall time.
 class ProgressReporter : public benchmark::ConsoleReporter {
  public:
+  // Google Benchmark writes its context (CPU, caches, its debug-build warning) and its notes to
+  // the error stream: here they join the per-point table on stdout, which ./warpcost run files as
+  // the run's console.log (docs/running.md), so the console keeps only warpcost's own lines.
   explicit ProgressReporter(progress::Tracker& tracker)
-      : benchmark::ConsoleReporter(OO_None), tracker_(tracker) {}
+      : benchmark::ConsoleReporter(OO_None), tracker_(tracker) {
+    SetErrorStream(&GetOutputStream());
+  }
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     if (!runs.empty()) tracker_.done(progress::family_of(runs.front().benchmark_name()));
