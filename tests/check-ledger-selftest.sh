@@ -24,4 +24,11 @@ g commit -q --amend -m "a tolerance moved one row (Ledger: RULE-A)"
 g commit -q --amend -m "a tolerance moved one row"
 printf '\nCommit %s moved one row.\n' "$(g rev-parse --short=7 HEAD)" >>"$work/docs/verdict-changes.md"
 "$check" "$work" >/dev/null || { echo "selftest: a change named by its hash failed"; "$check" "$work"; exit 1; }
-echo "check-ledger selftest: 5 cases as expected"
+# A move with a rewrite that git does not pair (delete + add, other content) is a change too.
+g mv results/archive/gpu/run1.verdict-lock.txt results/gpu/run1-moved.txt
+printf 'fam\tm\tmodel\tholds\t0\nfam\tm\tmodel\tfails\t3\nother\tx\tinfo\tinfo\t9\nmore\ty\tinfo\tinfo\t1\n' >"$work/results/gpu/run1-moved.txt"
+mkdir -p "$work/results/gpu/run1"
+g mv results/gpu/run1-moved.txt results/gpu/run1/verdict-lock.txt
+g add -A && g commit -qm "back from the archive, rewritten"
+if "$check" "$work" >/dev/null; then echo "selftest: a rewrite through delete + add passed"; exit 1; fi
+echo "check-ledger selftest: 6 cases as expected"
