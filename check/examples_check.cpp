@@ -9,6 +9,7 @@
 #include "core/coalescing/model.hpp"
 #include "check/examples.hpp"
 #include "core/streaming/model.hpp"
+#include "core/warp_primitives/model.hpp"
 
 namespace warpcost::examples {
 namespace {
@@ -257,6 +258,51 @@ void divergence_grid_answers(const Example& ex, std::vector<ModelAnswer>& out) {
                  "(F + t·S_cfg) / (F + t·S_ref) = (" + num(cost.at(s) * 1e6) + ") / (" + num(cost.at(r) * 1e6) + ") us"});
 }
 
+void coalescing_bandwidth_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  const int size = static_cast<int>(number(ex, "elem_bytes"));
+  const int stride = static_cast<int>(number(ex, "stride"));
+  const int offset = has(ex, "offset") ? static_cast<int>(number(ex, "offset")) : 0;
+  const std::string level = has(ex, "level") ? in(ex, "level").value.text : std::string("dram");
+  const co::WarpRequest r = co::strided_request(size, stride, offset);
+  const std::uint64_t pitch = co::tile_pitch_bytes(r);
+  double moved = 0;
+  std::string how;
+  if (level == "store") {
+    moved = co::moved_bytes_per_tile(r, pitch, co::kSectorBytes) + co::partial_sectors(r) * static_cast<double>(co::kSectorBytes);
+    how = "sectors written + " + std::to_string(co::partial_sectors(r)) + " partly written sector(s) read back";
+  } else if (level == "l2") {
+    moved = co::moved_bytes_per_tile(r, pitch, co::kSectorBytes);
+    how = "sectors";
+  } else {
+    moved = co::moved_bytes_per_tile(r, pitch, co::kPromotedGranuleBytes);
+    how = "64-byte granules of tiles every " + std::to_string(pitch) + " B";
+  }
+  const double useful = static_cast<double>(m::kWarpSize) * size;
+  const double rate = number(ex, "moved_rate_gbps") * 1e9;
+  const double bound = has(ex, "in_flight_gbps") ? number(ex, "in_flight_gbps") * 1e9 : 0.0;
+  out.push_back({"moved_bytes_per_request", ratio(moved), how});
+  out.push_back({"useful_per_moved", ratio(useful / moved), "32·" + std::to_string(size) + " / " + num(moved)});
+  out.push_back({"useful_bandwidth_gbps", ratio(co::second_order_useful_bandwidth(rate, bound, useful, moved) / 1e9),
+                 std::string(bound > 0 ? "min(R(D), in flight)" : "R(D)") + " × useful / moved, D = " +
+                     std::to_string(size * stride) + " B"});
+}
+
+void primitive_throughput_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  const int chains = has(ex, "chains") ? static_cast<int>(number(ex, "chains")) : 4;
+  const double l = number(ex, "latency_cycles");
+  const double p = number(ex, "pipe_ops_per_cycle");
+  const int w = static_cast<int>(number(ex, "warps_per_sm"));
+  out.push_back({"ops_per_cycle_per_sm", ratio(warp_primitives::second_order_throughput(w, chains, l, p)),
+                 "c·W / T(W), MVA with demand c/P = " + num(chains / p) + " and delay max(L − c/P, 0)"});
+  if (has(ex, "warp_cap")) {
+    const int cap = static_cast<int>(number(ex, "warp_cap"));
+    std::vector<std::pair<int, double>> curve;
+    for (int n = 1; n <= cap; ++n) curve.emplace_back(n, warp_primitives::second_order_throughput(n, chains, l, p));
+    out.push_back({"knee_warps_per_sm", count(model::streaming::knee_of(curve, 0.9)),
+                   "first W of 1.." + std::to_string(cap) + " reaching 90% of the curve's largest"});
+  }
+}
+
 std::string at(const Example& ex, int line) {
   return ex.source + (line > 0 ? ":" + std::to_string(line) : "") + ": example '" + ex.id + "'";
 }
@@ -277,6 +323,8 @@ std::vector<ModelAnswer> model_answers(const Example& ex) {
     else if (ex.kind == "stream_bandwidth") stream_answers(ex, out);
     else if (ex.kind == "grid_tail_time") tail_time_answers(ex, out);
     else if (ex.kind == "divergence_grid") divergence_grid_answers(ex, out);
+    else if (ex.kind == "coalescing_bandwidth") coalescing_bandwidth_answers(ex, out);
+    else if (ex.kind == "primitive_throughput") primitive_throughput_answers(ex, out);
     else throw BadInput(at(ex, ex.line) + ", field 'kind': unknown kind '" + ex.kind + "'");
   } catch (const std::invalid_argument& e) {
     // The models' own checks: a value the file's checks let through still gets a named message.

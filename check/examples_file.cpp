@@ -46,6 +46,9 @@ const std::map<std::string, InputType>& input_types() {
       {"floor_us", InputType::kReal},       {"trips", InputType::kReal},
       {"reference_trips", InputType::kReal}, {"fixed_us", InputType::kReal},
       {"us_per_trip", InputType::kReal},
+      {"level", InputType::kString},        {"moved_rate_gbps", InputType::kReal},
+      {"in_flight_gbps", InputType::kReal}, {"chains", InputType::kInt},
+      {"latency_cycles", InputType::kReal}, {"pipe_ops_per_cycle", InputType::kReal},
   };
   return types;
 }
@@ -387,6 +390,26 @@ void validate_inputs(const Example& ex) {
     check_range(ex, "fixed_us", 0, kHuge, false, "F >= 0 us");
     check_range(ex, "us_per_trip", 0, kHuge, true, "t > 0 us a trip");
   }
+  if (ex.kind == "coalescing_bandwidth") {
+    const Input* e = get(ex, "elem_bytes");
+    const double b = e->value.number;
+    if (b != 1 && b != 2 && b != 4 && b != 8 && b != 16) bad(ex, e->line, "elem_bytes", "elem_bytes = " + std::to_string(static_cast<long long>(b)), "1, 2, 4, 8 or 16");
+    check_range(ex, "stride", 1, 1 << 20, false, "a whole number >= 1 (elements between lanes)");
+    check_range(ex, "offset", 0, 1 << 20, false, "a whole number >= 0 (elements from the line's start)");
+    const Input* level = get(ex, "level");
+    if (level != nullptr && level->value.text != "dram" && level->value.text != "l2" && level->value.text != "store") {
+      bad(ex, level->line, "level", "'" + level->value.text + "'", "dram (loads, 64-byte granules), l2 (loads, sectors), store (sectors + read-back)");
+    }
+    check_range(ex, "moved_rate_gbps", 0, kHuge, true, "R(D) > 0 GB/s: the level's moved-byte rate at this lane spacing");
+    check_range(ex, "in_flight_gbps", 0, kHuge, true, "> 0 GB/s: the bytes-in-flight bound (Little's law)");
+  }
+  if (ex.kind == "primitive_throughput") {
+    check_range(ex, "warps_per_sm", 1, 1024, false, "1..1024 warps a SM");
+    check_range(ex, "chains", 1, 64, false, "1..64 independent chains a warp (default 4)");
+    check_range(ex, "latency_cycles", 0, kHuge, true, "L > 0 cycles: one chain's latency an op");
+    check_range(ex, "pipe_ops_per_cycle", 0, kHuge, true, "P > 0 warp-ops a cycle an SM at full residency");
+    check_range(ex, "warp_cap", 1, 1024, false, "resident warps a SM, >= 1: the knee over 1..cap");
+  }
   if (ex.kind == "warp_primitive") {
     const Input* p = get(ex, "primitive");
     static const std::vector<std::string> kPrimitives = {
@@ -612,6 +635,21 @@ const std::vector<KindSpec>& kinds() {
         {"fixed_us", "F >= 0 us: launch, prologue, stores", true},
         {"us_per_trip", "t > 0 us a trip at that residency", true}},
        {"slowdown"}},
+      {"coalescing_bandwidth", "second-order: a strided request's useful bandwidth from the bytes its level moves at R(D)",
+       {{"elem_bytes", "1, 2, 4, 8 or 16", true},
+        {"stride", "elements between lanes, >= 1", true},
+        {"offset", "elements from a line's start, >= 0 (default 0)", false},
+        {"level", "dram (loads, 64-byte granules; default), l2 (loads, sectors) or store (sectors + read-back)", false},
+        {"moved_rate_gbps", "R(D) > 0 GB/s: the level's moved-byte rate at lane spacing D = elem_bytes·stride", true},
+        {"in_flight_gbps", "> 0 GB/s: the bytes-in-flight bound of the launch (Little's law; optional)", false}},
+       {"moved_bytes_per_request", "useful_per_moved", "useful_bandwidth_gbps"}},
+      {"primitive_throughput", "second-order: a warp primitive's throughput at W warps/SM, a closed queue at the SM's pipe",
+       {{"warps_per_sm", "W, 1..1024", true},
+        {"chains", "c: independent chains a warp, 1..64 (default 4)", false},
+        {"latency_cycles", "L > 0 cycles an op of one chain (its latency benchmark)", true},
+        {"pipe_ops_per_cycle", "P > 0 warp-ops a cycle an SM at full residency", true},
+        {"warp_cap", "resident warps a SM, >= 1: the knee over 1..cap", false}},
+       {"ops_per_cycle_per_sm", "knee_warps_per_sm"}},
       {"warp_primitive", "cost of a warp primitive by active lanes, or of a warp reduction",
        {{"primitive", "shfl_sync, shfl_up_sync, shfl_down_sync, shfl_xor_sync, ballot_sync, any_sync, all_sync, "
                       "match_any_sync, match_all_sync, reduce_add_sync, reduce_min_sync, reduce_max_sync, syncwarp, "

@@ -229,7 +229,8 @@ MeasurePlan plan_measure(const Example& ex) {
     return why("no single-point runner launches a grid tail; the suite's partial_warp/grid_tail points measure the "
                "family's sizes (warpcost predict reads them)");
   }
-  if (ex.kind == "stream_bandwidth" || ex.kind == "grid_tail_time" || ex.kind == "divergence_grid") {
+  if (ex.kind == "stream_bandwidth" || ex.kind == "grid_tail_time" || ex.kind == "divergence_grid" ||
+      ex.kind == "coalescing_bandwidth" || ex.kind == "primitive_throughput") {
     return why("a second-order model from stated parameters: the suite's `second-order:` rows of its family are its "
                "measurement (docs/models.md); no single-point runner measures a stated parameter set");
   }

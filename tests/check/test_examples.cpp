@@ -340,6 +340,40 @@ TEST(Predict, GridTailTime) {
   EXPECT_NEAR(answer_of(a, "relative_time"), 0.625, 1e-12);
 }
 
+TEST(Predict, CoalescingBandwidth) {
+  // 4-byte lanes one element past a line: bytes 4..131, tiles every 256 B, granules 0, 1, 2 =
+  // 192 B moved for 128 useful; at R = 4300 GB/s: 4300·128/192 = 2866.67 GB/s; an in-flight bound
+  // of 3000 GB/s binds first: 2000. The L2 level counts 5 sectors (160 B): 4300·0.8 = 3440.
+  // A 4-byte store at stride 2 writes 8 half-full sectors and reads them back: 512 B, 4300/4 = 1075.
+  const auto a = model_answers(example_from_arguments(
+      "coalescing_bandwidth", {"elem_bytes=4", "stride=1", "offset=1", "moved_rate_gbps=4300"}));
+  EXPECT_DOUBLE_EQ(answer_of(a, "moved_bytes_per_request"), 192);
+  EXPECT_NEAR(answer_of(a, "useful_bandwidth_gbps"), 4300.0 * 128 / 192, 1e-9);
+  const auto b = model_answers(example_from_arguments(
+      "coalescing_bandwidth", {"elem_bytes=4", "stride=1", "offset=1", "moved_rate_gbps=4300", "in_flight_gbps=3000"}));
+  EXPECT_NEAR(answer_of(b, "useful_bandwidth_gbps"), 2000, 1e-9);
+  const auto c = model_answers(example_from_arguments(
+      "coalescing_bandwidth", {"elem_bytes=4", "stride=1", "offset=1", "level=l2", "moved_rate_gbps=4300"}));
+  EXPECT_NEAR(answer_of(c, "useful_bandwidth_gbps"), 3440, 1e-9);
+  const auto d = model_answers(example_from_arguments(
+      "coalescing_bandwidth", {"elem_bytes=4", "stride=2", "level=store", "moved_rate_gbps=4300"}));
+  EXPECT_DOUBLE_EQ(answer_of(d, "moved_bytes_per_request"), 512);
+  EXPECT_NEAR(answer_of(d, "useful_bandwidth_gbps"), 1075, 1e-9);
+  EXPECT_THROW(example_from_arguments("coalescing_bandwidth", {"elem_bytes=4", "stride=1", "level=nvme", "moved_rate_gbps=1"}),
+               BadInput);
+}
+
+TEST(Predict, PrimitiveThroughput) {
+  // c = 4, L = 20, P = 0.5: D = 8, Z = 12. Two warps: T = 23.2 cycles, 8/23.2 warp-ops a cycle.
+  // The curve: 0.2, 0.3448, 0.4328, 0.4760 ... to 0.5; 90 % of 0.5 first at W = 4.
+  const auto a = model_answers(example_from_arguments(
+      "primitive_throughput", {"warps_per_sm=2", "latency_cycles=20", "pipe_ops_per_cycle=0.5", "warp_cap=64"}));
+  EXPECT_NEAR(answer_of(a, "ops_per_cycle_per_sm"), 8.0 / 23.2, 1e-12);
+  EXPECT_EQ(answer_of(a, "knee_warps_per_sm"), 4);
+  EXPECT_THROW(example_from_arguments("primitive_throughput", {"warps_per_sm=0", "latency_cycles=20", "pipe_ops_per_cycle=0.5"}),
+               BadInput);
+}
+
 TEST(Predict, StreamBandwidth) {
   // A flat locus (latency = loaded_latency = 1000), one warp a SM, no issue to speak of (I tiny):
   // an iteration is T0 = 1000 cycles of 512 bytes at 1 GHz on 2 SMs: 2·512e9/1000 B/s = 1.024 GB/s.
