@@ -163,6 +163,15 @@ HeadlineFigure knee(const EvaluatedRun& er) {
   HeadlineFigure f = figure_from(er, *k, fixed(k->value, 0) + " warps/SM (16-byte loads, W = 0)");
   // Little's law's figure is shown beside it, not judged into it: the verdict is the knee row's.
   if (little != nullptr && little->predicted) f.text += "; Little's law " + fixed(*little->predicted, 1);
+  // The W = 16 curve (Ex 5's) beside it: its measured knee and both predictions, each with its
+  // verdict, so the textbook's miss and the second-order model's hold are read together (issue 33).
+  const Row* w16 = find_row(er, schema::streaming::kFamily, "knee", src::kKneeW16Params, "knee_warps_per_sm");
+  const Row* textbook = find_row(er, schema::streaming::kFamily, "knee", src::kKneeW16Params, "knee_model_ceil_l_over_w");
+  const Row* second = find_row(er, schema::streaming::kFamily, "knee", src::kKneeW16Params, "second_order_knee_warps_per_sm");
+  if (w16 != nullptr && textbook != nullptr && second != nullptr && textbook->predicted && second->predicted) {
+    f.text += "; W = 16: " + fixed(w16->value, 0) + ", textbook ceil(L/W) " + fixed(*textbook->predicted, 0) + " (" +
+              textbook->verdict + "), second-order " + fixed(*second->predicted, 0) + " (" + second->verdict + ")";
+  }
   return f;
 }
 
@@ -225,8 +234,10 @@ std::string headline_table_markdown(const std::vector<EvaluatedRun>& runs, Headl
       "; each figure from the newest "
       "run of that GPU that measured it (the last column says which), with the evaluator's verdict "
       "in brackets. Sources: the random chase's DRAM plateau; the run's best streaming read (its target); Ex 7's "
-      "per-warp slowdown; the staircase's steps (the step with the worst verdict); the knee of the "
-      "W = 0 stream, Little's law's figure beside it. Each figure is one row of the CSV: "
+      "slowdown per warp at 4 warps/SM, with the grid's and 64 warps/SM's beside it, each with its verdict; the "
+      "staircase's steps (the step with the worst verdict); the knee of the W = 0 stream, Little's law's figure "
+      "beside it, and the W = 16 knee with the textbook's and the second-order prediction and verdicts. Each figure "
+      "is one row of the CSV: "
       "`headline` names it.\n\n| GPU | SM clock |";
   for (const Column& c : kColumns) md += std::string(" ") + c.title + " |";
   md += " runs |\n|---|---|";

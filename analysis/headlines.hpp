@@ -30,6 +30,7 @@ inline constexpr const char* kStaircaseStep = "step_time_spread";
 // The bandwidth-bound stream (16-byte independent loads, no compute between them): its knee and
 // Little's law's consistency figure beside it.
 inline constexpr const char* kKneeParams = "use=independent;load_bytes=16;alu_per_load=0";
+inline constexpr const char* kKneeW16Params = "use=independent;load_bytes=16;alu_per_load=16";
 inline constexpr const char* kKneeLittlesLaw = "littles_law_consistency";
 }  // namespace headline_source
 
