@@ -648,7 +648,7 @@ const std::vector<KindSpec>& kinds() {
         {"chains", "c: independent chains a warp, 1..64 (default 4)", false},
         {"latency_cycles", "L > 0 cycles an op of one chain (its latency benchmark)", true},
         {"pipe_ops_per_cycle", "P > 0 warp-ops a cycle an SM at full residency", true},
-        {"warp_cap", "resident warps a SM, >= 1: the knee over 1..cap", false}},
+        {"warp_cap", "resident warps a SM, >= 1: the knee over 1, 2, 4, ..., cap (the suite's sweep)", false}},
        {"ops_per_cycle_per_sm", "knee_warps_per_sm"}},
       {"warp_primitive", "cost of a warp primitive by active lanes, or of a warp reduction",
        {{"primitive", "shfl_sync, shfl_up_sync, shfl_down_sync, shfl_xor_sync, ballot_sync, any_sync, all_sync, "

@@ -40,7 +40,9 @@ def rows_of(run):
 def family_table(rows):
     cols = [("model holds", "model", "holds"), ("model fails", "model", "fails"), ("warn", "model", "warn"),
             ("untestable", "model", "untestable here"), ("checks passed", "check", "passes"),
-            ("targets met", "target", "met"), ("targets missed", "target", "missed"), ("info", None, "info")]
+            ("checks failed", "check", "fails"), ("targets met", "target", "met"),
+            ("targets missed", "target", "missed"), ("throttled", None, "throttled"), ("error", None, "error"),
+            ("info", None, "info")]
     count = {}
     for r in rows:
         for name, kind, verdict in cols:
@@ -119,6 +121,15 @@ def main(argv):
                 return m.group(1) + new + m.group(6)
 
             out = BLOCK.sub(fill, text)
+            # Every marker must open a whole block, and a file handed to the check must hold one:
+            # a mistyped or unclosed marker, or a file whose blocks were deleted, is not "current".
+            opened = len(re.findall(r"<!-- generated", text))
+            closed = len(re.findall(r"<!-- /generated -->", text))
+            matched = len(BLOCK.findall(text))
+            if matched == 0 or opened != matched or closed != matched:
+                raise Usage(f"{path}: {opened} generated marker(s), {closed} closing, {matched} whole block(s); "
+                            "allowed: at least one block, each '<!-- generated: KIND RUN [NAME] -->' ... "
+                            "'<!-- /generated -->'")
             if not check and out != text:
                 with open(path + ".tmp", "w") as f:
                     f.write(out)

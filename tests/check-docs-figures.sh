@@ -15,4 +15,18 @@ cmp -s README.md "$work/README.md" && { echo "check-docs-figures: the plant chan
 if "$python" scripts/docs_figures.py --check "$work/README.md" 2>/dev/null; then
   echo "check-docs-figures: a changed figure passed the check"; exit 1
 fi
-echo "check-docs-figures: ${#docs[@]} files hold their runs' figures; a planted change is refused"
+sed 's/4\.[0-9]* TB\/s (missed)/9.999 TB\/s (missed)/' docs/streaming.md >"$work/streaming.md"
+cmp -s docs/streaming.md "$work/streaming.md" && { echo "check-docs-figures: the streaming plant changed nothing"; exit 1; }
+if "$python" scripts/docs_figures.py --check "$work/streaming.md" 2>/dev/null; then
+  echo "check-docs-figures: a changed best read passed the check"; exit 1
+fi
+# A file whose blocks are gone, or a mistyped marker, is refused too (it cannot pass by having none).
+grep -v 'generated' README.md >"$work/no-blocks.md"
+if "$python" scripts/docs_figures.py --check "$work/no-blocks.md" 2>/dev/null; then
+  echo "check-docs-figures: a file with no blocks passed the check"; exit 1
+fi
+sed '0,/<!-- generated: headline/s//<!-- generated:  headline/' README.md >"$work/typo.md"
+if "$python" scripts/docs_figures.py --check "$work/typo.md" 2>/dev/null; then
+  echo "check-docs-figures: a mistyped marker passed the check"; exit 1
+fi
+echo "check-docs-figures: ${#docs[@]} files hold their runs' figures; changed figures, a missing block and a mistyped marker are refused"
