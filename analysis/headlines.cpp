@@ -97,12 +97,13 @@ HeadlineFigure best_read(const EvaluatedRun& er) {
 // the other three is shown with its own verdict, so a miss at the grid level or at full residency
 // shows as plainly as the hold (issue 36).
 HeadlineFigure divergence_20_12(const EvaluatedRun& er) {
-  const auto param = [](const std::string& p, const std::string& key) {
-    const std::string k = key + "=";
-    std::size_t at = p.rfind(k, 0) == 0 ? 0 : p.find(";" + k);
-    if (at == std::string::npos) return std::string();
-    if (at != 0) ++at;
-    return p.substr(at + k.size(), p.find(';', at) == std::string::npos ? std::string::npos : p.find(';', at) - at - k.size());
+  const auto param = [](const std::string& p, const std::string& key) {  // "k=v;..." -> v of key
+    std::stringstream in(p);
+    std::string kv;
+    while (std::getline(in, kv, ';')) {
+      if (kv.rfind(key + "=", 0) == 0) return kv.substr(key.size() + 1);
+    }
+    return std::string();
   };
   const Row* cells[2][2] = {{nullptr, nullptr}, {nullptr, nullptr}};  // [warp, grid][4, 64 warps/SM]
   for (const Row& r : er.rows) {

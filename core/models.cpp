@@ -341,4 +341,15 @@ double serialised_slowdown(const LinearCost& cost, double trips_cfg, double trip
   return cost.at(trips_cfg) / reference;
 }
 
+double piecewise_linear(const std::vector<std::pair<double, double>>& points, double x) {
+  if (points.empty()) throw std::logic_error("an empty curve was read");
+  if (x <= points.front().first) return points.front().second;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const auto& [x0, y0] = points[i - 1];
+    const auto& [x1, y1] = points[i];
+    if (x <= x1) return x1 > x0 ? y0 + (y1 - y0) * (x - x0) / (x1 - x0) : y1;
+  }
+  return points.back().second;
+}
+
 }  // namespace warpcost::model

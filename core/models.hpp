@@ -168,6 +168,11 @@ ArchParams arch_params(int cc_major, int cc_minor);
 // A cost linear in work, read from two measured points of a parameter benchmark: seconds =
 // fixed + units x per_unit (the intercept is the launch's fixed cost, the slope the cost a unit of
 // work at that residency). The grid tail and the divergence grid price their points with it.
+// y at x on the polyline through points sorted by x (linear between neighbours, a vertical step
+// where two share an x), clamped to the first and last y outside them. Throws std::logic_error
+// for no points. The streaming locus and coalescing's spacing rate read their curves with it.
+double piecewise_linear(const std::vector<std::pair<double, double>>& sorted_points, double x);
+
 struct LinearCost {
   double fixed_seconds = 0.0;
   double seconds_per_unit = 0.0;

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/models.hpp"
+
 namespace warpcost::coalescing {
 
 int partial_sectors(const WarpRequest& request) {
@@ -207,13 +209,7 @@ SpacingRate::SpacingRate(std::vector<std::pair<double, double>> points) {
 
 double SpacingRate::at(double d) const {
   if (points_.empty()) throw std::logic_error("an empty spacing rate was read");
-  if (d <= points_.front().first) return points_.front().second;
-  for (std::size_t i = 1; i < points_.size(); ++i) {
-    const auto& [d0, r0] = points_[i - 1];
-    const auto& [d1, r1] = points_[i];
-    if (d <= d1) return r0 + (r1 - r0) * (d - d0) / (d1 - d0);
-  }
-  return points_.back().second;
+  return model::piecewise_linear(points_, d);
 }
 
 double second_order_useful_bandwidth(double spacing_rate, double in_flight_rate, double useful_bytes,

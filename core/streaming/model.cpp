@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/models.hpp"
+
 namespace warpcost::model::streaming {
 namespace {
 
@@ -39,13 +41,7 @@ Locus::Locus(std::vector<std::pair<double, double>> points) {
 
 double Locus::cycles_at(double bandwidth) const {
   if (points_.empty()) throw std::logic_error("an empty locus was read");
-  if (bandwidth <= points_.front().first) return points_.front().second;
-  for (std::size_t i = 1; i < points_.size(); ++i) {
-    const auto& [b0, c0] = points_[i - 1];
-    const auto& [b1, c1] = points_[i];
-    if (bandwidth <= b1) return b1 > b0 ? c0 + (c1 - c0) * (bandwidth - b0) / (b1 - b0) : c1;
-  }
-  return points_.back().second;
+  return model::piecewise_linear(points_, bandwidth);
 }
 
 double Locus::unloaded_cycles() const {
