@@ -22,7 +22,7 @@ section() { echo; echo "=== $*"; }
 
   section "negative control: the plain-move build must fail the check"
   if cmake --build "$build" --target warpcost_primitives_plain_move >/dev/null; then
-    obj=$(find "$build" -path '*warpcost_primitives_plain_move.dir*' -name '*.o' | head -n 1)
+    obj=$(find "$build" -name 'libwarpcost_primitives_plain_move.a' | head -n 1)
     scripts/check-sass-primitives.sh --tool "$tool" --must-fail "$obj" || status=1
   else
     echo "the plain-move build failed"; status=1

@@ -1,0 +1,9 @@
+// The chain kernels of WP_GROUP_5 (kernels_chain.hpp): one file a group, so a
+// build compiles the groups at once.
+#include "kernels/warp_primitives/kernels_chain.hpp"
+
+namespace warpcost::kernels {
+
+WP_DEFINE_CHAIN_GROUP(5)
+
+}  // namespace warpcost::kernels

@@ -1,0 +1,9 @@
+// The chain kernels of WP_GROUP_9 (kernels_chain.hpp): one file a group, so a
+// build compiles the groups at once.
+#include "kernels/warp_primitives/kernels_chain.hpp"
+
+namespace warpcost::kernels {
+
+WP_DEFINE_CHAIN_GROUP(9)
+
+}  // namespace warpcost::kernels
