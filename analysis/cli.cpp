@@ -3,12 +3,16 @@
 #include "analysis/compare.hpp"
 
 #include <algorithm>
+#include <array>
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <thread>
 #include <unistd.h>
 
 #include <iterator>
@@ -30,6 +34,35 @@ namespace fs = std::filesystem;
 
 namespace warpcost::analysis {
 namespace {
+
+// f(0), ..., f(n - 1) on up to the machine's count of cores, the results in index order. An
+// exception from f reaches the caller, the one of the lowest index, as a plain loop's would.
+template <class R, class F>
+std::vector<R> for_each_parallel(std::size_t n, F f) {
+  std::vector<std::optional<R>> results(n);
+  std::vector<std::exception_ptr> errors(n);
+  const std::size_t workers = std::max<std::size_t>(1, std::min<std::size_t>(n, std::thread::hardware_concurrency()));
+  std::vector<std::future<void>> running;
+  for (std::size_t w = 0; w < workers; ++w) {
+    running.push_back(std::async(std::launch::async, [w, workers, n, &f, &results, &errors] {
+      for (std::size_t i = w; i < n; i += workers) {
+        try {
+          results[i] = f(i);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      }
+    }));
+  }
+  for (auto& r : running) r.get();
+  std::vector<R> out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (errors[i]) std::rethrow_exception(errors[i]);
+    out.push_back(std::move(*results[i]));
+  }
+  return out;
+}
 
 const char* const kUsage =
     "usage: warpcost-analyze [--csv FILE] [--report FILE] [--per-run] [--plots DIR] [--allow-no-runs]\n"
@@ -421,15 +454,30 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
     std::vector<std::string> skipped;
     std::vector<std::string> incomplete;
     std::map<std::string, fs::path> run_ids;
-    for (const auto& f : files) {
+    // Each run is read and judged on its own (no state is shared between runs), so the runs are
+    // read on the machine's cores at once; everything after is done in the inputs' order, as one
+    // thread would, so the outputs do not depend on the count of cores.
+    struct Read {
       EvaluatedRun er;
+      std::string failure;  // why the run could not be read or judged; empty when it was
+    };
+    std::vector<Read> read = for_each_parallel<Read>(files.size(), [&files](std::size_t i) {
+      Read r;
       try {
-        er.run = read_run(f);
-        er.rows = evaluate_run(er.run);
+        r.er.run = read_run(files[i]);
+        r.er.rows = evaluate_run(r.er.run);
       } catch (const std::exception& e) {
-        skipped.push_back(e.what());
+        r.failure = e.what();
+      }
+      return r;
+    });
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const fs::path& f = files[i];
+      if (!read[i].failure.empty()) {
+        skipped.push_back(read[i].failure);
         continue;
       }
+      EvaluatedRun er = std::move(read[i].er);
       if (const auto unknown = unknown_benchmarks(er.run); !unknown.empty()) {
         if (!allow_unknown) {
           err << "warpcost-analyze: " << RunFormatError(f.string(), "benchmarks",
@@ -475,13 +523,16 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
       }
       per_run = true;
     }
-    if (per_run) {
-      for (const auto& er : runs) {
+    if (per_run) {  // each run's three files, rendered on the cores at once, kept in the runs' order
+      using Three = std::array<std::pair<fs::path, std::string>, 3>;
+      const std::vector<Three> rendered = for_each_parallel<Three>(runs.size(), [&runs](std::size_t i) {
+        const EvaluatedRun& er = runs[i];
         const fs::path dir = er.run.source.parent_path();
-        outputs.emplace_back(dir / "warpcost.csv", tidy_csv({er}));
-        outputs.emplace_back(dir / "report.md", markdown_report({er}));
-        outputs.emplace_back(dir / kVerdictLockFile, verdict_lock_text(er.run.run_id(), er.rows));
-      }
+        return Three{{{dir / "warpcost.csv", tidy_csv({er})},
+                      {dir / "report.md", markdown_report({er})},
+                      {dir / kVerdictLockFile, verdict_lock_text(er.run.run_id(), er.rows)}}};
+      });
+      for (const Three& three : rendered) outputs.insert(outputs.end(), three.begin(), three.end());
     }
     SummaryOptions summary_options;
     summary_options.link_base = report_path.empty() ? fs::path(".") : identity(report_path).parent_path();

@@ -10,12 +10,19 @@ so and exits 0: the analysis around it still succeeds, and committed plots stay 
 """
 import glob
 import importlib.util
+import multiprocessing
 import os
 import sys
 
 from plot_support import load
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+_DRAW = None  # (draw_family, modules) for the forked workers of main()
+
+
+def _draw_one(index):
+    draw_family, modules = _DRAW
+    return draw_family(modules[index])
 
 
 def family_plot_modules():
@@ -46,17 +53,32 @@ def main(argv):
     matplotlib.rcParams["svg.hashsalt"] = "warpcost"
     rows = load(csv_path)
     os.makedirs(out_dir, exist_ok=True)
-    written = []
 
-    def save(fig, name, run):
-        fig.text(0.99, 0.005, "run " + run, ha="right", va="bottom", fontsize=7)
-        path = os.path.join(out_dir, name)
-        fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")
-        plt.close(fig)
-        written.append(path)
+    def draw_family(module):
+        """The family's figures, as files in out_dir; their paths, in the order drawn."""
+        written = []
 
-    for module in family_plot_modules():
+        def save(fig, name, run):
+            fig.text(0.99, 0.005, "run " + run, ha="right", va="bottom", fontsize=7)
+            path = os.path.join(out_dir, name)
+            fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")
+            plt.close(fig)
+            written.append(path)
+
         module.draw(rows, plt, save)
+        return written
+
+    modules = family_plot_modules()
+    # The families draw at once, one process each (forked: each starts with the rows read once
+    # here); an SVG does not depend on which process drew it. One core, or no fork: one by one.
+    if (os.cpu_count() or 1) > 1 and len(modules) > 1 and "fork" in multiprocessing.get_all_start_methods():
+        global _DRAW
+        _DRAW = (draw_family, modules)
+        with multiprocessing.get_context("fork").Pool(min(len(modules), os.cpu_count())) as pool:
+            per_family = pool.map(_draw_one, range(len(modules)))
+    else:
+        per_family = [draw_family(m) for m in modules]
+    written = [path for paths in per_family for path in paths]
 
     for path in written:
         print("wrote " + path)

@@ -1,7 +1,10 @@
 #include "core/coalescing/model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -43,7 +46,9 @@ int distinct_granules(const WarpRequest& request, int granule_bytes) {
   for (const std::uint64_t a : request.addresses) {
     for (std::uint64_t k = a / g; k <= (a + size - 1) / g; ++k) touched.push_back(k);
   }
-  std::sort(touched.begin(), touched.end());
+  // A warp's lanes mostly run up the addresses (every strided and 2D request does): then the list
+  // is already in order and only the permuted requests pay the sort.
+  if (!std::is_sorted(touched.begin(), touched.end())) std::sort(touched.begin(), touched.end());
   return static_cast<int>(std::unique(touched.begin(), touched.end()) - touched.begin());
 }
 
@@ -127,15 +132,44 @@ void for_each_block_2d_warp(int x, int y, int width, int height, int elem_bytes,
   }
 }
 
+// The frame functions walk every warp of a frame (65k warps for 1920x1080 in 32x1 blocks) and the
+// analysis asks them the same few frames for many rows and runs: each answer is computed once per
+// process and kept. Guarded for the analysis' threads; the answer is the same either way.
+template <class T, class Compute>
+T remembered(std::map<std::array<int, 5>, T>& memo, std::mutex& lock, const std::array<int, 5>& key, Compute compute) {
+  {
+    const std::lock_guard<std::mutex> held(lock);
+    if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  }
+  T value = compute();  // outside the lock: two threads may both compute one frame, with one answer
+  const std::lock_guard<std::mutex> held(lock);
+  return memo.emplace(key, value).first->second;
+}
+
+std::mutex g_frame_lock;
+std::map<std::array<int, 5>, RequestTotals> g_frame_totals;
+std::map<std::array<int, 5>, long long> g_frame_sectors;
+
+long long compute_frame_sectors(int x, int y, int width, int height, int elem_bytes);
+
 }  // namespace
 
 RequestTotals block_2d_totals(int x, int y, int width, int height, int elem_bytes) {
-  RequestTotals t;
-  for_each_block_2d_warp(x, y, width, height, elem_bytes, [&](const WarpRequest& r) { add_request(t, r); });
-  return t;
+  return remembered(g_frame_totals, g_frame_lock, {x, y, width, height, elem_bytes}, [&] {
+    RequestTotals t;
+    for_each_block_2d_warp(x, y, width, height, elem_bytes, [&](const WarpRequest& r) { add_request(t, r); });
+    return t;
+  });
 }
 
 long long block_2d_frame_sectors(int x, int y, int width, int height, int elem_bytes) {
+  return remembered(g_frame_sectors, g_frame_lock, {x, y, width, height, elem_bytes},
+                    [&] { return compute_frame_sectors(x, y, width, height, elem_bytes); });
+}
+
+namespace {
+
+long long compute_frame_sectors(int x, int y, int width, int height, int elem_bytes) {
   const auto frame_bytes = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) *
                            static_cast<std::uint64_t>(elem_bytes);
   std::vector<bool> touched((frame_bytes + kSectorBytes - 1) / kSectorBytes, false);
@@ -149,6 +183,8 @@ long long block_2d_frame_sectors(int x, int y, int width, int height, int elem_b
   });
   return static_cast<long long>(std::count(touched.begin(), touched.end(), true));
 }
+
+}  // namespace
 
 RequestTotals partial_block_totals(int threads, int elem_bytes) {
   if (threads <= 0) throw std::invalid_argument("partial_block: a block needs at least one thread");
