@@ -75,11 +75,19 @@ void Tracker::done(const std::string& family) {
       last_print_ = now;
       std::fprintf(stderr, "\r\033[Kwarpcost-bench: %s%s", text.c_str(), phase_end ? "\n" : "");
       std::fflush(stderr);
+      line_open_ = !phase_end;
     }
   } else if (phase_end || since_print >= interval_s_) {
     last_print_ = now;
     std::fprintf(stderr, "warpcost-bench: %s\n", text.c_str());
   }
+}
+
+void Tracker::end_line() {
+  if (!line_open_) return;
+  std::fputc('\n', stderr);
+  std::fflush(stderr);
+  line_open_ = false;
 }
 
 }  // namespace warpcost::progress

@@ -29,6 +29,12 @@ class Tracker {
  public:
   // interval_s: the plain lines' spacing when stderr is not a terminal.
   Tracker(std::string phase, const std::vector<std::string>& names, double interval_s = 10.0);
+  ~Tracker() { end_line(); }
+  Tracker(const Tracker&) = delete;
+  Tracker& operator=(const Tracker&) = delete;
+  // Ends a line left open on a terminal (a phase stopped before its last item: an interrupt, a lost
+  // device), so what is printed next starts on a line of its own. Nothing otherwise.
+  void end_line();
   // One item of `family` finished now; the wall time since the previous item goes to `family`.
   void done(const std::string& family);
   long long total() const noexcept { return total_; }
@@ -45,6 +51,7 @@ class Tracker {
   long long done_ = 0;
   double interval_s_;
   bool terminal_ = false;  // stderr is a terminal: the line is rewritten in place
+  bool line_open_ = false;  // the line on the terminal has no newline yet
   Clock::time_point start_;
   Clock::time_point last_item_;
   Clock::time_point last_print_;

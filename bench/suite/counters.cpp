@@ -120,6 +120,7 @@ std::string profile_every_point(counters::CounterPass& pass, RunAnnotation& anno
     launches.clear();
     i = end;
   }
+  tracker.end_line();  // the loop may stop mid-line (an interrupt, a failed pass)
   family_seconds = tracker.family_seconds();
   // One point of each family, so a log shows what was collected.
   std::vector<std::string> shown;

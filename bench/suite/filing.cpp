@@ -156,6 +156,10 @@ int file_run(SuiteRun& run) {
     std::fprintf(stderr, "warpcost-bench: %zu failure(s); run kept in %s:\n",
                  errors.size(), failed.c_str());
     for (const auto& e : errors) std::fprintf(stderr, "  %s\n", e.c_str());
+    // The kept folder is the last line of stdout, as a filed run's is: ./warpcost keeps the per-point
+    // table there too. It ends in .failed, which the analysis does not read.
+    std::printf("%s\n", failed.c_str());
+    std::fflush(stdout);
     return 1;
   }
   print_rates(json);

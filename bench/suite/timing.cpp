@@ -92,6 +92,7 @@ void run_timing_phase(SuiteRun& run) {
   run.timing_seconds = seconds_since(run.suite_start);
   run.look_for_other_processes();
   run.signal = interrupting_signal();
+  timing.end_line();  // an interrupt or a lost device stops the phase mid-line
   if (run.signal != 0) {
     // What was measured stays, as a run marked partial; no counter pass (it would run after all
     // timing, which did not end).
