@@ -23,6 +23,9 @@ const std::map<std::string, std::string>& unit_aliases() {
       {"instruction", "inst"}, {"branch_target", "branches"},
       {"sector", "sectors"},   {"request", "requests"},
       {"hz", "Hz"},
+      // The evaluators' own spellings of vocabulary units.
+      {"bytes/s", "B/s"},      {"warps/SM", "warps"},
+      {"instructions", "inst"},
       // CUPTI's units of the default counters l1tex__t_requests and lts__t_sectors.
       {"l1tex_request", "requests"}, {"l2_sector", "sectors"},
   };
@@ -58,6 +61,9 @@ bool unit_in_vocabulary(const std::string& unit) {
 
 std::string vocabulary_unit(const Row& row) {
   if (unit_in_vocabulary(row.unit)) return row.unit;
+  // Already written as a CUPTI unit: kept (the CSV writer asks again after use_vocabulary_units,
+  // which once made "cupti:cupti:..." of every unit outside the vocabulary).
+  if (row.unit.rfind(csv_schema().cupti_unit_prefix, 0) == 0) return row.unit;
   if (row.unit == "count") {
     const auto it = counted_things().find(row.metric);
     // A count this table does not name yet is still a plain number.
@@ -65,7 +71,7 @@ std::string vocabulary_unit(const Row& row) {
   }
   const auto it = unit_aliases().find(row.unit);
   if (it != unit_aliases().end()) return it->second;
-  return "cupti:" + row.unit;
+  return csv_schema().cupti_unit_prefix + row.unit;
 }
 
 void use_vocabulary_units(std::vector<Row>& rows) {

@@ -350,6 +350,16 @@ TEST(Units, TheAliasesMapIntoTheVocabulary) {
   // A CUPTI unit outside the table is kept, marked, never renamed into a wrong one.
   EXPECT_EQ(unit_of("furlong", "x"), "cupti:furlong");
   for (const auto& u : unit_vocabulary()) EXPECT_EQ(unit_of(u, "x"), u);
+  // The evaluators' own spellings (the second-order rows wrote "cupti:cupti:bytes/s" before).
+  EXPECT_EQ(unit_of("bytes/s", "second_order_bandwidth"), "B/s");
+  EXPECT_EQ(unit_of("warps/SM", "second_order_knee_warps_per_sm"), "warps");
+  EXPECT_EQ(unit_of("warp-ops/cycle/SM", "throughput"), "warp-ops/cycle/SM");
+  EXPECT_EQ(unit_of("instructions", "smsp__inst_executed.sum"), "inst");
+  // Asked twice (the CLI, then the CSV writer), a unit stays what the first answer was.
+  for (const char* u : {"furlong", "bytes/s", "gpc_cycle", "count", "percent", "B/s"}) {
+    const std::string once = unit_of(u, "warps_per_block");
+    EXPECT_EQ(unit_of(once, "warps_per_block"), once) << u;
+  }
 }
 
 TEST_F(AnalyzeCli, EachParameterHasItsOwnColumn) {
