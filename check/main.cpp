@@ -1,6 +1,8 @@
 // warpcost-examples: a course author's worked examples against the models (docs/worked-examples.md).
 //   warpcost-examples check FILE                 every stated answer vs the model; exit 0 all agree,
 //                                                1 any disagrees, 2 malformed file or usage
+//   warpcost-examples check FILE --plan          also lists, per example, the runner calls --measure
+//                                                would make or why no GPU measures it (no GPU needed)
 //   warpcost-examples check FILE --measure [--bench-dir DIR] [--results DIR]
 //                                                also runs each example's point with its family's
 //                                                runner on the GPU (exit 77 without one) and writes
@@ -28,7 +30,7 @@ namespace {
 namespace ex = warpcost::examples;
 
 const char* const kUsage =
-    "usage: warpcost check FILE [--measure [--bench-dir DIR] [--results DIR]]\n"
+    "usage: warpcost check FILE [--plan | --measure [--bench-dir DIR] [--results DIR]]\n"
     "       warpcost predict KIND key=value ... [--results DIR] [--gpu NAME]\n"
     "  KIND: block_shape, thread_map, grid_tail, divergence, latency_hiding, scheduler_demand,\n"
     "        coalescing, warp_primitive (docs/worked-examples.md lists each kind's keys)\n";
@@ -118,18 +120,21 @@ int measure(const std::string& file, const std::vector<ex::Example>& examples, c
 int check(const std::vector<std::string>& args) {
   std::string file;
   bool do_measure = false;
+  bool do_plan = false;
   std::string bench_dir;
   std::string results = "results";
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--measure") {
       do_measure = true;
+    } else if (args[i] == "--plan") {
+      do_plan = true;
     } else if (args[i] == "--bench-dir" || args[i] == "--results") {
       if (i + 1 >= args.size()) return usage(args[i] + " needs a folder");
       const std::string& flag = args[i];
       (flag == "--bench-dir" ? bench_dir : results) = args[i + 1];
       ++i;
     } else if (args[i].rfind("--", 0) == 0) {
-      return usage("unknown option '" + args[i] + "'; allowed: --measure, --bench-dir DIR, --results DIR");
+      return usage("unknown option '" + args[i] + "'; allowed: --plan, --measure, --bench-dir DIR, --results DIR");
     } else if (!file.empty()) {
       return usage("check takes one FILE ('" + file + "' and '" + args[i] + "')");
     } else {
@@ -138,11 +143,17 @@ int check(const std::vector<std::string>& args) {
   }
   if (file.empty()) return usage("check needs a FILE");
   if (!do_measure && (!bench_dir.empty() || results != "results")) return usage("--bench-dir and --results go with --measure");
+  if (do_measure && do_plan) return usage("--plan lists what --measure would run: give one of them, not both");
   const auto examples = ex::read_examples_file(file);
   const auto checked = ex::check_examples(examples);
   std::cout << ex::check_markdown(checked);
   bool disagrees = false;
   for (const auto& c : checked) disagrees = disagrees || !c.agrees;
+  if (do_plan) {
+    std::vector<ex::MeasurePlan> plans;
+    for (const auto& e : examples) plans.push_back(ex::plan_measure(e));
+    std::cout << "\n" << ex::plan_markdown(examples, plans);
+  }
   if (do_measure) {
     if (bench_dir.empty()) return usage("--measure needs --bench-dir (./warpcost check passes build/<preset>/bench)");
     return measure(file, examples, bench_dir, results, disagrees);

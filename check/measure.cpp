@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <regex>
@@ -12,6 +13,7 @@
 
 #include "analysis/coalescing/evaluation.hpp"
 #include "core/result_schema.hpp"
+#include "core/streaming/schema.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/tidy_csv.hpp"
 #include "analysis/warp_primitives/evaluation.hpp"
@@ -134,6 +136,13 @@ MeasurePlan plan_latency(const Example& ex) {
   }
   if (needed < 1) return why("the model needs no warp (L = 0): nothing to run");
   if (w != std::floor(w)) return why("W = " + num(w) + " is not a whole number of ALU operations a load");
+  const auto& compiled = schema::streaming::kCompiledAluCounts;
+  if (std::find(std::begin(compiled), std::end(compiled), static_cast<int>(w)) == std::end(compiled)) {
+    std::string list;
+    for (const int c : compiled) list += (list.empty() ? "" : ", ") + std::to_string(c);
+    return why("W = " + whole(w) + ": warpcost-stream has a kernel for W = " + list + " only (each W is its own unrolled "
+               "kernel)");
+  }
   return MeasurePlan{{{kStream, {"read", "--alu", whole(w), "--warps-per-sm", std::to_string(needed)}},
                       {kStream, {"read", "--alu", whole(w), "--warps-per-sm", std::to_string(cap)}}}, ""};
 }
@@ -510,6 +519,53 @@ std::vector<std::string> run_plan(const MeasurePlan& plan, const std::string& be
   return outputs;
 }
 
+std::string markdown_cell(const std::string& text, std::size_t max_chars) {
+  // One line: every run of whitespace (newlines included) becomes one space, a '|' is escaped.
+  std::string flat;
+  for (const char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c)) != 0) {
+      if (!flat.empty() && flat.back() != ' ') flat += ' ';
+    } else {
+      flat += c;
+    }
+  }
+  while (!flat.empty() && flat.back() == ' ') flat.pop_back();
+  // The first sentence ('. ' or ': ' after it starts a usage text, a list), within max_chars.
+  if (flat.size() > max_chars) {
+    std::size_t cut = flat.rfind(". ", max_chars);
+    if (cut == std::string::npos || cut < max_chars / 4) cut = flat.rfind(' ', max_chars);
+    if (cut == std::string::npos) cut = max_chars;
+    flat = flat.substr(0, cut) + " (…)";
+  }
+  std::string out;
+  for (const char c : flat) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+std::string call_text(const Invocation& call) {
+  std::string text = call.runner;
+  for (const auto& a : call.args) text += " " + a;
+  return text;
+}
+
+std::string plan_markdown(const std::vector<Example>& examples, const std::vector<MeasurePlan>& plans) {
+  if (examples.size() != plans.size()) throw std::logic_error("one plan an example");
+  std::ostringstream md;
+  std::size_t runnable = 0;
+  for (const auto& p : plans) runnable += p.calls.empty() ? 0 : 1;
+  md << "What `--measure` would run: " << runnable << " of " << examples.size()
+     << " examples have a runner (build/<preset>/bench/); the others say why no GPU measures them.\n\n"
+     << "| example | kind | runner calls | measured? |\n|---|---|---|---|\n";
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    std::string calls;
+    for (const auto& c : plans[i].calls) calls += (calls.empty() ? "" : "; ") + call_text(c);
+    md << "| " << markdown_cell(examples[i].id, 80) << " | " << examples[i].kind << " | "
+       << (calls.empty() ? "—" : "`" + calls + "`") << " | "
+       << (plans[i].calls.empty() ? "not measured: " + markdown_cell(plans[i].why_not, 240) : "yes") << " |\n";
+  }
+  return md.str();
+}
+
 std::string measured_markdown(const std::vector<MeasuredAnswer>& rows, const std::string& gpu) {
   std::ostringstream md;
   md << "Worked examples on " << gpu << ": the author's answer, the model's, and what the GPU did.\n\n"
@@ -522,7 +578,7 @@ std::string measured_markdown(const std::vector<MeasuredAnswer>& rows, const std
     }
     md << "| " << r.example << " | " << (r.answer.empty() ? "—" : r.answer) << " | " << (r.stated.empty() ? "—" : r.stated)
        << " | " << (r.model.empty() ? "—" : r.model) << " | " << gpu_text << " | " << r.row_kind << " | " << r.verdict
-       << " | " << (r.row_kind == "check" ? "warpcost-record" : r.note) << " |\n";
+       << " | " << (r.row_kind == "check" ? "warpcost-record" : markdown_cell(r.note, 240)) << " |\n";
   }
   return md.str();
 }

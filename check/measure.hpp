@@ -68,6 +68,14 @@ struct MeasuredAnswer {
 std::vector<MeasuredAnswer> judge_measurement(const Example& example, const MeasurePlan& plan,
                                               const std::vector<std::string>& outputs);
 
+// A markdown table cell of `text`: one line (whitespace runs, newlines included, become one space;
+// '|' escaped), cut at a sentence or word boundary to at most about max_chars with " (…)" after.
+std::string markdown_cell(const std::string& text, std::size_t max_chars);
+
+// `warpcost check FILE --plan`: per example, the runner calls --measure would make, or why no GPU
+// measures it. Needs no GPU.
+std::string plan_markdown(const std::vector<Example>& examples, const std::vector<MeasurePlan>& plans);
+
 // A runner that refused its arguments (exit 2, usage): the GPU cannot answer at these parameters.
 class RunnerRefused : public std::runtime_error {
  public:

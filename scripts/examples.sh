@@ -2,7 +2,7 @@
 # `./warpcost check` and `./warpcost predict` (docs/worked-examples.md): builds the examples tool of
 # the configured build folder, quietly, and runs it with the command's own arguments; with --measure
 # it also builds the family runners and points the tool at them (BUILD_DIR/bench).
-#   scripts/examples.sh BUILD_DIR check FILE [--measure] | predict KIND key=value ...
+#   scripts/examples.sh BUILD_DIR check FILE [--plan | --measure] | predict KIND key=value ...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1

@@ -42,6 +42,9 @@ inline constexpr const char* kUsefulInstructions = "useful_instructions";
 inline constexpr const char* kWarpsPerBlock = "warps_per_block";
 }  // namespace counter
 inline constexpr const char* kFamily = "streaming";
+// The W values (ALU instructions between loads) the streaming kernels are compiled for: each is its
+// own fully unrolled kernel (kernels/streaming/), so a runner or a plan refuses any other W.
+inline constexpr int kCompiledAluCounts[] = {0, 1, 2, 4, 8, 16, 32, 64, 128, 256};
 namespace benchmark {
 inline constexpr const char* kReadIndependent = "read_independent";
 inline constexpr const char* kReadDependent = "read_dependent";

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/streaming/schema.hpp"
+
 namespace warpcost::kernels {
 
 // The streaming kernels' ALU work, shared with the host replay: a dependent chain v <- v x scale +
@@ -27,7 +29,7 @@ const char* alu_use_name(AluUse use);
 // The compiled W values (ALU instructions per load): each is its own kernel,
 // fully unrolled, so the instruction count between loads is exactly W plus the
 // loop's own few.
-inline constexpr int kStreamAluCounts[] = {0, 1, 2, 4, 8, 16, 32, 64, 128, 256};
+inline constexpr const auto& kStreamAluCounts = schema::streaming::kCompiledAluCounts;
 inline constexpr int kLatencySamplesPerBlock = 8;
 
 // Loads a thread keeps in flight: 1 is the loop above; 2, 4 or 8 issue that

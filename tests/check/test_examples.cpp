@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -717,6 +718,105 @@ TEST(MeasurePrimitive, ActivemaskIsNotTimedAndSaysWhy) {
   const auto plan = plan_measure(one_example("kind = \"warp_primitive\"\nprimitive = \"activemask\"\nanswer = { cost_vs_full_warp = 1 }\n"));
   EXPECT_TRUE(plan.calls.empty());
   EXPECT_NE(plan.why_not.find("does not time activemask"), std::string::npos) << plan.why_not;
+}
+
+// ---- --plan and cells that stay one line ---------------------------------------------------------
+
+// Every line of a markdown table: its cells, split at unescaped '|'.
+std::vector<std::string> table_lines(const std::string& md) {
+  std::vector<std::string> lines;
+  std::istringstream in(md);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| ", 0) == 0) lines.push_back(line);
+  }
+  return lines;
+}
+int cells_of(const std::string& line) {
+  int n = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) n += line[i] == '|' && (i == 0 || line[i - 1] != '\\') ? 1 : 0;
+  return n - 1;
+}
+
+TEST(MeasureCell, AMultiLineRefusalIsOneLineWithItsPipesEscaped) {
+  EXPECT_EQ(markdown_cell("a\n  b\tc |d\n", 100), "a b c \\|d");
+  // 'First sentence. ' is kept whole when the text is too long; the rest is cut with " (…)".
+  const std::string usage = "warpcost-stream refuses these parameters: W = 25 ALU instructions per load. allowed (compiled): "
+                            "0, 1, 2, 4, 8, 16, 32, 64, 128, 256\nusage: warpcost-stream read [--alu W]\n  --alu W   ...\n";
+  EXPECT_EQ(markdown_cell(usage, 90), "warpcost-stream refuses these parameters: W = 25 ALU instructions per load (…)");
+  // No sentence boundary late enough: cut at a space.
+  EXPECT_EQ(markdown_cell("aaaa bbbb cccc dddd", 12), "aaaa bbbb (…)");
+}
+
+TEST(MeasureCell, AMeasuredTableWithALongMultiLineRefusalKeepsEveryRowOnOneLine) {
+  MeasuredAnswer refused;
+  refused.example = "C4";
+  refused.kind = "latency_hiding";
+  refused.row_kind = "info";
+  refused.verdict = "not measured";
+  refused.note = "warpcost-stream refuses these parameters: warpcost-stream: --alu 25: W = 25 ALU instructions per load; "
+                 "allowed (compiled): 0, 1, 2, 4, 8, 16, 32, 64, 128, 256\nusage: warpcost-stream read [--alu W] "
+                 "[--warps-per-sm N] [--bytes B]\n  --alu W  ALU | instructions between loads\n  --warps-per-sm N ...\n" +
+                 std::string(600, 'x');
+  MeasuredAnswer fine = refused;
+  fine.example = "C5";
+  fine.note = "short";
+  const std::string md = measured_markdown({refused, fine}, "GPU");
+  const auto lines = table_lines(md);
+  ASSERT_EQ(lines.size(), 3u) << md;  // the header and one line a row
+  for (const auto& l : lines) EXPECT_EQ(cells_of(l), 8) << l;
+  EXPECT_NE(lines[1].find("| C4 |"), std::string::npos);
+  EXPECT_NE(lines[1].find("(…) |"), std::string::npos) << lines[1];
+  EXPECT_LT(lines[1].size(), 400u);
+  // The CSV keeps the whole text.
+  const std::string csv = measured_csv({refused}, "gpu/run", "2026-12-01T00:00:00Z", "GPU", "abc");
+  EXPECT_NE(csv.find(std::string(600, 'x')), std::string::npos);
+}
+
+TEST(MeasurePlan, ThePlanOfAFileOfEveryKindNamesEachCallOrWhyNot) {
+  const auto examples = read_examples_file(std::string(WARPCOST_SOURCE) + "/tests/check/fixtures/every-kind.toml");
+  std::vector<MeasurePlan> plans;
+  std::set<std::string> kinds;
+  for (const auto& e : examples) {
+    plans.push_back(plan_measure(e));
+    kinds.insert(e.kind);
+  }
+  // Every kind the file format has (docs/worked-examples.md).
+  EXPECT_EQ(kinds, (std::set<std::string>{"block_shape", "thread_map", "grid_tail", "divergence", "latency_hiding",
+                                          "scheduler_demand", "coalescing", "warp_primitive", "stream_bandwidth",
+                                          "grid_tail_time", "divergence_grid", "coalescing_bandwidth",
+                                          "primitive_throughput"}));
+  const std::string md = plan_markdown(examples, plans);
+  const auto lines = table_lines(md);
+  ASSERT_EQ(lines.size(), examples.size() + 1) << md;
+  for (const auto& l : lines) EXPECT_EQ(cells_of(l), 4) << l;
+  EXPECT_NE(md.find("4 of 13 examples have a runner"), std::string::npos) << md;
+  EXPECT_NE(md.find("| K1 | block_shape | `warpcost-record 100 1 1` | yes |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| K4 | divergence | `warpcost-diverge --leaves 4 --trips 384` | yes |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| K8 | warp_primitive | `warpcost-primitives latency --primitive shfl_idx32 --lanes 1; "
+                    "warpcost-primitives latency --primitive shfl_idx32 --lanes 32` | yes |"),
+            std::string::npos) << md;
+  // W = 25 has no compiled kernel: the plan says so in one line (it used to paste the runner's usage).
+  EXPECT_NE(md.find("| K5 | latency_hiding | — | not measured: W = 25: warpcost-stream has a kernel for W = 0, 1, 2, 4, 8, "
+                    "16, 32, 64, 128, 256 only"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| K6 | scheduler_demand | — | not measured: the model needs 200 warps a SM, over the cap of 64"),
+            std::string::npos) << md;
+  // A compiled W is planned at the model's warps and at the cap: L = 500, W = 16 -> ceil(500/16) = 32.
+  const auto w16 = plan_measure(one_example("kind = \"latency_hiding\"\nlatency = 500\ninstructions = 16\nwarp_cap = 64\nanswer = { warps_needed = 32 }\n"));
+  ASSERT_EQ(w16.calls.size(), 2u);
+  EXPECT_EQ(w16.calls[0].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "32"}));
+  EXPECT_EQ(w16.calls[1].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "64"}));
+}
+
+TEST(ExamplesCli, PlanNeedsNoGpuAndGoesWithoutMeasure) {
+  TempDir tmp;
+  EXPECT_EQ(run_tool("check " + std::string(WARPCOST_SOURCE) + "/tests/check/fixtures/every-kind.toml --plan",
+                     tmp.path / "plan.txt"), 0);
+  const std::string out = slurp((tmp.path / "plan.txt").string());
+  EXPECT_NE(out.find("13 of 13 stated answers agree"), std::string::npos) << out;
+  EXPECT_NE(out.find("What `--measure` would run: 4 of 13"), std::string::npos) << out;
+  EXPECT_EQ(run_tool("check " + kPageFile + " --plan --measure --bench-dir x", tmp.path / "both.txt"), 2);
+  EXPECT_NE(slurp((tmp.path / "both.txt.err").string()).find("give one of them"), std::string::npos);
 }
 
 }  // namespace
