@@ -54,6 +54,8 @@ build/user/analysis/warpcost-analyze --per-run --allow-no-runs --quiet --plots r
 step "analysis ($(find results -name bench.json | wc -l) runs)"
 python3 analysis/plots.py results/warpcost.csv results/plots >/dev/null 2>&1; step plots
 scripts/console-summary.sh results/report.md >/dev/null 2>&1; step "console summary"
+grep '^CMAKE_CUDA_ARCHITECTURES' build/user/CMakeCache.txt >>"$OUT/phases.txt"
+command -v cuobjdump >/dev/null && cuobjdump --list-elf build/user/bench/warpcost-bench | sed -n '1,2p' >>"$OUT/phases.txt"
 awk -v t0="$t0" '{ printf "%7.2f %7.2f %6.2f %s\n", $1 - t0, $2 - t0, $2 - $1, $3 }' "$log" |
   sed "s|$work/||" | sort -n >"$OUT/compiles.txt"
 awk '{ s += $3 } END { printf "compiles and links: %d, %.1f s of CPU\n", NR, s }' "$OUT/compiles.txt" >>"$OUT/phases.txt"
