@@ -99,8 +99,9 @@ void grid_tail_answers(const Example& ex, std::vector<ModelAnswer>& out) {
   out.push_back({"last_block_threads", count(g.last_block_threads), "N − B·(ceil(N/B) − 1), " + nb});
   out.push_back({"last_block_full_warps", count(g.last_block_full_warps), "floor(last/32), " + nb});
   out.push_back({"last_block_partial_lanes", count(g.last_block_partial_lanes), "last mod 32, " + nb});
-  out.push_back({"launched_warps", count(g.launched_warps), "(blocks − 1)·ceil(B/32) + ceil(last/32), " + nb});
-  out.push_back({"wasted_lanes", count(g.wasted_lanes), "32·warps − N, " + nb});
+  out.push_back({"launched_warps", count(g.launched_warps), "blocks·ceil(B/32) (the last block's warps past N launch too), " + nb});
+  out.push_back({"working_warps", count(g.working_warps), "(blocks − 1)·ceil(B/32) + ceil(last/32), " + nb});
+  out.push_back({"wasted_lanes", count(g.wasted_lanes), "32·launched_warps − N, " + nb});
 }
 
 void divergence_answers(const Example& ex, std::vector<ModelAnswer>& out) {

@@ -579,7 +579,7 @@ const std::vector<KindSpec>& kinds() {
       {"grid_tail", "N threads in blocks of B → blocks, the last block's threads, full warps and lanes",
        {{"threads", "N >= 1", true}, {"block_threads", "B, 1..1024", true}},
        {"blocks", "last_block_threads", "last_block_full_warps", "last_block_partial_lanes", "launched_warps",
-        "wasted_lanes"}},
+        "working_warps", "wasted_lanes"}},
       {"divergence", "lane split and path costs → time and slowdown (if/else, k-way switch, nested)",
        {{"paths", "a list of { lanes = 0..32, cost = number >= 0 }, lanes summing to at most 32", true},
         {"uniform_cost", "a number > 0: the warp's time when no lane disagrees", true},

@@ -127,8 +127,10 @@ GridTail grid_tail(long long total_threads, long long block_threads) {
   g.last_block_threads = total_threads - block_threads * (g.blocks - 1);
   g.last_block_full_warps = g.last_block_threads / kWarpSize;
   g.last_block_partial_lanes = static_cast<int>(g.last_block_threads % kWarpSize);
-  g.launched_warps =
-      (g.blocks - 1) * warps_per_block(block_threads) + warps_per_block(g.last_block_threads);
+  // The launch starts whole blocks: the last block's warps past N launch too and leave at the
+  // kernel's guard, so they are launched (the hardware's smsp__warps_launched) but do no work.
+  g.launched_warps = g.blocks * warps_per_block(block_threads);
+  g.working_warps = (g.blocks - 1) * warps_per_block(block_threads) + warps_per_block(g.last_block_threads);
   g.wasted_lanes = kWarpSize * g.launched_warps - total_threads;
   return g;
 }

@@ -61,7 +61,8 @@ struct GridTail {
   long long last_block_threads = 0;     // N − B·(ceil(N/B) − 1)
   long long last_block_full_warps = 0;  // floor(last / 32)
   int last_block_partial_lanes = 0;     // last mod 32 (0: no partial warp)
-  long long launched_warps = 0;         // (blocks − 1)·ceil(B/32) + ceil(last/32)
+  long long launched_warps = 0;         // blocks·ceil(B/32): every warp of every block launches
+  long long working_warps = 0;          // (blocks − 1)·ceil(B/32) + ceil(last/32): warps holding a thread < N
   long long wasted_lanes = 0;           // 32·launched_warps − N
 };
 // N threads in blocks of B: the last block holds N − B(ceil(N/B) − 1) threads

@@ -163,8 +163,15 @@ TEST(NoteExample, GridTail1000ThreadsIn256) {
   EXPECT_EQ(g.last_block_threads, 232);
   EXPECT_EQ(g.last_block_full_warps, 7);
   EXPECT_EQ(g.last_block_partial_lanes, 8);
-  EXPECT_EQ(g.launched_warps, 3 * 8 + 8);
+  EXPECT_EQ(g.launched_warps, 4 * 8);
+  EXPECT_EQ(g.working_warps, 3 * 8 + 8);
   EXPECT_EQ(g.wasted_lanes, 24);
+  // The course sample's C7: 27 blocks of 192 (6 warps); the last holds 8 threads, so 5 of its 6
+  // warps launch and leave at the guard: 162 launched, 157 working, 32·162 − 5000 wasted lanes.
+  const GridTail c7 = grid_tail(5000, 192);
+  EXPECT_EQ(c7.launched_warps, 162);
+  EXPECT_EQ(c7.working_warps, 157);
+  EXPECT_EQ(c7.wasted_lanes, 184);
   const GridTail exact = grid_tail(1024, 256);
   EXPECT_EQ(exact.last_block_threads, 256);
   EXPECT_EQ(exact.wasted_lanes, 0);

@@ -284,7 +284,9 @@ TEST(Predict, GridTail) {
   EXPECT_EQ(answer_of(a, "last_block_threads"), 40);      // 1000 − 960
   EXPECT_EQ(answer_of(a, "last_block_full_warps"), 1);    // 40/32
   EXPECT_EQ(answer_of(a, "last_block_partial_lanes"), 8);
-  EXPECT_EQ(answer_of(a, "launched_warps"), 32);          // 10·3 + 2
+  EXPECT_EQ(answer_of(a, "launched_warps"), 33);          // 11 blocks · 3 warps: the last block's third warp launches too
+  EXPECT_EQ(answer_of(a, "working_warps"), 32);           // 10·3 + ceil(40/32) = 2
+  EXPECT_EQ(answer_of(a, "wasted_lanes"), 56);            // 32·33 − 1000
 }
 
 TEST(Predict, DivergenceSwitchWithUnequalBodies) {
