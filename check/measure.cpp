@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "analysis/coalescing/evaluation.hpp"
 #include "core/result_schema.hpp"
 #include "core/streaming/schema.hpp"
@@ -31,6 +33,8 @@ const char* const kDiverge = "warpcost-diverge";
 const char* const kCoalesce = "warpcost-coalesce";
 const char* const kStream = "warpcost-stream";
 const char* const kPrimitives = "warpcost-primitives";
+// warpcost-record --grid's largest N (bench/partial_warp/main.cpp).
+constexpr long long kMostGridThreads = 1LL << 27;
 
 // The examples file's primitive names (examples_file.cpp) against warpcost-primitives' own (its
 // `list`); the 32-bit variant of each shuffle, the kind a course example writes.
@@ -128,9 +132,10 @@ MeasurePlan plan_latency(const Example& ex) {
   }
   const double w = get(ex, scheduler ? "instructions_per_warp" : "instructions")->value.number;
   const Input* cap_in = get(ex, "warp_cap");
-  if (cap_in == nullptr) return why("no warp_cap: the runner needs the residency to compare against");
-  const long long cap = static_cast<long long>(cap_in->value.number);
-  if (needed > cap) {
+  // No warp_cap: the GPU's own (warpcost-stream's default residency is the device's warp cap; a
+  // GPU with fewer warps a SM than the model needs refuses the first call).
+  const long long cap = cap_in == nullptr ? 0 : static_cast<long long>(cap_in->value.number);
+  if (cap_in != nullptr && needed > cap) {
     return why("the model needs " + std::to_string(needed) + " warps a SM, over the cap of " + std::to_string(cap) +
                ": no GPU holding " + std::to_string(cap) + " warps a SM can run that many");
   }
@@ -143,8 +148,9 @@ MeasurePlan plan_latency(const Example& ex) {
     return why("W = " + whole(w) + ": warpcost-stream has a kernel for W = " + list + " only (each W is its own unrolled "
                "kernel)");
   }
-  return MeasurePlan{{{kStream, {"read", "--alu", whole(w), "--warps-per-sm", std::to_string(needed)}},
-                      {kStream, {"read", "--alu", whole(w), "--warps-per-sm", std::to_string(cap)}}}, ""};
+  Invocation at_cap{kStream, {"read", "--alu", whole(w)}};
+  if (cap_in != nullptr) at_cap.args.insert(at_cap.args.end(), {"--warps-per-sm", std::to_string(cap)});
+  return MeasurePlan{{{kStream, {"read", "--alu", whole(w), "--warps-per-sm", std::to_string(needed)}}, at_cap}, ""};
 }
 
 MeasurePlan plan_coalescing(const Example& ex) {
@@ -219,7 +225,108 @@ MeasuredAnswer check_row(const Example& ex, const ModelAnswer& a, const Value& g
 
 Value count_value(double v) { return Value{ValueType::kCount, v, {}, {}, {}}; }
 
+// A grid tail: every count the recorder saw against the model's (instrument checks), then the last
+// block's time against a full block's, beside the textbook (warps a scheduler) and the second-order
+// model (per-scheduler issue with the FMA latency, from the runner's own fma_issue points), each
+// with the partial_warp family's tolerance.
+std::vector<MeasuredAnswer> judge_grid_tail(const Example& ex, const std::vector<ModelAnswer>& answers, const GridReport& g) {
+  std::vector<MeasuredAnswer> rows;
+  for (const auto& a : answers) {
+    double gpu = 0;
+    if (a.field == "blocks") gpu = static_cast<double>(g.blocks);
+    else if (a.field == "last_block_threads") gpu = static_cast<double>(g.last_block_threads);
+    else if (a.field == "last_block_full_warps") gpu = static_cast<double>(g.last_block_full_warps);
+    else if (a.field == "last_block_partial_lanes") gpu = static_cast<double>(g.last_block_partial_lanes);
+    else if (a.field == "launched_warps") gpu = static_cast<double>(g.launched_warps);
+    else if (a.field == "working_warps") gpu = static_cast<double>(g.working_warps);
+    else if (a.field == "wasted_lanes") gpu = static_cast<double>(model::kWarpSize * g.launched_warps - g.working_threads);
+    else continue;
+    rows.push_back(check_row(ex, a, count_value(gpu), g.gates_passed));
+  }
+  const double per_tail = static_cast<double>((g.tail_warps + g.schedulers - 1) / g.schedulers);
+  const double per_full = static_cast<double>((g.full_warps + g.schedulers - 1) / g.schedulers);
+  const double measured = (g.tail_seconds - g.floor_seconds) / (g.full_seconds - g.floor_seconds);
+  const std::string tail_text = "the last block (" + std::to_string(g.tail_threads) + " threads, " +
+                                std::to_string(g.tail_warps) + " warp(s)) alone took " + num(100 * measured) +
+                                " % of a full block's time (" + std::to_string(g.full_warps) + " warps; launch floor " +
+                                num(g.floor_seconds * 1e6) + " us taken off both)";
+  ModelAnswer textbook{"last_block_time", Value{ValueType::kRatio, per_tail / per_full, {}, {}, {}},
+                       "ceil(tail warps / N_sched) / ceil(full warps / N_sched)"};
+  MeasuredAnswer t = base_row(ex, textbook);
+  t.has_gpu = true;
+  t.gpu = measured;
+  t.unit = "ratio";
+  t.row_kind = analysis::kind::kModel;
+  t.verdict = std::fabs(measured / t.model_value - 1.0) <= analysis::kTailTimeTolerance ? analysis::verdict::kHolds
+                                                                                         : analysis::verdict::kFails;
+  t.note = tail_text + ", against the textbook ceil(" + std::to_string(g.tail_warps) + "/" + std::to_string(g.schedulers) +
+           ")/ceil(" + std::to_string(g.full_warps) + "/" + std::to_string(g.schedulers) + ") = " + num(t.model_value) +
+           ", within " + num(analysis::kTailTimeTolerance * 100) + " % (the partial_warp family's rule)";
+  rows.push_back(t);
+  const model::LinearCost tail = model::linear_cost(g.issue_units[0], g.tail_issue_seconds[0], g.issue_units[1], g.tail_issue_seconds[1]);
+  const model::LinearCost full = model::linear_cost(g.issue_units[0], g.full_issue_seconds[0], g.issue_units[1], g.full_issue_seconds[1]);
+  const double predicted = model::grid_tail_relative_time(tail, full, g.fma_per_thread, g.floor_seconds);
+  ModelAnswer second{"second_order_last_block_time", Value{ValueType::kRatio, predicted, {}, {}, {}}, ""};
+  MeasuredAnswer r = base_row(ex, second);
+  r.has_gpu = true;
+  r.gpu = measured;
+  r.unit = "ratio";
+  r.row_kind = analysis::kind::kModel;
+  r.verdict = std::fabs(measured / predicted - 1.0) <= analysis::kSecondOrderTailTolerance ? analysis::verdict::kHolds
+                                                                                           : analysis::verdict::kFails;
+  r.note = "second-order: per-scheduler issue, (F(n_tail) + FMA c(n_tail) - floor) / (F(n_full) + FMA c(n_full) - floor) "
+           "with F and c from the runner's own fma_issue points at " + num(per_tail) + " and " + num(per_full) +
+           " warp(s) a scheduler (F " + num(tail.fixed_seconds * 1e6) + " us + " + num(tail.seconds_per_unit * 1e12) +
+           " ps an FMA; F " + num(full.fixed_seconds * 1e6) + " us + " + num(full.seconds_per_unit * 1e12) +
+           " ps) = " + num(predicted) + "; " + tail_text + ", within " + num(analysis::kSecondOrderTailTolerance * 100) +
+           " % (the family's second-order rule)";
+  rows.push_back(r);
+  return rows;
+}
+
 }  // namespace
+
+// warpcost-record --grid's JSON: the counts it recorded and the times it measured.
+GridReport parse_grid_json(const std::string& text) {
+  GridReport g;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("warpcost-record --grid printed no JSON object: ") + e.what());
+  }
+  try {
+    if (j.at("mode").get<std::string>() != "grid") throw std::runtime_error("warpcost-record's JSON is not a grid record");
+    const auto& r = j.at("recorded");
+    g.blocks = r.at("blocks").get<long long>();
+    g.launched_warps = r.at("launched_warps").get<long long>();
+    g.working_warps = r.at("working_warps").get<long long>();
+    g.working_threads = r.at("working_threads").get<long long>();
+    g.last_block_threads = r.at("last_block_threads").get<long long>();
+    g.last_block_full_warps = r.at("last_block_full_warps").get<long long>();
+    g.last_block_partial_lanes = r.at("last_block_partial_lanes").get<long long>();
+    g.gates_passed = j.at("gates_passed").get<bool>();
+    const auto& t = j.at("timing");
+    g.tail_threads = t.at("tail_threads").get<long long>();
+    g.tail_warps = t.at("tail_warps").get<long long>();
+    g.full_warps = t.at("full_warps").get<long long>();
+    g.schedulers = j.at("schedulers_per_sm").get<int>();
+    g.tail_seconds = t.at("tail_seconds").get<double>();
+    g.full_seconds = t.at("full_seconds").get<double>();
+    g.floor_seconds = t.at("floor_seconds").get<double>();
+    g.fma_per_thread = t.at("fma_per_thread").get<double>();
+    const auto units = t.at("fma_issue_fma_per_thread").get<std::vector<double>>();
+    const auto tail = t.at("fma_issue_tail_seconds").get<std::vector<double>>();
+    const auto full = t.at("fma_issue_full_seconds").get<std::vector<double>>();
+    if (units.size() != 2 || tail.size() != 2 || full.size() != 2) throw std::runtime_error("fma_issue needs two points each");
+    g.issue_units = {units[0], units[1]};
+    g.tail_issue_seconds = {tail[0], tail[1]};
+    g.full_issue_seconds = {full[0], full[1]};
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("warpcost-record --grid's JSON lacks a field: ") + e.what());
+  }
+  return g;
+}
 
 MeasurePlan plan_measure(const Example& ex) {
   if (ex.beyond_device) {
@@ -235,8 +342,12 @@ MeasurePlan plan_measure(const Example& ex) {
   if (ex.kind == "latency_hiding" || ex.kind == "scheduler_demand") return plan_latency(ex);
   if (ex.kind == "coalescing") return plan_coalescing(ex);
   if (ex.kind == "grid_tail") {
-    return why("no single-point runner launches a grid tail; the suite's partial_warp/grid_tail points measure the "
-               "family's sizes (warpcost predict reads them)");
+    const double n = get(ex, "threads")->value.number;
+    if (n > static_cast<double>(kMostGridThreads)) {
+      return why("N = " + whole(n) + " threads: warpcost-record --grid records at most " +
+                 std::to_string(kMostGridThreads) + " (a 4-byte slot a thread)");
+    }
+    return MeasurePlan{{{kRecord, {"--grid", whole(n), whole(get(ex, "block_threads")->value.number), "--json"}}}, ""};
   }
   if (ex.kind == "stream_bandwidth" || ex.kind == "grid_tail_time" || ex.kind == "divergence_grid" ||
       ex.kind == "coalescing_bandwidth" || ex.kind == "primitive_throughput") {
@@ -307,6 +418,12 @@ double parse_primitive_latency_cycles(const std::string& text) {
   static const std::regex row(R"((^|\n)latency ([0-9.]+) cycles per op)");
   std::smatch m;
   return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
+}
+
+long long parse_stream_warps_per_sm(const std::string& text) {
+  static const std::regex row(R"(W = \d+, (\d+) warps/SM = )");
+  std::smatch m;
+  return std::regex_search(text, m, row) ? std::stoll(m[1]) : -1;
 }
 
 double parse_stream_latency_cycles(const std::string& text) {
@@ -383,6 +500,7 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
     }
     return rows;
   }
+  if (ex.kind == "grid_tail") return judge_grid_tail(ex, answers, parse_grid_json(outputs[0]));
   if (ex.kind == "divergence") {
     // Two calls: the warp with an unpopulated else against the same kernel with an empty else.
     const double gpu = outputs.size() == 2 ? parse_diverge_warp_cycles(outputs[0]) / parse_diverge_warp_cycles(outputs[1])
@@ -488,9 +606,13 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
     r.unit = "of the cap's rate";
     r.row_kind = analysis::kind::kInfo;
     r.verdict = analysis::verdict::kInfo;
+    const bool own_cap = get(ex, "warp_cap") == nullptr;
+    const long long held = parse_stream_warps_per_sm(outputs[1]);
     r.note = "with " + plan.calls[0].args.back() + " warps/SM the stream reads " + num(at_n) + " TB/s, " +
-             num(100 * r.gpu) + " % of its rate at the cap (" + num(at_cap) + " TB/s); not judged: the example's L (" +
-             num(get(ex, "latency")->value.number) + " cycles) is not this GPU's loaded latency (" + num(latency) + " cycles)";
+             num(100 * r.gpu) + " % of its rate at the cap (" + num(at_cap) + " TB/s" +
+             (own_cap ? ", at this GPU's own cap of " + std::to_string(held) + " warps/SM: the example states none" : "") +
+             "); not judged: the example's L (" + num(get(ex, "latency")->value.number) +
+             " cycles) is not this GPU's loaded latency (" + num(latency) + " cycles)";
     rows.push_back(r);
   }
   return rows;

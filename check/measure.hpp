@@ -5,6 +5,7 @@
 // results/nvidia-h200/*/gpu-round-*.txt); only run_plan starts processes.
 #pragma once
 
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,8 +47,23 @@ double parse_coalesce_useful_tbps(const std::string& text);
 // warpcost-stream read: bandwidth in TB/s and the loaded latency in cycles; < 0 when absent.
 double parse_stream_tbps(const std::string& text);
 double parse_stream_latency_cycles(const std::string& text);
+// warpcost-stream read: the warps a SM it held; < 0 when absent.
+long long parse_stream_warps_per_sm(const std::string& text);
 // warpcost-primitives latency: cycles per op; < 0 when absent.
 double parse_primitive_latency_cycles(const std::string& text);
+
+// warpcost-record --grid --json: what it recorded and timed (bench/partial_warp/main.cpp).
+struct GridReport {
+  long long blocks = 0, launched_warps = 0, working_warps = 0, working_threads = 0;
+  long long last_block_threads = 0, last_block_full_warps = 0, last_block_partial_lanes = 0;
+  bool gates_passed = false;
+  int schedulers = 4;
+  long long tail_threads = 0, tail_warps = 0, full_warps = 0;
+  double tail_seconds = 0, full_seconds = 0, floor_seconds = 0, fma_per_thread = 0;
+  std::array<double, 2> issue_units{}, tail_issue_seconds{}, full_issue_seconds{};
+};
+// Throws std::runtime_error naming what is missing when `text` is not the grid mode's JSON.
+GridReport parse_grid_json(const std::string& text);
 
 struct MeasuredAnswer {
   std::string example;

@@ -124,6 +124,13 @@ TEST(RecordCli, BlockDimensionsAreCheckedBeforeTheDevice) {
   expect_usage_error(kRecord + " abc", "'abc' is not a block dimension");
   expect_usage_error(kRecord, "name the block shape");
   EXPECT_EQ(run(kRecord + " --help").exit_code, 0);
+  // --grid N B: both numbers checked before a device is looked for.
+  expect_usage_error(kRecord + " --grid 0 192", "N = '0'; allowed: a whole number from 1 to 134217728");
+  expect_usage_error(kRecord + " --grid 134217729 192", "N = '134217729'; allowed: a whole number from 1 to 134217728");
+  expect_usage_error(kRecord + " --grid 5000 1025", "B = '1025'; allowed: a whole number from 1 to 1024");
+  expect_usage_error(kRecord + " --grid 5000 x", "B = 'x'; allowed: a whole number from 1 to 1024");
+  expect_usage_error(kRecord + " --grid 5000", "--grid takes N and B (1 value(s) given)");
+  expect_usage_error(kRecord + " --grid 5000 192 7", "--grid takes N and B (3 value(s) given)");
 }
 
 TEST(DivergeCli, OptionsOfTwoKernelsAndBadValuesAreRefused) {

@@ -36,28 +36,8 @@ constexpr int kStaircaseIterations = 512;
 // the time measures lanes, not wave quantisation.
 constexpr int kStaircaseWaves = 4;
 // A grid-tail launch is one to four blocks, so each thread does more work to stay well above the
-// launch cost.
-constexpr int kTailIterations = 4096;
-
-void check_fma_outputs(const DeviceBuffer<float>& out, unsigned long long written_threads,
-                       int iterations, const Stream& stream) {
-  // Correctness before time: 1024 threads spread over the grid, plus the last, replayed on the host.
-  std::vector<unsigned long long> ids;
-  const unsigned long long step = std::max<unsigned long long>(1, written_threads / 1024);
-  for (unsigned long long g = 0; g < written_threads; g += step) ids.push_back(g);
-  ids.push_back(written_threads - 1);
-  for (const unsigned long long g : ids) {
-    float got = 0.0f;
-    WARPCOST_CUDA(cudaMemcpyAsync(&got, out.data() + g, sizeof got, cudaMemcpyDeviceToHost,
-                                  stream.get()));
-    stream.synchronize();
-    const float want = kernels::fma_reference(g, iterations);
-    if (!(got == want)) {
-      throw std::runtime_error("thread " + std::to_string(g) + " computed " + std::to_string(got) +
-                               ", host replay " + std::to_string(want));
-    }
-  }
-}
+// launch cost (runner.hpp: warpcost-record --grid times the same work).
+constexpr int kTailIterations = kGridTailIterations;
 
 // Samples the launch (bench_support.hpp) and, between samples and after the last (outside the
 // event pairs), reads the SM clock the previous launch's probe threads measured. `mean_hz` is their
@@ -327,7 +307,7 @@ void fma_issue(benchmark::State& state) {
   auto issue = p.benchmark(family().run_name(bench_name::kFmaIssue), family().arg_names(bench_name::kFmaIssue),
                            fma_issue, benchmark::kMicrosecond);
   for (const std::int64_t warps : {4, 8, 32}) {
-    for (const std::int64_t trips : {kTailIterations / 4, 2 * kTailIterations}) p.add(issue, {warps, trips}, block_problem(32 * warps));
+    for (const std::int64_t trips : {kFmaIssueShortTrips, kFmaIssueLongTrips}) p.add(issue, {warps, trips}, block_problem(32 * warps));
   }
   for (const std::int64_t total : {1, 31, 32, 33, 64, 65, 96, 128, 129, 160, 232, 256, 769, 800, 1000, 1024}) {
     const std::int64_t blocks = (total + 255) / 256;

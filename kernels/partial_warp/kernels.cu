@@ -74,6 +74,19 @@ __global__ void tail_mask_kernel(unsigned int* masks, unsigned long long total) 
   masks[gid] = __activemask();
 }
 
+__global__ void grid_record_kernel(unsigned int* warp_masks, unsigned int* thread_masks,
+                                   unsigned long long total) {
+  // Read first, with no branch above it: the mask of the lanes the launch started in this warp.
+  const unsigned int launched = __activemask();
+  const unsigned int warps_per_block = (blockDim.x + 31u) / 32u;
+  if ((threadIdx.x & 31u) == 0u) {
+    warp_masks[blockIdx.x * static_cast<unsigned long long>(warps_per_block) + threadIdx.x / 32u] = launched;
+  }
+  const unsigned long long gid = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
+  if (gid >= total) return;
+  thread_masks[gid] = __activemask();
+}
+
 unsigned int blocks_for(unsigned long long total, unsigned int threads_per_block) {
   return static_cast<unsigned int>((total + threads_per_block - 1) / threads_per_block);
 }
@@ -104,6 +117,13 @@ void launch_record_tail_masks(unsigned long long total_threads, unsigned int thr
   tail_mask_kernel<<<blocks_for(total_threads, threads_per_block), threads_per_block, 0, stream>>>(
       d_masks, total_threads);
   WARPCOST_CHECK_LAUNCH("tail_mask_kernel");
+}
+
+void launch_record_grid(unsigned long long total_threads, unsigned int threads_per_block,
+                        unsigned int* d_warp_masks, unsigned int* d_thread_masks, cudaStream_t stream) {
+  grid_record_kernel<<<blocks_for(total_threads, threads_per_block), threads_per_block, 0, stream>>>(
+      d_warp_masks, d_thread_masks, total_threads);
+  WARPCOST_CHECK_LAUNCH("grid_record_kernel");
 }
 
 int fma_blocks_per_sm(unsigned int threads_per_block) {

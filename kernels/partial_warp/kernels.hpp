@@ -63,6 +63,13 @@ void launch_fma_grid(unsigned long long total_threads, unsigned int threads_per_
 void launch_record_tail_masks(unsigned long long total_threads, unsigned int threads_per_block,
                               unsigned int* d_masks, cudaStream_t stream);
 
+// The grid recorder of `warpcost-record --grid`: before the guard, lane 0 of every launched warp
+// writes the warp's __activemask() to d_warp_masks[block·ceil(B/32) + warp of the block]; after it,
+// thread g < total_threads writes its own __activemask() to d_thread_masks[g]. The caller gives
+// blocks·ceil(B/32) warp slots and blocks·B thread slots, all zero (a written mask is never 0).
+void launch_record_grid(unsigned long long total_threads, unsigned int threads_per_block,
+                        unsigned int* d_warp_masks, unsigned int* d_thread_masks, cudaStream_t stream);
+
 // Resident blocks per SM of launch_fma_blocks' kernel, from cudaOccupancyMaxActiveBlocksPerMultiprocessor.
 int fma_blocks_per_sm(unsigned int threads_per_block);
 

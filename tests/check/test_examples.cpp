@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -579,13 +580,13 @@ TEST(MeasureJudge, ThreadMapFromTheRecordedThreads) {
 }
 
 TEST(MeasureJudge, NotMeasuredSaysWhyAndTheCsvHasTheFixedColumns) {
-  const Example ex = one_example("kind = \"grid_tail\"\nthreads = 1000\nblock_threads = 256\nanswer = { blocks = 4 }\n");
+  const Example ex = one_example("kind = \"block_shape\"\nbeyond_device = true\nblock = [2000]\nanswer = { warps = 63 }\n");
   const auto rows = judge_measurement(ex, plan_measure(ex), {});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].verdict, "not measured");
   const std::string csv = measured_csv(rows, "gpu/run", "2026-12-01T00:00:00Z", "GPU", "abc");
   EXPECT_EQ(csv.rfind("schema_version,run_id,utc,gpu,", 0), 0u);
-  EXPECT_NE(csv.find(",examples,grid_tail,example=X1,not_measured,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",examples,block_shape,example=X1,not_measured,"), std::string::npos) << csv;
   EXPECT_NE(measured_markdown(rows, "GPU").find("| X1 | — | — | — | — | info | not measured |"), std::string::npos);
 }
 
@@ -791,7 +792,8 @@ TEST(MeasurePlan, ThePlanOfAFileOfEveryKindNamesEachCallOrWhyNot) {
   const auto lines = table_lines(md);
   ASSERT_EQ(lines.size(), examples.size() + 1) << md;
   for (const auto& l : lines) EXPECT_EQ(cells_of(l), 4) << l;
-  EXPECT_NE(md.find("4 of 13 examples have a runner"), std::string::npos) << md;
+  EXPECT_NE(md.find("5 of 13 examples have a runner"), std::string::npos) << md;
+  EXPECT_NE(md.find("| K3 | grid_tail | `warpcost-record --grid 1000 256 --json` | yes |"), std::string::npos) << md;
   EXPECT_NE(md.find("| K1 | block_shape | `warpcost-record 100 1 1` | yes |"), std::string::npos) << md;
   EXPECT_NE(md.find("| K4 | divergence | `warpcost-diverge --leaves 4 --trips 384` | yes |"), std::string::npos) << md;
   EXPECT_NE(md.find("| K8 | warp_primitive | `warpcost-primitives latency --primitive shfl_idx32 --lanes 1; "
@@ -816,9 +818,97 @@ TEST(ExamplesCli, PlanNeedsNoGpuAndGoesWithoutMeasure) {
                      tmp.path / "plan.txt"), 0);
   const std::string out = slurp((tmp.path / "plan.txt").string());
   EXPECT_NE(out.find("13 of 13 stated answers agree"), std::string::npos) << out;
-  EXPECT_NE(out.find("What `--measure` would run: 4 of 13"), std::string::npos) << out;
+  EXPECT_NE(out.find("What `--measure` would run: 5 of 13"), std::string::npos) << out;
   EXPECT_EQ(run_tool("check " + kPageFile + " --plan --measure --bench-dir x", tmp.path / "both.txt"), 2);
   EXPECT_NE(slurp((tmp.path / "both.txt.err").string()).find("give one of them"), std::string::npos);
+}
+
+
+// ---- the grid tail's runner (warpcost-record --grid --json) and a latency at the GPU's own cap ----
+
+TEST(MeasureGrid, PlansTheRecorderAndRefusesAnNItCannotHold) {
+  const auto p = plan_measure(one_example("kind = \"grid_tail\"\nthreads = 5000\nblock_threads = 192\nanswer = { blocks = 27 }\n"));
+  ASSERT_EQ(p.calls.size(), 1u);
+  EXPECT_EQ(p.calls[0].runner, "warpcost-record");
+  EXPECT_EQ(p.calls[0].args, (std::vector<std::string>{"--grid", "5000", "192", "--json"}));
+  const auto big = plan_measure(one_example("kind = \"grid_tail\"\nthreads = 200000000\nblock_threads = 256\nanswer = { blocks = 781250 }\n"));
+  EXPECT_TRUE(big.calls.empty());
+  EXPECT_NE(big.why_not.find("at most 134217728"), std::string::npos) << big.why_not;
+}
+
+// C7 (5000 threads in blocks of 192) with times chosen for a hand calculation
+// (fixtures/record-grid-hand.json): floor 1 us; fma_issue F = 2 us at both blocks, c = 0.5 ns an FMA
+// at 1 warp a scheduler and 1 ns at 2; 32768 FMAs a thread. Second-order: (2 + 16.384 - 1) /
+// (2 + 32.768 - 1) = 0.514807; measured (18.5 - 1) / (34.768 - 1) = 0.518242 (+0.67 %, within 2 %);
+// textbook ceil(1/4) / ceil(6/4) = 0.5 (+3.65 %, within 5 %).
+TEST(MeasureGrid, CountsAreChecksAndTheTailTimeIsJudgedByBothModels) {
+  const Example ex = one_example("kind = \"grid_tail\"\nthreads = 5000\nblock_threads = 192\n"
+                                 "answer = { blocks = 27, last_block_threads = 8 }\n");
+  const auto plan = plan_measure(ex);
+  const std::string json = fixture("record-grid-hand.json");
+  auto rows = judge_measurement(ex, plan, {json});
+  std::map<std::string, MeasuredAnswer> by;
+  for (const auto& r : rows) by[r.answer] = r;
+  for (const char* f : {"blocks", "last_block_threads", "last_block_full_warps", "last_block_partial_lanes",
+                        "launched_warps", "working_warps", "wasted_lanes"}) {
+    ASSERT_EQ(by.count(f), 1u) << f;
+    EXPECT_EQ(by[f].row_kind, "check") << f;
+    EXPECT_EQ(by[f].verdict, "passes") << f << ": " << by[f].note;
+  }
+  EXPECT_DOUBLE_EQ(by["launched_warps"].gpu, 162);
+  EXPECT_DOUBLE_EQ(by["wasted_lanes"].gpu, 184);  // 32·162 − 5000
+  ASSERT_EQ(by.count("last_block_time"), 1u);
+  EXPECT_EQ(by["last_block_time"].row_kind, "model");
+  EXPECT_NEAR(by["last_block_time"].model_value, 0.5, 1e-12);
+  EXPECT_NEAR(by["last_block_time"].gpu, 0.518242, 1e-6);
+  EXPECT_EQ(by["last_block_time"].verdict, "holds");
+  ASSERT_EQ(by.count("second_order_last_block_time"), 1u);
+  EXPECT_NEAR(by["second_order_last_block_time"].model_value, 0.514807, 1e-6);
+  EXPECT_EQ(by["second_order_last_block_time"].verdict, "holds");
+  EXPECT_EQ(by["second_order_last_block_time"].note.rfind("second-order:", 0), 0u);
+  // Plant: the tail block took 19.5 us: 0.547856, +6.4 % off the second-order, +9.6 % off the textbook.
+  rows = judge_measurement(ex, plan, {replace_once(json, "\"tail_seconds\": 1.85e-05", "\"tail_seconds\": 1.95e-05")});
+  for (const auto& r : rows) {
+    if (r.row_kind == "model") {
+      EXPECT_EQ(r.verdict, "fails") << r.answer;
+    }
+  }
+  // Plant: the recorder saw one warp fewer launched; a failed gate fails every count.
+  rows = judge_measurement(ex, plan, {replace_once(json, "\"launched_warps\": 162", "\"launched_warps\": 161")});
+  for (const auto& r : rows) {
+    if (r.answer == "launched_warps" || r.answer == "wasted_lanes") {
+      EXPECT_EQ(r.verdict, "fails") << r.answer;
+    }
+    if (r.answer == "blocks") {
+      EXPECT_EQ(r.verdict, "passes");
+    }
+  }
+  rows = judge_measurement(ex, plan, {replace_once(json, "\"gates_passed\": true", "\"gates_passed\": false")});
+  for (const auto& r : rows) {
+    if (r.row_kind == "check") {
+      EXPECT_EQ(r.verdict, "fails") << r.answer;
+    }
+  }
+  EXPECT_THROW(judge_measurement(ex, plan, {"not json"}), std::runtime_error);
+  EXPECT_THROW(judge_measurement(ex, plan, {replace_once(json, "\"timing\"", "\"timings\"")}), std::runtime_error);
+}
+
+TEST(MeasureLatency, NoWarpCapIsMeasuredAtTheGpusOwnCapAndSaysSo) {
+  // L = 320, W = 16: ceil(320/16) = 20 warps; no cap stated, so the second call names none and
+  // warpcost-stream holds the device's own (its default).
+  const Example ex = one_example("kind = \"latency_hiding\"\nlatency = 320\ninstructions = 16\nanswer = { warps_needed = 20 }\n");
+  const auto p = plan_measure(ex);
+  ASSERT_EQ(p.calls.size(), 2u);
+  EXPECT_EQ(p.calls[0].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "20"}));
+  EXPECT_EQ(p.calls[1].args, (std::vector<std::string>{"read", "--alu", "16"}));
+  EXPECT_EQ(parse_stream_warps_per_sm(fixture("stream-read-8-alu-16.txt")), 8);
+  const auto rows = judge_measurement(ex, p, {fixture("stream-read-8-alu-16.txt"), fixture("stream-read-8-alu-16.txt")});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_NE(rows[0].note.find("at this GPU's own cap of 8 warps/SM: the example states none"), std::string::npos) << rows[0].note;
+  // With a cap stated, the note does not claim the GPU's own.
+  const Example capped = one_example("kind = \"latency_hiding\"\nlatency = 320\ninstructions = 16\nwarp_cap = 64\nanswer = { warps_needed = 20 }\n");
+  const auto c = judge_measurement(capped, plan_measure(capped), {fixture("stream-read-8-alu-16.txt"), fixture("stream-read-8-alu-16.txt")});
+  EXPECT_EQ(c[0].note.find("own cap"), std::string::npos) << c[0].note;
 }
 
 }  // namespace

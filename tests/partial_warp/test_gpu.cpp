@@ -2,6 +2,8 @@
 // work against its host replay, the grid tail's masks, and warp-granular residency.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "bench/partial_warp/runner.hpp"
@@ -152,6 +154,74 @@ TEST(GpuResidency, WarpSlotsAreReservedInWholeWarps) {
   EXPECT_EQ(kernels::fma_blocks_per_sm(48), kernels::fma_blocks_per_sm(64));
   EXPECT_EQ(kernels::fma_blocks_per_sm(65), kernels::fma_blocks_per_sm(96));
   EXPECT_EQ(kernels::fma_blocks_per_sm(65), device.max_warps_per_sm / 3);
+}
+
+// warpcost-record --grid's recorder, each expectation worked by hand from the launch: ceil(N/B)
+// blocks of ceil(B/32) warps launch; the threads below N pass the guard.
+struct GridCase {
+  unsigned long long n;
+  unsigned b;
+  long long blocks, launched_warps, launched_threads, working_warps, working_threads;
+  long long last_threads, last_full, last_partial;
+  unsigned last_mask;
+};
+const GridCase kGridCases[] = {
+    // the note: 4 blocks of 8 warps; the last holds 232 = 7·32 + 8
+    {1000, 256, 4, 32, 1024, 32, 1000, 232, 7, 8, 0x000000ffu},
+    // the course sample's C7: 27 blocks of 6 warps; the last holds 8 threads, 5 of its warps only launch
+    {5000, 192, 27, 162, 27 * 192, 157, 5000, 8, 0, 8, 0x000000ffu},
+    // one thread in a block of 256: 8 warps launch, 1 works
+    {1, 256, 1, 8, 256, 1, 1, 1, 0, 1, 0x00000001u},
+    // exact: no tail
+    {1024, 256, 4, 32, 1024, 32, 1024, 256, 8, 0, 0xffffffffu},
+    // blocks of 100 (warps of 32, 32, 32, 4 lanes): 250 = 2·100 + 50, the last block's 50 = 32 + 18
+    {250, 100, 3, 12, 300, 10, 250, 50, 1, 18, 0x0003ffffu},
+};
+
+TEST(GpuGridRecorder, CountsWhatTheLaunchStartsAndWhatPassesTheGuard) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  for (const auto& c : kGridCases) {
+    const RecordedGrid g = record_grid(device, c.n, c.b, stream);
+    const std::string at = "N = " + std::to_string(c.n) + ", B = " + std::to_string(c.b);
+    EXPECT_TRUE(g.gate_failures.empty()) << at << ": " << (g.gate_failures.empty() ? "" : g.gate_failures.front());
+    EXPECT_EQ(g.blocks, c.blocks) << at;
+    EXPECT_EQ(g.launched_warps, c.launched_warps) << at;
+    EXPECT_EQ(g.launched_threads, c.launched_threads) << at;
+    EXPECT_EQ(g.working_warps, c.working_warps) << at;
+    EXPECT_EQ(g.working_threads, c.working_threads) << at;
+    EXPECT_EQ(g.last_block_threads, c.last_threads) << at;
+    EXPECT_EQ(g.last_block_full_warps, c.last_full) << at;
+    EXPECT_EQ(g.last_block_partial_lanes, c.last_partial) << at;
+    EXPECT_EQ(g.last_mask, c.last_mask) << at;
+  }
+}
+
+TEST(GpuGridRecorder, RefusesABlockTheDeviceCannotLaunch) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  EXPECT_THROW(record_grid(device, 5000, 2048, stream), std::invalid_argument);
+  EXPECT_THROW(time_grid_tail(device, 5000, 2048, 4, stream), std::invalid_argument);
+}
+
+TEST(GpuGridTailTiming, TimesTheLastBlockAFullBlockTheFloorAndTheIssuePoints) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  const TailTiming t = time_grid_tail(device, 5000, 192, 4, stream);
+  EXPECT_EQ(t.tail_threads, 8);
+  EXPECT_EQ(t.tail_warps, 1);
+  EXPECT_EQ(t.full_warps, 6);
+  EXPECT_DOUBLE_EQ(t.fma_per_thread, 4096.0 * kernels::kFmaChains);
+  EXPECT_GT(t.floor_seconds, 0.0);
+  // Facts, not targets: 32k FMAs a thread cost more than an empty launch, the longer loop of each
+  // fma_issue pair costs more than the shorter.
+  EXPECT_GT(t.tail_seconds, t.floor_seconds);
+  EXPECT_GT(t.full_seconds, t.floor_seconds);
+  EXPECT_GT(t.tail_issue_long, t.tail_issue_short);
+  EXPECT_GT(t.full_issue_long, t.full_issue_short);
 }
 
 }  // namespace
