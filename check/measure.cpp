@@ -33,6 +33,9 @@ const char* const kDiverge = "warpcost-diverge";
 const char* const kCoalesce = "warpcost-coalesce";
 const char* const kStream = "warpcost-stream";
 const char* const kPrimitives = "warpcost-primitives";
+// warpcost-stream's largest run-time W (kernels/streaming/kernels.hpp's kMostRunTimeAlu): a W
+// without an unrolled kernel runs the run-time one, a loop of FFMAs.
+constexpr int kMostRunTimeAlu = 4096;
 // warpcost-record --grid's largest N (bench/partial_warp/main.cpp).
 constexpr long long kMostGridThreads = 1LL << 27;
 
@@ -141,12 +144,8 @@ MeasurePlan plan_latency(const Example& ex) {
   }
   if (needed < 1) return why("the model needs no warp (L = 0): nothing to run");
   if (w != std::floor(w)) return why("W = " + num(w) + " is not a whole number of ALU operations a load");
-  const auto& compiled = schema::streaming::kCompiledAluCounts;
-  if (std::find(std::begin(compiled), std::end(compiled), static_cast<int>(w)) == std::end(compiled)) {
-    std::string list;
-    for (const int c : compiled) list += (list.empty() ? "" : ", ") + std::to_string(c);
-    return why("W = " + whole(w) + ": warpcost-stream has a kernel for W = " + list + " only (each W is its own unrolled "
-               "kernel)");
+  if (w > kMostRunTimeAlu) {
+    return why("W = " + whole(w) + ": warpcost-stream's run-time kernel takes W up to " + std::to_string(kMostRunTimeAlu));
   }
   Invocation at_cap{kStream, {"read", "--alu", whole(w)}};
   if (cap_in != nullptr) at_cap.args.insert(at_cap.args.end(), {"--warps-per-sm", std::to_string(cap)});
@@ -274,12 +273,16 @@ std::vector<MeasuredAnswer> judge_grid_tail(const Example& ex, const std::vector
   r.row_kind = analysis::kind::kModel;
   r.verdict = std::fabs(measured / predicted - 1.0) <= analysis::kSecondOrderTailTolerance ? analysis::verdict::kHolds
                                                                                            : analysis::verdict::kFails;
-  r.note = "second-order: per-scheduler issue, (F(n_tail) + FMA c(n_tail) - floor) / (F(n_full) + FMA c(n_full) - floor) "
-           "with F and c from the runner's own fma_issue points at " + num(per_tail) + " and " + num(per_full) +
-           " warp(s) a scheduler (F " + num(tail.fixed_seconds * 1e6) + " us + " + num(tail.seconds_per_unit * 1e12) +
-           " ps an FMA; F " + num(full.fixed_seconds * 1e6) + " us + " + num(full.seconds_per_unit * 1e12) +
-           " ps) = " + num(predicted) + "; " + tail_text + ", within " + num(analysis::kSecondOrderTailTolerance * 100) +
-           " % (the family's second-order rule)";
+  auto fixed3 = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    return std::string(buf);
+  };
+  r.note = "second-order: per-scheduler issue F(n) + FMAs c(n) - floor, from the runner's fma_issue at " + num(per_tail) +
+           " and " + num(per_full) + " warp(s) a scheduler: " + fixed3(tail.fixed_seconds * 1e6) + " us + " +
+           fixed3(tail.seconds_per_unit * 1e9) + " ns an FMA, " + fixed3(full.fixed_seconds * 1e6) + " us + " +
+           fixed3(full.seconds_per_unit * 1e9) + " ns; within " + num(analysis::kSecondOrderTailTolerance * 100) +
+           " % (the family's second-order rule); " + tail_text;
   rows.push_back(r);
   return rows;
 }
@@ -607,11 +610,15 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
     r.row_kind = analysis::kind::kInfo;
     r.verdict = analysis::verdict::kInfo;
     const bool own_cap = get(ex, "warp_cap") == nullptr;
+    const auto& compiled = schema::streaming::kCompiledAluCounts;
+    const int w = static_cast<int>(get(ex, ex.kind == "scheduler_demand" ? "instructions_per_warp" : "instructions")->value.number);
+    const bool run_time = std::find(std::begin(compiled), std::end(compiled), w) == std::end(compiled);
     const long long held = parse_stream_warps_per_sm(outputs[1]);
     r.note = "with " + plan.calls[0].args.back() + " warps/SM the stream reads " + num(at_n) + " TB/s, " +
              num(100 * r.gpu) + " % of its rate at the cap (" + num(at_cap) + " TB/s" +
              (own_cap ? ", at this GPU's own cap of " + std::to_string(held) + " warps/SM: the example states none" : "") +
-             "); not judged: the example's L (" + num(get(ex, "latency")->value.number) +
+             ")" + (run_time ? "; W = " + std::to_string(w) + " has no unrolled kernel: the run-time one, a loop of FFMAs" : "") +
+             "; not judged: the example's L (" + num(get(ex, "latency")->value.number) +
              " cycles) is not this GPU's loaded latency (" + num(latency) + " cycles)";
     rows.push_back(r);
   }

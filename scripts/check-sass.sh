@@ -18,6 +18,9 @@
 # the switch has cases (32): the targets are counted by the paths they lead to.
 # A streaming kernel of W passes when it has at least W FFMAs (no chain folded away); the latency
 # probe when a clock read, a load, a store of the loaded value and a clock read come in that order.
+# The run-time-W kernel (W a kernel argument) passes when its FFMAs sit in a loop (a backward branch,
+# at least the 4 side chains' round and the 3 of the remainder when independent, one when
+# dependent) and it touches no local memory (LDL/STL: the side chains stay in registers).
 #
 #   scripts/check-sass.sh [--only KERNEL] [--must-fail] [--print] OBJECT
 #   scripts/check-sass.sh [--only KERNEL] [--must-fail] [--print] --sass-text FILE
@@ -171,6 +174,37 @@ check_stream() {  # W, dependent (0 or 1); every matching function must have >= 
     fi
   done
 }
+check_run_time_stream() {  # dependent (0 or 1), load bytes
+  local name="stream_run_time_alu_kernelILb$1ELi$2E" all body ffma local_ops back i kind need
+  kind=$([ "$1" = 1 ] && echo dependent || echo independent)
+  need=$([ "$1" = 1 ] && echo 1 || echo 7)
+  all=$(function_sass "$name")
+  if [ -z "$all" ]; then echo "FAIL $name: not in $object"; status=1; return; fi
+  for ((i = 1; i <= $(function_count "$all"); i++)); do
+    body=$(nth_function "$all" "$i")
+    ffma=$(grep -c ' FFMA ' <<<"$body")
+    local_ops=$(grep -cE ' (LDL|STL)(\.| )' <<<"$body")
+    # A branch to a lower address: "/*0ab0*/  @P0 BRA 0x9c0 ;".
+    back=$(awk '
+      function hex(s,   i, v) {
+        s = tolower(s); sub(/^0x/, "", s); v = 0
+        for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+        return v
+      }
+      / BRA 0x[0-9a-f]+/ && /^ *\/\*[0-9a-f]+\*\// {
+        a = $0; sub(/^ *\/\*/, "", a); sub(/\*\/.*/, "", a)
+        t = $0; sub(/.* BRA /, "", t); sub(/[ ;].*/, "", t)
+        if (hex(t) < hex(a)) n++
+      }
+      END { print n + 0 }' <<<"$body")
+    if [ "$ffma" -ge "$need" ] && [ "$local_ops" -eq 0 ] && [ "${back:-0}" -ge 1 ]; then
+      echo "ok   stream run-time W $kind $2 B (function $i): $ffma FFMA (>= $need), $back backward branch(es), no local memory"
+    else
+      echo "FAIL stream run-time W $kind $2 B (function $i): $ffma FFMA (need >= $need), ${back:-0} backward branch(es) (need >= 1), $local_ops LDL/STL (need 0)"
+      status=1
+    fi
+  done
+}
 # The loaded-latency probe: between its two clock reads a load and then a store of the loaded
 # value, in that order, or the probe times something other than the load. Every matching function.
 check_probe() {  # kernel name part
@@ -199,11 +233,16 @@ done
 if [ -z "$only" ] || [ "$only" = probe ]; then
   check_probe "stream_kernelILi0ELb0ELi16E"
   check_probe "stream_batched_kernelILi4E"
+  check_probe "stream_run_time_alu_kernelILb0ELi16E"
 fi
 if [ -z "$only" ] || [ "$only" = stream ]; then
   for w in 1 2 4 8 16 32 64 128 256; do
     check_stream "$w" 0
     check_stream "$w" 1
+  done
+  for bytes in 4 8 16; do
+    check_run_time_stream 0 "$bytes"
+    check_run_time_stream 1 "$bytes"
   done
 fi
 

@@ -3,6 +3,7 @@
 //   warpcost-stream read [--warps-per-sm N] [--alu W] [--load-bytes 4|8|16]
 //   [--dependent] [--mib M] warpcost-stream one-per-thread [--block-threads T]
 //   [--mib M] warpcost-stream chase --footprint-kib F [--stride] [--steps S]
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -33,8 +34,10 @@ constexpr std::uint64_t kMiB = 1024 * 1024;
 const char* const kUsage =
     "usage: warpcost-stream read [--warps-per-sm N] [--alu W] [--load-bytes "
     "4|8|16] [--dependent]\n"
-    "                            [--mib M]   persistent read stream, N "
+    "                            [--run-time-alu] [--mib M]   persistent read stream, N "
     "warps/SM held exactly\n"
+    "                                        (a W without a compiled kernel, or --run-time-alu: W is a\n"
+    "                                        kernel argument, its FFMAs a loop, W up to 4096)\n"
     "       warpcost-stream one-per-thread [--block-threads T] [--mib M]\n"
     "                                        one 16-byte load per thread, T "
     "threads a block\n"
@@ -82,6 +85,10 @@ Options parse(int argc, char** argv) {
       o.read.kernel.use = warpcost::kernels::AluUse::kDependent;
       continue;
     }
+    if (flag == "--run-time-alu" && o.mode == "read") {
+      o.read.kernel.run_time_alu = true;
+      continue;
+    }
     if (flag == "--stride" && o.mode == "chase") {
       o.chase.order = warpcost::kernels::RingOrder::kStride;
       continue;
@@ -112,6 +119,12 @@ Options parse(int argc, char** argv) {
   // What can be checked without a device is checked here, so bad input fails
   // the same everywhere.
   if (o.mode == "read") {
+    // A W no kernel is compiled for runs the run-time kernel (one load in flight, any width).
+    const auto& compiled = warpcost::kernels::kStreamAluCounts;
+    if (std::find(std::begin(compiled), std::end(compiled), o.read.kernel.alu_per_load) == std::end(compiled) &&
+        o.read.kernel.alu_per_load >= 0) {
+      o.read.kernel.run_time_alu = true;
+    }
     if (const std::string p = warpcost::kernels::stream_kernel_problem(o.read.kernel); !p.empty()) {
       throw UsageError(p);
     }
@@ -168,6 +181,10 @@ int run(int argc, char** argv) {
         warpcost::kernels::alu_use_name(o.read.kernel.use), o.read.kernel.load_bytes,
         o.read.kernel.alu_per_load, p.warps_per_sm, p.blocks_per_sm, p.warps_per_block, p.shared_bytes);
     const double rate = static_cast<double>(runner->bytes_read()) / t;
+    if (o.read.kernel.run_time_alu) {
+      std::printf("ALU work: W = %d run-time (a loop of FFMAs: its counter, compare and branch issue too)\n",
+                  o.read.kernel.alu_per_load);
+    }
     std::printf("sums checked against the host replay; median of %d launches %.1f us\n", kTimedLaunches,
                 t * 1e6);
     std::printf(

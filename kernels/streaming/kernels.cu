@@ -85,12 +85,51 @@ __device__ __forceinline__ std::uint64_t lane0_steps(std::uint64_t first, std::u
   return elements > start ? (elements - start - 1) / step + 1 : 0;
 }
 
-template <int W, bool Dependent, int Bytes>
-__global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::uint64_t elements,
-                              std::uint32_t* sums, long long* latency) {
-  // Sized by the host only so that a fixed number of blocks fits on an SM;
-  // never touched.
-  extern __shared__ unsigned char residency_pin[];
+// The ALU work of one load, W known at compile time: fully unrolled, so exactly W FFMAs sit between
+// two loads.
+template <int W>
+struct CompiledAlu {
+  __device__ __forceinline__ float dependent(float v) const {
+#pragma unroll
+    for (int j = 0; j < W; ++j) v = fmaf(v, kChainScale, kChainStep);
+    return v;
+  }
+  __device__ __forceinline__ void independent(float (&side)[kSideChains]) const {
+#pragma unroll
+    for (int j = 0; j < W; ++j) side[j % kSideChains] = fmaf(side[j % kSideChains], kChainScale, kChainStep);
+  }
+  __device__ __forceinline__ bool any() const { return W > 0; }
+};
+
+// The same work with W a kernel argument (any W, warpcost-stream's W without a compiled kernel): a
+// loop. Independent: whole rounds of one FFMA on each side chain, then chains 0..(W mod 4) - 1 once
+// more, so each chain gets the FFMAs it gets from the unrolled j % 4 (the host replay is the same),
+// and the array index stays a constant (registers, no local memory). The loop's own counter,
+// compare and branch are instructions the unrolled kernels do not have: the SASS check and
+// warpcost-stream's output say so.
+struct RunTimeAlu {
+  int w;
+  __device__ __forceinline__ float dependent(float v) const {
+    for (int j = 0; j < w; ++j) v = fmaf(v, kChainScale, kChainStep);
+    return v;
+  }
+  __device__ __forceinline__ void independent(float (&side)[kSideChains]) const {
+    int j = 0;
+    for (; j + kSideChains <= w; j += kSideChains) {
+#pragma unroll
+      for (int c = 0; c < kSideChains; ++c) side[c] = fmaf(side[c], kChainScale, kChainStep);
+    }
+#pragma unroll
+    for (int c = 0; c < kSideChains - 1; ++c) {
+      if (j + c < w) side[c] = fmaf(side[c], kChainScale, kChainStep);
+    }
+  }
+  __device__ __forceinline__ bool any() const { return w > 0; }
+};
+
+template <bool Dependent, int Bytes, class Alu>
+__device__ __forceinline__ void stream_body(const typename LoadType<Bytes>::type* data, std::uint64_t elements,
+                                            std::uint32_t* sums, long long* latency, const Alu alu) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
   std::uint32_t acc = 0;
@@ -118,22 +157,32 @@ __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::u
     } else {
       x = fold(data[i]);
     }
-    if constexpr (Dependent && W > 0) {
-      float v = __uint_as_float((x & kMantissaMask) | kOneBits);
-#pragma unroll
-      for (int j = 0; j < W; ++j) v = fmaf(v, kChainScale, kChainStep);
-      x = __float_as_uint(v);
-    } else if constexpr (!Dependent) {
-#pragma unroll
-      for (int j = 0; j < W; ++j) {
-        side[j % kSideChains] = fmaf(side[j % kSideChains], kChainScale, kChainStep);
-      }
+    if constexpr (Dependent) {
+      if (alu.any()) x = __float_as_uint(alu.dependent(__uint_as_float((x & kMantissaMask) | kOneBits)));
+    } else {
+      alu.independent(side);
     }
     acc += x;
   }
 #pragma unroll
   for (int c = 0; c < kSideChains; ++c) acc ^= __float_as_uint(side[c]);
   sums[gid] = acc;
+}
+
+template <int W, bool Dependent, int Bytes>
+__global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::uint64_t elements,
+                              std::uint32_t* sums, long long* latency) {
+  // Sized by the host only so that a fixed number of blocks fits on an SM;
+  // never touched.
+  extern __shared__ unsigned char residency_pin[];
+  stream_body<Dependent, Bytes>(data, elements, sums, latency, CompiledAlu<W>{});
+}
+
+template <bool Dependent, int Bytes>
+__global__ void stream_run_time_alu_kernel(const typename LoadType<Bytes>::type* data, std::uint64_t elements,
+                                           std::uint32_t* sums, long long* latency, int w) {
+  extern __shared__ unsigned char residency_pin[];
+  stream_body<Dependent, Bytes>(data, elements, sums, latency, RunTimeAlu{w});
 }
 
 // U independent 16-byte loads a grid stride apart in flight before the first is
@@ -269,6 +318,12 @@ const void* kernel_for(int w, AluUse use) {
   return use == AluUse::kDependent ? kernel_for<Bytes, true>(w) : kernel_for<Bytes, false>(w);
 }
 
+template <int Bytes>
+const void* run_time_kernel_for(AluUse use) {
+  return use == AluUse::kDependent ? reinterpret_cast<const void*>(stream_run_time_alu_kernel<true, Bytes>)
+                                   : reinterpret_cast<const void*>(stream_run_time_alu_kernel<false, Bytes>);
+}
+
 }  // namespace
 
 const void* stream_kernel_function(const StreamKernelConfig& c) {
@@ -282,6 +337,16 @@ const void* stream_kernel_function(const StreamKernelConfig& c) {
       return reinterpret_cast<const void*>(stream_batched_kernel<8>);
     default:
       break;
+  }
+  if (c.run_time_alu) {
+    switch (c.load_bytes) {
+      case 4:
+        return run_time_kernel_for<4>(c.use);
+      case 8:
+        return run_time_kernel_for<8>(c.use);
+      default:
+        return run_time_kernel_for<16>(c.use);
+    }
   }
   switch (c.load_bytes) {
     case 4:
@@ -297,7 +362,8 @@ void launch_stream(const StreamKernelConfig& config, const void* d_data, std::ui
                    unsigned int blocks, unsigned int threads_per_block, std::size_t shared_bytes,
                    std::uint32_t* d_sums, long long* d_latency, cudaStream_t stream) {
   const void* kernel = stream_kernel_function(config);
-  void* args[] = {const_cast<void**>(&d_data), &elements, &d_sums, &d_latency};
+  int w = config.alu_per_load;
+  void* args[] = {const_cast<void**>(&d_data), &elements, &d_sums, &d_latency, &w};  // w: the run-time kernel's only
   WARPCOST_CUDA(cudaLaunchKernel(kernel, dim3(blocks), dim3(threads_per_block), args, shared_bytes, stream));
   WARPCOST_CHECK_LAUNCH("stream_kernel");
 }

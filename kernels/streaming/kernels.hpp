@@ -37,11 +37,18 @@ inline constexpr int kLatencySamplesPerBlock = 8;
 // = 0.
 inline constexpr int kStreamLoadsInFlight[] = {1, 2, 4, 8};
 
+// The largest W the run-time kernel takes.
+inline constexpr int kMostRunTimeAlu = 4096;
+
 struct StreamKernelConfig {
   int load_bytes = 16;   // 4, 8 or 16
-  int alu_per_load = 0;  // one of kStreamAluCounts
+  int alu_per_load = 0;  // one of kStreamAluCounts; with run_time_alu any of 0..kMostRunTimeAlu
   AluUse use = AluUse::kIndependent;
   int loads_in_flight = 1;  // one of kStreamLoadsInFlight; above 1 only with 16 bytes and W = 0
+  // W as a kernel argument: one kernel a load width and use whose ALU work is a loop (its counter,
+  // compare and branch come on top of the W FFMAs), for a W without a compiled kernel; one load in
+  // flight only. The suite runs the compiled kernels.
+  bool run_time_alu = false;
 };
 
 // Empty when the kernel exists; otherwise one sentence naming the value and

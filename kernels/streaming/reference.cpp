@@ -55,6 +55,16 @@ std::string stream_kernel_problem(const StreamKernelConfig& c) {
            std::to_string(c.load_bytes) + "-byte loads and W = " + std::to_string(c.alu_per_load) +
            "; allowed: more than 1 only with 16-byte loads and W = 0";
   }
+  if (c.run_time_alu) {
+    if (c.loads_in_flight != 1) {
+      return "loads in flight = " + std::to_string(c.loads_in_flight) + " with a run-time W; allowed: 1";
+    }
+    if (c.alu_per_load > kMostRunTimeAlu) {
+      return "W = " + std::to_string(c.alu_per_load) + " ALU instructions per load (run-time); allowed: 0.." +
+             std::to_string(kMostRunTimeAlu);
+    }
+    return {};
+  }
   for (const int w : kStreamAluCounts) {
     if (w == c.alu_per_load) return {};
   }

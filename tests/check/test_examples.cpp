@@ -792,17 +792,20 @@ TEST(MeasurePlan, ThePlanOfAFileOfEveryKindNamesEachCallOrWhyNot) {
   const auto lines = table_lines(md);
   ASSERT_EQ(lines.size(), examples.size() + 1) << md;
   for (const auto& l : lines) EXPECT_EQ(cells_of(l), 4) << l;
-  EXPECT_NE(md.find("5 of 13 examples have a runner"), std::string::npos) << md;
+  EXPECT_NE(md.find("6 of 13 examples have a runner"), std::string::npos) << md;
   EXPECT_NE(md.find("| K3 | grid_tail | `warpcost-record --grid 1000 256 --json` | yes |"), std::string::npos) << md;
   EXPECT_NE(md.find("| K1 | block_shape | `warpcost-record 100 1 1` | yes |"), std::string::npos) << md;
   EXPECT_NE(md.find("| K4 | divergence | `warpcost-diverge --leaves 4 --trips 384` | yes |"), std::string::npos) << md;
   EXPECT_NE(md.find("| K8 | warp_primitive | `warpcost-primitives latency --primitive shfl_idx32 --lanes 1; "
                     "warpcost-primitives latency --primitive shfl_idx32 --lanes 32` | yes |"),
             std::string::npos) << md;
-  // W = 25 has no compiled kernel: the plan says so in one line (it used to paste the runner's usage).
-  EXPECT_NE(md.find("| K5 | latency_hiding | — | not measured: W = 25: warpcost-stream has a kernel for W = 0, 1, 2, 4, 8, "
-                    "16, 32, 64, 128, 256 only"),
+  // W = 25 has no unrolled kernel: warpcost-stream runs its run-time one. L = 500: ceil(500/25) = 20.
+  EXPECT_NE(md.find("| K5 | latency_hiding | `warpcost-stream read --alu 25 --warps-per-sm 20; warpcost-stream read "
+                    "--alu 25 --warps-per-sm 64` | yes |"),
             std::string::npos) << md;
+  const auto huge_w = plan_measure(one_example("kind = \"latency_hiding\"\nlatency = 50000\ninstructions = 5000\nwarp_cap = 64\nanswer = { warps_needed = 10 }\n"));
+  EXPECT_TRUE(huge_w.calls.empty());
+  EXPECT_NE(huge_w.why_not.find("W = 5000: warpcost-stream's run-time kernel takes W up to 4096"), std::string::npos) << huge_w.why_not;
   EXPECT_NE(md.find("| K6 | scheduler_demand | — | not measured: the model needs 200 warps a SM, over the cap of 64"),
             std::string::npos) << md;
   // A compiled W is planned at the model's warps and at the cap: L = 500, W = 16 -> ceil(500/16) = 32.
@@ -818,7 +821,7 @@ TEST(ExamplesCli, PlanNeedsNoGpuAndGoesWithoutMeasure) {
                      tmp.path / "plan.txt"), 0);
   const std::string out = slurp((tmp.path / "plan.txt").string());
   EXPECT_NE(out.find("13 of 13 stated answers agree"), std::string::npos) << out;
-  EXPECT_NE(out.find("What `--measure` would run: 5 of 13"), std::string::npos) << out;
+  EXPECT_NE(out.find("What `--measure` would run: 6 of 13"), std::string::npos) << out;
   EXPECT_EQ(run_tool("check " + kPageFile + " --plan --measure --bench-dir x", tmp.path / "both.txt"), 2);
   EXPECT_NE(slurp((tmp.path / "both.txt.err").string()).find("give one of them"), std::string::npos);
 }
@@ -905,6 +908,16 @@ TEST(MeasureLatency, NoWarpCapIsMeasuredAtTheGpusOwnCapAndSaysSo) {
   const auto rows = judge_measurement(ex, p, {fixture("stream-read-8-alu-16.txt"), fixture("stream-read-8-alu-16.txt")});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_NE(rows[0].note.find("at this GPU's own cap of 8 warps/SM: the example states none"), std::string::npos) << rows[0].note;
+  // Ex 5 (L = 300, W = 15, no cap): W = 15 has no unrolled kernel, so warpcost-stream runs its
+  // run-time one, and the note says so.
+  const Example ex5 = one_example("kind = \"latency_hiding\"\nlatency = 300\ninstructions = 15\nanswer = { warps_needed = 20 }\n");
+  const auto p5 = plan_measure(ex5);
+  ASSERT_EQ(p5.calls.size(), 2u);
+  EXPECT_EQ(p5.calls[0].args, (std::vector<std::string>{"read", "--alu", "15", "--warps-per-sm", "20"}));
+  EXPECT_EQ(p5.calls[1].args, (std::vector<std::string>{"read", "--alu", "15"}));
+  const auto r5 = judge_measurement(ex5, p5, {fixture("stream-read-8-alu-16.txt"), fixture("stream-read-8-alu-16.txt")});
+  EXPECT_NE(r5[0].note.find("W = 15 has no unrolled kernel: the run-time one, a loop of FFMAs"), std::string::npos) << r5[0].note;
+  EXPECT_EQ(rows[0].note.find("no unrolled kernel"), std::string::npos) << rows[0].note;  // W = 16 is compiled
   // With a cap stated, the note does not claim the GPU's own.
   const Example capped = one_example("kind = \"latency_hiding\"\nlatency = 320\ninstructions = 16\nwarp_cap = 64\nanswer = { warps_needed = 20 }\n");
   const auto c = judge_measurement(capped, plan_measure(capped), {fixture("stream-read-8-alu-16.txt"), fixture("stream-read-8-alu-16.txt")});

@@ -102,6 +102,33 @@ TEST(GpuStream, SumsMatchTheHostReplayAtEveryWidthAndUse) {
   }
 }
 
+// The run-time-W kernel (warpcost-stream's W without an unrolled kernel) against the same host
+// replay as the unrolled ones. Each configuration gives a thread 7 or 8 loads, so an independent
+// side chain gets about 2·W FFMAs, too few for any but the first ~70 threads to reach the chain's
+// fixed point 1.0, and one FFMA more or less a load changes the sum (test_plan.cpp counts it on the
+// replay); a dependent chain starts afresh from every loaded word. W = 16 forced run-time must give
+// the unrolled kernel's sums.
+TEST(GpuStream, TheRunTimeAluKernelMatchesTheHostReplay) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  const StreamConfig configs[] = {
+      {{16, 12, kernels::AluUse::kIndependent, 1, true}, 33, 16ull << 20, 11},
+      {{4, 15, kernels::AluUse::kDependent, 1, true}, 20, 16ull << 20, 12},
+      {{8, 3, kernels::AluUse::kIndependent, 1, true}, 64, 16ull << 20, 13},
+      {{16, 25, kernels::AluUse::kDependent, 1, true}, 4, 16ull << 20, 14},
+      {{16, 16, kernels::AluUse::kIndependent, 1, true}, 32, 16ull << 20, 15},
+      {{16, 0, kernels::AluUse::kIndependent, 1, true}, 64, 16ull << 20, 16},
+  };
+  for (const auto& c : configs) {
+    StreamRunner runner(device, c, stream);
+    runner.launch(stream);
+    EXPECT_NO_THROW(runner.check_sums(stream)) << c.kernel.load_bytes << " B, run-time W " << c.kernel.alu_per_load;
+    EXPECT_GT(runner.loaded_latency_cycles(stream), 100.0) << c.kernel.load_bytes << " B, W " << c.kernel.alu_per_load;
+    EXPECT_EQ(runner.plan().warps_per_block * runner.plan().blocks_per_sm, c.warps_per_sm);
+  }
+}
+
 TEST(GpuStream, CountsThatCannotBeHeldAreRefusedWithTheReason) {
   WARPCOST_REQUIRE_GPU();
   const DeviceInfo device = query_device_info(0);

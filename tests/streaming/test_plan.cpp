@@ -104,6 +104,38 @@ TEST(StreamKernel, ProblemsAndTheHostReplay) {
   EXPECT_EQ(kernels::stream_kernel_problem(k), "W = -1 ALU instructions per load; allowed: 0 or more");
   k.alu_per_load = 3;
   EXPECT_NE(kernels::stream_kernel_problem(k).find("allowed (compiled): 0, 1, 2, 4"), std::string::npos);
+  // The run-time kernel takes any W up to 4096, one load in flight.
+  k.run_time_alu = true;
+  EXPECT_EQ(kernels::stream_kernel_problem(k), "");
+  k.alu_per_load = 4096;
+  EXPECT_EQ(kernels::stream_kernel_problem(k), "");
+  k.alu_per_load = 4097;
+  EXPECT_EQ(kernels::stream_kernel_problem(k), "W = 4097 ALU instructions per load (run-time); allowed: 0..4096");
+  k.alu_per_load = 0;
+  k.loads_in_flight = 2;
+  EXPECT_EQ(kernels::stream_kernel_problem(k), "loads in flight = 2 with a run-time W; allowed: 1");
+  k.loads_in_flight = 1;
+  k.run_time_alu = false;
+  // The GPU test of the run-time kernel (tests/streaming/test_gpu.cpp) holds its sums against this
+  // replay with 33 warps/SM over 16 MiB of 16-byte loads, 7 or 8 loads a thread. A side chain
+  // starts at 1 + (4 gid + c)·2^-23 and each FFMA takes 3/4 of its distance to 1.0 (rounded to
+  // 2^-23), so it reaches 1.0 after n FFMAs once (4/3)^n > 2(4 gid + c): with 3 FFMAs a chain a
+  // load, 22 in all, only threads below gid ~70 get there ((4/3)^22 ~ 560); every other thread's sum
+  // changes with one FFMA more a load. Counted over every 97th thread: most differ.
+  {
+    kernels::StreamKernelConfig w12{16, 12, kernels::AluUse::kIndependent, 1, true};
+    kernels::StreamKernelConfig w13 = w12;
+    w13.alu_per_load = 13;
+    const std::uint64_t threads = 33ull * 32 * 132;
+    const std::uint64_t elements = (16ull << 20) / 16;
+    std::uint64_t sampled = 0, differ = 0;
+    for (std::uint64_t gid = 0; gid < threads; gid += 97) {
+      ++sampled;
+      differ += kernels::stream_reference(w12, gid, threads, elements, 11) !=
+                kernels::stream_reference(w13, gid, threads, elements, 11);
+    }
+    EXPECT_GT(differ, sampled * 3 / 4) << differ << " of " << sampled;
+  }
 
   k.alu_per_load = 0;
   k.loads_in_flight = 3;
