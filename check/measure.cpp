@@ -639,7 +639,14 @@ std::vector<std::string> run_plan(const MeasurePlan& plan, const std::string& be
     while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
     const int status = pclose(p);
     const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    if (rc == 2) throw RunnerRefused(call.runner + " refuses these parameters: " + out.substr(0, 400));
+    if (rc == 2) {
+      // The runner's own message is its first line ("warpcost-stream: warps per SM = 64: ..."); its
+      // usage text and whatever it printed before refusing stay out of the one-sentence reason.
+      std::string first = out.substr(0, out.find('\n'));
+      const std::string prefix = call.runner + ": ";
+      if (first.rfind(prefix, 0) == 0) first = first.substr(prefix.size());
+      throw RunnerRefused(call.runner + " refuses these parameters: " + first.substr(0, 400));
+    }
     if (rc != 0) {
       throw std::runtime_error(cmd + " exited " + std::to_string(rc) + ": " + out.substr(0, 600));
     }

@@ -178,8 +178,11 @@ __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::u
   stream_body<Dependent, Bytes>(data, elements, sums, latency, CompiledAlu<W>{});
 }
 
+// At most 32 registers a thread (65536 / (2 blocks x 1024 threads)), as the unrolled kernels use
+// unbidden (26-32), so it holds the device's warp cap: unbounded, its loop took 38 and the H200 held
+// 48 warps/SM, not 64. Any block size the runner plans (1..32 warps) stays allowed.
 template <bool Dependent, int Bytes>
-__global__ void stream_run_time_alu_kernel(const typename LoadType<Bytes>::type* data, std::uint64_t elements,
+__global__ void __launch_bounds__(1024, 2) stream_run_time_alu_kernel(const typename LoadType<Bytes>::type* data, std::uint64_t elements,
                                            std::uint32_t* sums, long long* latency, int w) {
   extern __shared__ unsigned char residency_pin[];
   stream_body<Dependent, Bytes>(data, elements, sums, latency, RunTimeAlu{w});

@@ -924,5 +924,46 @@ TEST(MeasureLatency, NoWarpCapIsMeasuredAtTheGpusOwnCapAndSaysSo) {
   EXPECT_EQ(c[0].note.find("own cap"), std::string::npos) << c[0].note;
 }
 
+TEST(MeasureGrid, ParsesTheRecordersRealJson) {
+  // warpcost-record --grid 5000 192 --json on the H200 (round of b744f5f7675a).
+  const GridReport g = parse_grid_json(fixture("record-grid-5000-192.json"));
+  EXPECT_EQ(g.blocks, 27);
+  EXPECT_EQ(g.launched_warps, 162);
+  EXPECT_EQ(g.working_warps, 157);
+  EXPECT_EQ(g.working_threads, 5000);
+  EXPECT_EQ(g.last_block_threads, 8);
+  EXPECT_EQ(g.last_block_partial_lanes, 8);
+  EXPECT_TRUE(g.gates_passed);
+  EXPECT_EQ(g.tail_warps, 1);
+  EXPECT_EQ(g.full_warps, 6);
+  EXPECT_EQ(g.schedulers, 4);
+  EXPECT_GT(g.tail_seconds, g.floor_seconds);
+  EXPECT_DOUBLE_EQ(g.issue_units[0], 8192);
+  EXPECT_DOUBLE_EQ(g.issue_units[1], 65536);
+}
+
+TEST(MeasureRun, ARefusalIsTheRunnersFirstLineNotItsUsage) {
+  // A stand-in runner that refuses as warpcost-stream does: its message, its usage, then its
+  // device line on stdout, exit 2.
+  TempDir tmp;
+  const auto runner = tmp.path / "warpcost-stream";
+  std::ofstream(runner) << "#!/bin/sh\n"
+                           "echo 'warpcost-stream: warps per SM = 64: the occupancy API allows 24 blocks of 64 threads' >&2\n"
+                           "echo 'usage: warpcost-stream read [--warps-per-sm N] [--alu W]' >&2\n"
+                           "echo '       warpcost-stream chase --footprint-kib F' >&2\n"
+                           "echo 'GPU: NVIDIA H200, 132 SMs'\n"
+                           "exit 2\n";
+  std::filesystem::permissions(runner, std::filesystem::perms::owner_all);
+  const MeasurePlan plan{{{"warpcost-stream", {"read", "--alu", "15"}}}, ""};
+  try {
+    run_plan(plan, tmp.path.string());
+    FAIL() << "no refusal";
+  } catch (const RunnerRefused& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "warpcost-stream refuses these parameters: warps per SM = 64: the occupancy API allows 24 blocks of 64 threads");
+  }
+}
+
 }  // namespace
 }  // namespace warpcost::examples
+
