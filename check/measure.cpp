@@ -15,6 +15,7 @@
 
 #include "analysis/coalescing/evaluation.hpp"
 #include "core/result_schema.hpp"
+#include "core/partial_warp/schema.hpp"
 #include "core/streaming/schema.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/tidy_csv.hpp"
@@ -33,11 +34,10 @@ const char* const kDiverge = "warpcost-diverge";
 const char* const kCoalesce = "warpcost-coalesce";
 const char* const kStream = "warpcost-stream";
 const char* const kPrimitives = "warpcost-primitives";
-// warpcost-stream's largest run-time W (kernels/streaming/kernels.hpp's kMostRunTimeAlu): a W
-// without an unrolled kernel runs the run-time one, a loop of FFMAs.
-constexpr int kMostRunTimeAlu = 4096;
-// warpcost-record --grid's largest N (bench/partial_warp/main.cpp).
-constexpr long long kMostGridThreads = 1LL << 27;
+// warpcost-stream's largest run-time W: a W without an unrolled kernel runs the run-time one, a loop
+// of FFMAs; and warpcost-record --grid's largest N (both core's, which the runners read too).
+constexpr int kMostRunTimeAlu = schema::streaming::kMostRunTimeAlu;
+constexpr long long kMostGridThreads = schema::partial_warp::kMostGridThreads;
 
 // The examples file's primitive names (examples_file.cpp) against warpcost-primitives' own (its
 // `list`); the 32-bit variant of each shuffle, the kind a course example writes.
@@ -229,6 +229,14 @@ Value count_value(double v) { return Value{ValueType::kCount, v, {}, {}, {}}; }
 // model (per-scheduler issue with the FMA latency, from the runner's own fma_issue points), each
 // with the partial_warp family's tolerance.
 std::vector<MeasuredAnswer> judge_grid_tail(const Example& ex, const std::vector<ModelAnswer>& answers, const GridReport& g) {
+  const long long n = static_cast<long long>(get(ex, "threads")->value.number);
+  const long long b = static_cast<long long>(get(ex, "block_threads")->value.number);
+  if (g.total_threads != n || g.block_threads != b) {
+    throw std::runtime_error(ex.id + ": warpcost-record --grid reported N = " + std::to_string(g.total_threads) + ", B = " +
+                             std::to_string(g.block_threads) + " for an example of N = " + std::to_string(n) +
+                             ", B = " + std::to_string(b));
+  }
+  if (g.schedulers < 1) throw std::runtime_error(ex.id + ": warpcost-record --grid reported " + std::to_string(g.schedulers) + " schedulers a SM");
   std::vector<MeasuredAnswer> rows;
   for (const auto& a : answers) {
     double gpu = 0;
@@ -242,12 +250,21 @@ std::vector<MeasuredAnswer> judge_grid_tail(const Example& ex, const std::vector
     else continue;
     rows.push_back(check_row(ex, a, count_value(gpu), g.gates_passed));
   }
-  const double per_tail = static_cast<double>((g.tail_warps + g.schedulers - 1) / g.schedulers);
-  const double per_full = static_cast<double>((g.full_warps + g.schedulers - 1) / g.schedulers);
+  // The textbook's warps from the model (N, B), not from the runner's report.
+  const model::GridTail m = model::grid_tail(n, b);
+  const long long tail_warps = model::warps_per_block(m.last_block_threads);
+  const long long full_warps = model::warps_per_block(b);
+  const double per_tail = static_cast<double>((tail_warps + g.schedulers - 1) / g.schedulers);
+  const double per_full = static_cast<double>((full_warps + g.schedulers - 1) / g.schedulers);
+  if (!(g.full_seconds > g.floor_seconds) || !(g.tail_seconds > 0)) {
+    throw std::runtime_error(ex.id + ": warpcost-record --grid timed a full block at " + num(g.full_seconds * 1e6) +
+                             " us, a tail block at " + num(g.tail_seconds * 1e6) + " us, the launch floor at " +
+                             num(g.floor_seconds * 1e6) + " us: a full block must take longer than the floor");
+  }
   const double measured = (g.tail_seconds - g.floor_seconds) / (g.full_seconds - g.floor_seconds);
-  const std::string tail_text = "the last block (" + std::to_string(g.tail_threads) + " threads, " +
-                                std::to_string(g.tail_warps) + " warp(s)) alone took " + num(100 * measured) +
-                                " % of a full block's time (" + std::to_string(g.full_warps) + " warps; launch floor " +
+  const std::string tail_text = "the last block (" + std::to_string(m.last_block_threads) + " threads, " +
+                                std::to_string(tail_warps) + " warp(s)) alone took " + num(100 * measured) +
+                                " % of a full block's time (" + std::to_string(full_warps) + " warps; launch floor " +
                                 num(g.floor_seconds * 1e6) + " us taken off both)";
   ModelAnswer textbook{"last_block_time", Value{ValueType::kRatio, per_tail / per_full, {}, {}, {}},
                        "ceil(tail warps / N_sched) / ceil(full warps / N_sched)"};
@@ -258,27 +275,46 @@ std::vector<MeasuredAnswer> judge_grid_tail(const Example& ex, const std::vector
   t.row_kind = analysis::kind::kModel;
   t.verdict = std::fabs(measured / t.model_value - 1.0) <= analysis::kTailTimeTolerance ? analysis::verdict::kHolds
                                                                                          : analysis::verdict::kFails;
-  t.note = tail_text + ", against the textbook ceil(" + std::to_string(g.tail_warps) + "/" + std::to_string(g.schedulers) +
-           ")/ceil(" + std::to_string(g.full_warps) + "/" + std::to_string(g.schedulers) + ") = " + num(t.model_value) +
+  t.note = tail_text + ", against the textbook ceil(" + std::to_string(tail_warps) + "/" + std::to_string(g.schedulers) +
+           ")/ceil(" + std::to_string(full_warps) + "/" + std::to_string(g.schedulers) + ") = " + num(t.model_value) +
            ", within " + num(analysis::kTailTimeTolerance * 100) + " % (the partial_warp family's rule)";
   rows.push_back(t);
-  const model::LinearCost tail = model::linear_cost(g.issue_units[0], g.tail_issue_seconds[0], g.issue_units[1], g.tail_issue_seconds[1]);
-  const model::LinearCost full = model::linear_cost(g.issue_units[0], g.full_issue_seconds[0], g.issue_units[1], g.full_issue_seconds[1]);
-  const double predicted = model::grid_tail_relative_time(tail, full, g.fma_per_thread, g.floor_seconds);
+  model::LinearCost tail;
+  model::LinearCost full;
+  double predicted = 0;
+  try {
+    tail = model::linear_cost(g.issue_units[0], g.tail_issue_seconds[0], g.issue_units[1], g.tail_issue_seconds[1]);
+    full = model::linear_cost(g.issue_units[0], g.full_issue_seconds[0], g.issue_units[1], g.full_issue_seconds[1]);
+    predicted = model::grid_tail_relative_time(tail, full, g.fma_per_thread, g.floor_seconds);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(ex.id + ": the second-order grid tail from warpcost-record --grid's fma_issue points: " + e.what());
+  }
   ModelAnswer second{"second_order_last_block_time", Value{ValueType::kRatio, predicted, {}, {}, {}}, ""};
   MeasuredAnswer r = base_row(ex, second);
   r.has_gpu = true;
   r.gpu = measured;
   r.unit = "ratio";
-  r.row_kind = analysis::kind::kModel;
-  r.verdict = std::fabs(measured / predicted - 1.0) <= analysis::kSecondOrderTailTolerance ? analysis::verdict::kHolds
-                                                                                           : analysis::verdict::kFails;
+  // Both blocks at the same warps a scheduler: the model's two parameter points are one launch
+  // measured twice, its prediction 1 by construction, the textbook's own claim (judged above).
+  const bool restates = per_tail == per_full;
+  r.row_kind = restates ? analysis::kind::kInfo : analysis::kind::kModel;
+  if (restates) {
+    r.verdict = analysis::verdict::kInfo;
+  } else {
+    r.verdict = std::fabs(measured / predicted - 1.0) <= analysis::kSecondOrderTailTolerance ? analysis::verdict::kHolds
+                                                                                             : analysis::verdict::kFails;
+  }
   auto fixed3 = [](double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f", v);
     return std::string(buf);
   };
-  r.note = "second-order: per-scheduler issue F(n) + FMAs c(n) - floor, from the runner's fma_issue at " + num(per_tail) +
+  r.note = std::string("second-order: ") +
+           (restates ? "not judged: both blocks run " + num(per_tail) + " warp(s) a scheduler, so the model's two fma_issue "
+                       "points are one launch measured twice and its prediction is 1 by construction, the textbook's claim "
+                       "(judged in last_block_time); "
+                     : "") +
+           "per-scheduler issue F(n) + FMAs c(n) - floor, from the runner's fma_issue at " + num(per_tail) +
            " and " + num(per_full) + " warp(s) a scheduler: " + fixed3(tail.fixed_seconds * 1e6) + " us + " +
            fixed3(tail.seconds_per_unit * 1e9) + " ns an FMA, " + fixed3(full.fixed_seconds * 1e6) + " us + " +
            fixed3(full.seconds_per_unit * 1e9) + " ns; within " + num(analysis::kSecondOrderTailTolerance * 100) +
@@ -294,40 +330,65 @@ GridReport parse_grid_json(const std::string& text) {
   GridReport g;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
+    // The object itself: a line the runner wrote to stderr (run_plan reads both) is not part of it.
+    const auto open = text.find('{');
+    const auto close = text.rfind('}');
+    if (open == std::string::npos || close == std::string::npos || close < open) throw std::runtime_error("no JSON object");
+    j = nlohmann::json::parse(text.substr(open, close - open + 1));
+  } catch (const std::exception& e) {
     throw std::runtime_error(std::string("warpcost-record --grid printed no JSON object: ") + e.what());
   }
-  try {
-    if (j.at("mode").get<std::string>() != "grid") throw std::runtime_error("warpcost-record's JSON is not a grid record");
-    const auto& r = j.at("recorded");
-    g.blocks = r.at("blocks").get<long long>();
-    g.launched_warps = r.at("launched_warps").get<long long>();
-    g.working_warps = r.at("working_warps").get<long long>();
-    g.working_threads = r.at("working_threads").get<long long>();
-    g.last_block_threads = r.at("last_block_threads").get<long long>();
-    g.last_block_full_warps = r.at("last_block_full_warps").get<long long>();
-    g.last_block_partial_lanes = r.at("last_block_partial_lanes").get<long long>();
-    g.gates_passed = j.at("gates_passed").get<bool>();
-    const auto& t = j.at("timing");
-    g.tail_threads = t.at("tail_threads").get<long long>();
-    g.tail_warps = t.at("tail_warps").get<long long>();
-    g.full_warps = t.at("full_warps").get<long long>();
-    g.schedulers = j.at("schedulers_per_sm").get<int>();
-    g.tail_seconds = t.at("tail_seconds").get<double>();
-    g.full_seconds = t.at("full_seconds").get<double>();
-    g.floor_seconds = t.at("floor_seconds").get<double>();
-    g.fma_per_thread = t.at("fma_per_thread").get<double>();
-    const auto units = t.at("fma_issue_fma_per_thread").get<std::vector<double>>();
-    const auto tail = t.at("fma_issue_tail_seconds").get<std::vector<double>>();
-    const auto full = t.at("fma_issue_full_seconds").get<std::vector<double>>();
-    if (units.size() != 2 || tail.size() != 2 || full.size() != 2) throw std::runtime_error("fma_issue needs two points each");
-    g.issue_units = {units[0], units[1]};
-    g.tail_issue_seconds = {tail[0], tail[1]};
-    g.full_issue_seconds = {full[0], full[1]};
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(std::string("warpcost-record --grid's JSON lacks a field: ") + e.what());
+  // Each field by name, so a missing one or one of the wrong type is named in the message.
+  auto at = [](const nlohmann::json& o, const std::string& where, const char* key) -> const nlohmann::json& {
+    if (!o.is_object() || !o.contains(key)) {
+      throw std::runtime_error("warpcost-record --grid's JSON lacks " + where + key);
+    }
+    return o.at(key);
+  };
+  auto whole_of = [&](const nlohmann::json& o, const std::string& where, const char* key) {
+    const auto& v = at(o, where, key);
+    if (!v.is_number_integer()) throw std::runtime_error("warpcost-record --grid's JSON: " + where + key + " is not a whole number");
+    return v.get<long long>();
+  };
+  auto number_of = [&](const nlohmann::json& o, const std::string& where, const char* key) {
+    const auto& v = at(o, where, key);
+    if (!v.is_number()) throw std::runtime_error("warpcost-record --grid's JSON: " + where + key + " is not a number");
+    return v.get<double>();
+  };
+  auto pair_of = [&](const nlohmann::json& o, const std::string& where, const char* key) {
+    const auto& v = at(o, where, key);
+    if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_number()) {
+      throw std::runtime_error("warpcost-record --grid's JSON: " + where + key + " is not two numbers");
+    }
+    return std::array<double, 2>{v[0].get<double>(), v[1].get<double>()};
+  };
+  if (!at(j, "", "mode").is_string() || j.at("mode").get<std::string>() != "grid") {
+    throw std::runtime_error("warpcost-record's JSON is not a grid record (mode is not \"grid\")");
   }
+  g.total_threads = whole_of(j, "", "total_threads");
+  g.block_threads = whole_of(j, "", "block_threads");
+  g.schedulers = static_cast<int>(whole_of(j, "", "schedulers_per_sm"));
+  const auto& r = at(j, "", "recorded");
+  g.blocks = whole_of(r, "recorded.", "blocks");
+  g.launched_warps = whole_of(r, "recorded.", "launched_warps");
+  g.working_warps = whole_of(r, "recorded.", "working_warps");
+  g.working_threads = whole_of(r, "recorded.", "working_threads");
+  g.last_block_threads = whole_of(r, "recorded.", "last_block_threads");
+  g.last_block_full_warps = whole_of(r, "recorded.", "last_block_full_warps");
+  g.last_block_partial_lanes = whole_of(r, "recorded.", "last_block_partial_lanes");
+  if (!at(j, "", "gates_passed").is_boolean()) throw std::runtime_error("warpcost-record --grid's JSON: gates_passed is not true or false");
+  g.gates_passed = j.at("gates_passed").get<bool>();
+  const auto& t = at(j, "", "timing");
+  g.tail_threads = whole_of(t, "timing.", "tail_threads");
+  g.tail_warps = whole_of(t, "timing.", "tail_warps");
+  g.full_warps = whole_of(t, "timing.", "full_warps");
+  g.tail_seconds = number_of(t, "timing.", "tail_seconds");
+  g.full_seconds = number_of(t, "timing.", "full_seconds");
+  g.floor_seconds = number_of(t, "timing.", "floor_seconds");
+  g.fma_per_thread = number_of(t, "timing.", "fma_per_thread");
+  g.issue_units = pair_of(t, "timing.", "fma_issue_fma_per_thread");
+  g.tail_issue_seconds = pair_of(t, "timing.", "fma_issue_tail_seconds");
+  g.full_issue_seconds = pair_of(t, "timing.", "fma_issue_full_seconds");
   return g;
 }
 
@@ -647,7 +708,10 @@ std::vector<std::string> run_plan(const MeasurePlan& plan, const std::string& be
       if (first.rfind(prefix, 0) == 0) first = first.substr(prefix.size());
       throw RunnerRefused(call.runner + " refuses these parameters: " + first.substr(0, 400));
     }
-    if (rc != 0) {
+    // A JSON report whose recorder gate failed exits 1: its rows are judged (the counts read fails).
+    const bool json_call = std::find(call.args.begin(), call.args.end(), "--json") != call.args.end();
+    const bool failed_gate_report = rc == 1 && json_call && out.find("\"gates_passed\": false") != std::string::npos;
+    if (rc != 0 && !failed_gate_report) {
       throw std::runtime_error(cmd + " exited " + std::to_string(rc) + ": " + out.substr(0, 600));
     }
     outputs.push_back(out);
@@ -730,12 +794,15 @@ std::string measured_csv(const std::vector<MeasuredAnswer>& rows, const std::str
     const std::string params = "example=" + r.example;
     const double rel = r.has_gpu && r.model_value != 0 ? r.gpu / r.model_value - 1.0 : 0.0;
     const bool numeric_model = r.has_gpu && r.model != "" && r.model.find('(') == std::string::npos;
+    // An info row is not judged: no rel_error (a latency row's value is a share of a rate, its
+    // model's value a count of warps).
+    const bool judged = r.row_kind != analysis::kind::kInfo;
     csv << schema::kVersion << "," << csv_field(run_id) << "," << csv_field(utc) << "," << csv_field(gpu) << ",,,,,"
         << csv_field(analysis::git_rev_text(git_rev)) << ",examples," << csv_field(r.kind) << "," << csv_field(params) << ","
         << csv_field(r.answer.empty() ? "not_measured" : r.answer) << "," << (r.has_gpu ? analysis::csv_number(r.gpu) : "")
         << "," << csv_field(r.unit) << "," << csv_field(r.note) << ","
         << (numeric_model ? analysis::csv_number(r.model_value) : "") << ","
-        << (numeric_model ? analysis::csv_number(rel) : "") << "," << csv_field(r.row_kind) << "," << csv_field(r.verdict)
+        << (numeric_model && judged ? analysis::csv_number(rel) : "") << "," << csv_field(r.row_kind) << "," << csv_field(r.verdict)
         << ",current," << csv_field(r.example) << "\n";
   }
   return csv.str();

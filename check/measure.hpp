@@ -54,6 +54,7 @@ double parse_primitive_latency_cycles(const std::string& text);
 
 // warpcost-record --grid --json: what it recorded and timed (bench/partial_warp/main.cpp).
 struct GridReport {
+  long long total_threads = 0, block_threads = 0;  // N and B, as the runner read them
   long long blocks = 0, launched_warps = 0, working_warps = 0, working_threads = 0;
   long long last_block_threads = 0, last_block_full_warps = 0, last_block_partial_lanes = 0;
   bool gates_passed = false;

@@ -18,15 +18,17 @@
 # the switch has cases (32): the targets are counted by the paths they lead to.
 # A streaming kernel of W passes when it has at least W FFMAs (no chain folded away); the latency
 # probe when a clock read, a load, a store of the loaded value and a clock read come in that order.
-# The run-time-W kernel (W a kernel argument) passes when its FFMAs sit in a loop (a backward branch,
-# at least the 4 side chains' round and the 3 of the remainder when independent, one when
-# dependent) and it touches no local memory (LDL/STL: the side chains stay in registers).
+# The run-time-W kernel (W a kernel argument) passes when its FFMAs sit in a loop of their own (two
+# backward branches at least: the grid-stride loop every stream kernel has, and the ALU loop; at
+# least the 4 side chains' round and the 3 of the remainder when independent, one when dependent)
+# and it touches no local memory (LDL/STL: the side chains stay in registers). Its negative
+# control: the unrolled W = 16 kernels (one backward branch, the grid stride) must fail that test.
 #
 #   scripts/check-sass.sh [--only KERNEL] [--must-fail] [--print] OBJECT
 #   scripts/check-sass.sh [--only KERNEL] [--must-fail] [--print] --sass-text FILE
 # OBJECT is a library, binary or object file (cuobjdump -sass reads it); --sass-text reads SASS text
 # (cuobjdump's format) instead, which needs no cuobjdump. --only checks one kernel (if_else_kernel,
-# switch_kernel, nested_kernel, stream, probe). --must-fail turns the verdict round for a negative
+# switch_kernel, nested_kernel, stream, run_time_stream (its 16-byte kernels and negative control), probe). --must-fail turns the verdict round for a negative
 # control: exit 0 when the check fails. --print prints if_else_kernel's branch region.
 # Exit 0: every kernel passes (or, with --must-fail, one fails); 1: not; 2: usage;
 # 77: cuobjdump is not installed (ctest: skipped).
@@ -44,8 +46,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$only" in
-  ""|if_else_kernel|switch_kernel|nested_kernel|stream|probe) ;;
-  *) echo "check-sass: --only '$only' is not one of if_else_kernel, switch_kernel, nested_kernel, stream, probe" >&2; exit 2 ;;
+  ""|if_else_kernel|switch_kernel|nested_kernel|stream|run_time_stream|probe) ;;
+  *) echo "check-sass: --only '$only' is not one of if_else_kernel, switch_kernel, nested_kernel, stream, run_time_stream, probe" >&2; exit 2 ;;
 esac
 if [ -n "$text_file" ]; then
   [ -z "$object" ] || usage
@@ -174,8 +176,8 @@ check_stream() {  # W, dependent (0 or 1); every matching function must have >= 
     fi
   done
 }
-check_run_time_stream() {  # dependent (0 or 1), load bytes
-  local name="stream_run_time_alu_kernelILb$1ELi$2E" all body ffma local_ops back i kind need
+check_run_time_stream() {  # dependent (0 or 1), load bytes [function name part; default the run-time kernel's]
+  local name="${3:-stream_run_time_alu_kernelILb$1ELi$2E}" all body ffma local_ops back i kind need
   kind=$([ "$1" = 1 ] && echo dependent || echo independent)
   need=$([ "$1" = 1 ] && echo 1 || echo 7)
   all=$(function_sass "$name")
@@ -197,10 +199,10 @@ check_run_time_stream() {  # dependent (0 or 1), load bytes
         if (hex(t) < hex(a)) n++
       }
       END { print n + 0 }' <<<"$body")
-    if [ "$ffma" -ge "$need" ] && [ "$local_ops" -eq 0 ] && [ "${back:-0}" -ge 1 ]; then
-      echo "ok   stream run-time W $kind $2 B (function $i): $ffma FFMA (>= $need), $back backward branch(es), no local memory"
+    if [ "$ffma" -ge "$need" ] && [ "$local_ops" -eq 0 ] && [ "${back:-0}" -ge 2 ]; then
+      echo "ok   stream run-time W $kind $2 B $name (function $i): $ffma FFMA (>= $need), $back backward branches (>= 2), no local memory"
     else
-      echo "FAIL stream run-time W $kind $2 B (function $i): $ffma FFMA (need >= $need), ${back:-0} backward branch(es) (need >= 1), $local_ops LDL/STL (need 0)"
+      echo "FAIL stream run-time W $kind $2 B $name (function $i): $ffma FFMA (need >= $need), ${back:-0} backward branch(es) (need >= 2), $local_ops LDL/STL (need 0)"
       status=1
     fi
   done
@@ -240,9 +242,24 @@ if [ -z "$only" ] || [ "$only" = stream ]; then
     check_stream "$w" 0
     check_stream "$w" 1
   done
-  for bytes in 4 8 16; do
+fi
+if [ -z "$only" ] || [ "$only" = stream ] || [ "$only" = run_time_stream ]; then
+  # --only run_time_stream checks the 16-byte kernels alone (tests/fixtures/sass holds those).
+  byte_list="4 8 16"; [ "$only" = run_time_stream ] && byte_list=16
+  for bytes in $byte_list; do
     check_run_time_stream 0 "$bytes"
     check_run_time_stream 1 "$bytes"
+  done
+  # The negative control: an unrolled kernel's FFMAs are no loop of their own.
+  for dep in 0 1; do
+    # In a subshell, its status printed last: the control's own FAIL must not fail this script.
+    out=$(status=0; check_run_time_stream "$dep" 16 "stream_kernelILi16ELb${dep}ELi16E"; echo "status=$status")
+    if grep -q '^status=1$' <<<"$out"; then
+      echo "ok   negative control: the unrolled W = 16 kernel (dependent $dep) fails the run-time loop test"
+    else
+      echo "FAIL negative control: the unrolled W = 16 kernel (dependent $dep) passes the run-time loop test: $out"
+      status=1
+    fi
   done
 fi
 

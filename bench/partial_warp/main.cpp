@@ -15,6 +15,7 @@
 #include "bench/common/device_info.hpp"
 #include "bench/partial_warp/runner.hpp"
 #include "core/models.hpp"
+#include "core/partial_warp/schema.hpp"
 #include "core/version.hpp"
 #include "kernels/partial_warp/kernels.hpp"
 
@@ -26,8 +27,8 @@ constexpr int kExitNoDevice = 77;
 // No CUDA device runs a block of more threads (the device's own limits are checked once it is known).
 constexpr int kMostThreadsPerBlock = 1024;
 
-// The grid mode's largest N: its thread slots (4 bytes each) stay within 512 MiB.
-constexpr long long kMostGridThreads = 1LL << 27;
+// The grid mode's largest N (core's, which warpcost check plans with).
+constexpr long long kMostGridThreads = warpcost::schema::partial_warp::kMostGridThreads;
 
 const char* const kUsage =
     "usage: warpcost-record X [Y [Z]] [--threads]\n"

@@ -9,6 +9,9 @@
 
 namespace warpcost::schema::partial_warp {
 
+// The largest N of `warpcost-record --grid N B`: its thread slots (4 bytes each) stay within 512 MiB.
+inline constexpr long long kMostGridThreads = 1LL << 27;
+
 inline constexpr const char* kFamily = "partial_warp";
 namespace benchmark {
 inline constexpr const char* kSchedule = "schedule";

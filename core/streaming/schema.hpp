@@ -43,8 +43,11 @@ inline constexpr const char* kWarpsPerBlock = "warps_per_block";
 }  // namespace counter
 inline constexpr const char* kFamily = "streaming";
 // The W values (ALU instructions between loads) the streaming kernels are compiled for: each is its
-// own fully unrolled kernel (kernels/streaming/), so a runner or a plan refuses any other W.
+// own fully unrolled kernel (kernels/streaming/); any other W up to kMostRunTimeAlu runs the
+// run-time-W kernel (warpcost-stream only; the suite runs these).
 inline constexpr int kCompiledAluCounts[] = {0, 1, 2, 4, 8, 16, 32, 64, 128, 256};
+// The largest W of the run-time-W kernel (a W without an unrolled kernel; warpcost-stream).
+inline constexpr int kMostRunTimeAlu = 4096;
 namespace benchmark {
 inline constexpr const char* kReadIndependent = "read_independent";
 inline constexpr const char* kReadDependent = "read_dependent";

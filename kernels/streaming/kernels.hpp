@@ -37,8 +37,8 @@ inline constexpr int kLatencySamplesPerBlock = 8;
 // = 0.
 inline constexpr int kStreamLoadsInFlight[] = {1, 2, 4, 8};
 
-// The largest W the run-time kernel takes.
-inline constexpr int kMostRunTimeAlu = 4096;
+// The largest W the run-time kernel takes (core's, which warpcost check plans with).
+inline constexpr int kMostRunTimeAlu = schema::streaming::kMostRunTimeAlu;
 
 struct StreamKernelConfig {
   int load_bytes = 16;   // 4, 8 or 16

@@ -942,6 +942,112 @@ TEST(MeasureGrid, ParsesTheRecordersRealJson) {
   EXPECT_DOUBLE_EQ(g.issue_units[1], 65536);
 }
 
+TEST(MeasureGrid, TheRealC7RunFailsTheTextbookAndHoldsTheSecondOrderModel) {
+  // The H200's own output (fixtures/record-grid-5000-192.json): tail 30.048 us, full 46.112 us,
+  // floor 2.880 us -> (30.048 - 2.880) / (46.112 - 2.880) = 0.62842; textbook ceil(1/4)/ceil(6/4) =
+  // 0.5 (+26 %, past 5 %). Second-order, by hand from its fma_issue points (8192 and 65536 FMAs):
+  // tail (9.824, 56.976 us) -> c = 47.152 us / 57344 = 0.82227 ns, F = 3.088 us; full (13.760,
+  // 88.896 us) -> c = 1.31027 ns, F = 3.026 us; at 32768 FMAs (3.088 + 26.944 - 2.880) /
+  // (3.026 + 42.935 - 2.880) = 27.152 / 43.081 = 0.63025 (-0.29 %, within 2 %).
+  const Example ex = one_example("kind = \"grid_tail\"\nthreads = 5000\nblock_threads = 192\nanswer = { blocks = 27 }\n");
+  const std::string json = fixture("record-grid-5000-192.json");
+  std::map<std::string, MeasuredAnswer> by;
+  for (const auto& r : judge_measurement(ex, plan_measure(ex), {json})) by[r.answer] = r;
+  EXPECT_NEAR(by["last_block_time"].gpu, (30.048 - 2.880) / (46.112 - 2.880), 2e-4);
+  EXPECT_EQ(by["last_block_time"].verdict, "fails");
+  EXPECT_EQ(by["second_order_last_block_time"].row_kind, "model");
+  EXPECT_NEAR(by["second_order_last_block_time"].model_value, 0.63025, 2e-4);
+  EXPECT_EQ(by["second_order_last_block_time"].verdict, "holds");
+}
+
+TEST(MeasureGrid, APlantedFmaIssuePointFailsTheSecondOrderRowAlone) {
+  // The hand-made C7: the tail's longer fma_issue point 34.768 -> 40 us gives c = (40 - 6.096) /
+  // 57344 = 0.5912 ns, F = 6.096 - 8192 c = 1.253 us, a tail at 1.253 + 32768 c = 20.627 us and a
+  // prediction (20.627 - 1) / 33.768 = 0.5812: the measured 0.5182 is 10.8 % under it. The textbook
+  // row does not read the fma_issue points and still holds (+3.65 %).
+  const Example ex = one_example("kind = \"grid_tail\"\nthreads = 5000\nblock_threads = 192\nanswer = { blocks = 27 }\n");
+  const std::string json = replace_once(fixture("record-grid-hand.json"), "[6.096e-06, 3.4768e-05]", "[6.096e-06, 4.0e-05]");
+  std::map<std::string, MeasuredAnswer> by;
+  for (const auto& r : judge_measurement(ex, plan_measure(ex), {json})) by[r.answer] = r;
+  EXPECT_NEAR(by["second_order_last_block_time"].model_value, 0.5812, 2e-4);
+  EXPECT_EQ(by["second_order_last_block_time"].verdict, "fails");
+  EXPECT_EQ(by["last_block_time"].verdict, "holds");
+}
+
+TEST(MeasureGrid, EqualWarpsASchedulerMakeTheSecondOrderRowInfoNotAHold) {
+  // The note's 1000 in 256: the last block's 8 warps and a full block's are both 2 a scheduler, so
+  // the model's two fma_issue points are one launch measured twice: its 1.0 is the textbook's.
+  const Example ex = one_example("kind = \"grid_tail\"\nthreads = 1000\nblock_threads = 256\nanswer = { blocks = 4 }\n");
+  std::string json = fixture("record-grid-hand.json");
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"\"total_threads\": 5000", "\"total_threads\": 1000"}, {"\"block_threads\": 192", "\"block_threads\": 256"},
+           {"\"blocks\": 27", "\"blocks\": 4"}, {"\"launched_warps\": 162", "\"launched_warps\": 32"},
+           {"\"working_warps\": 157", "\"working_warps\": 32"}, {"\"working_threads\": 5000", "\"working_threads\": 1000"},
+           {"\"last_block_threads\": 8", "\"last_block_threads\": 232"}, {"\"last_block_full_warps\": 0", "\"last_block_full_warps\": 7"},
+           {"[6.096e-06, 3.4768e-05]", "[1.0192e-05, 6.7536e-05]"}, {"\"tail_seconds\": 1.85e-05", "\"tail_seconds\": 3.4768e-05"}}) {
+    json = replace_once(json, from, to);
+  }
+  std::map<std::string, MeasuredAnswer> by;
+  for (const auto& r : judge_measurement(ex, plan_measure(ex), {json})) by[r.answer] = r;
+  EXPECT_EQ(by["last_block_time"].row_kind, "model");
+  EXPECT_EQ(by["last_block_time"].verdict, "holds");
+  EXPECT_EQ(by["second_order_last_block_time"].row_kind, "info");
+  EXPECT_EQ(by["second_order_last_block_time"].verdict, "info");
+  EXPECT_NE(by["second_order_last_block_time"].note.find("not judged: both blocks run 2 warp(s) a scheduler"), std::string::npos)
+      << by["second_order_last_block_time"].note;
+}
+
+TEST(MeasureGrid, AReportOfAnotherGridOrImpossibleTimesIsAnErrorNamingTheExample) {
+  const Example ex = one_example("kind = \"grid_tail\"\nthreads = 5000\nblock_threads = 192\nanswer = { blocks = 27 }\n");
+  const std::string json = fixture("record-grid-hand.json");
+  try {
+    judge_measurement(ex, plan_measure(ex), {replace_once(json, "\"total_threads\": 5000", "\"total_threads\": 7")});
+    FAIL() << "another N was judged";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("X1: warpcost-record --grid reported N = 7, B = 192 for an example of N = 5000"),
+              std::string::npos) << e.what();
+  }
+  // A floor at the full block's time, equal fma_issue loop lengths: runtime errors naming the example.
+  EXPECT_THROW(judge_measurement(ex, plan_measure(ex), {replace_once(json, "\"floor_seconds\": 1e-06", "\"floor_seconds\": 4e-05")}),
+               std::runtime_error);
+  try {
+    judge_measurement(ex, plan_measure(ex), {replace_once(json, "[8192.0, 65536.0]", "[8192.0, 8192.0]")});
+    FAIL() << "equal loop lengths were judged";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("X1: the second-order grid tail"), std::string::npos) << e.what();
+  }
+  // A field of the wrong type is named; a stderr line before the object is not part of it.
+  try {
+    parse_grid_json(replace_once(json, "\"tail_warps\": 1", "\"tail_warps\": \"one\""));
+    FAIL() << "a string was read as a count";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("timing.tail_warps is not a whole number"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(parse_grid_json("warpcost-record: a warning on stderr\n" + json).launched_warps, 162);
+}
+
+TEST(MeasureRun, AFailedGateInTheGridsJsonIsJudgedNotAnError) {
+  // warpcost-record --grid --json exits 1 when a gate failed, its JSON saying so: run_plan keeps the
+  // output, and every count reads fails.
+  TempDir tmp;
+  const auto runner = tmp.path / "warpcost-record";
+  const std::string json = replace_once(fixture("record-grid-hand.json"), "\"gates_passed\": true", "\"gates_passed\": false");
+  std::ofstream(tmp.path / "report.json") << json;
+  std::ofstream(runner) << "#!/bin/sh\ncat '" << (tmp.path / "report.json").string() << "'\nexit 1\n";
+  std::filesystem::permissions(runner, std::filesystem::perms::owner_all);
+  const Example ex = one_example("kind = \"grid_tail\"\nthreads = 5000\nblock_threads = 192\nanswer = { blocks = 27 }\n");
+  const auto plan = plan_measure(ex);
+  const auto outputs = run_plan(plan, tmp.path.string());
+  for (const auto& r : judge_measurement(ex, plan, outputs)) {
+    if (r.row_kind == "check") {
+      EXPECT_EQ(r.verdict, "fails") << r.answer;
+    }
+  }
+  // Exit 1 without a failed-gate report stays an error.
+  std::ofstream(runner) << "#!/bin/sh\necho 'warpcost-record: something broke' >&2\nexit 1\n";
+  EXPECT_THROW(run_plan(plan, tmp.path.string()), std::runtime_error);
+}
+
 TEST(MeasureRun, ARefusalIsTheRunnersFirstLineNotItsUsage) {
   // A stand-in runner that refuses as warpcost-stream does: its message, its usage, then its
   // device line on stdout, exit 2.
