@@ -178,11 +178,19 @@ __global__ void stream_kernel(const typename LoadType<Bytes>::type* data, std::u
   stream_body<Dependent, Bytes>(data, elements, sums, latency, CompiledAlu<W>{});
 }
 
-// At most 32 registers a thread (65536 / (2 blocks x 1024 threads)), as the unrolled kernels use
-// unbidden (26-32), so it holds the device's warp cap: unbounded, its loop took 38 and the H200 held
-// 48 warps/SM, not 64. Any block size the runner plans (1..32 warps) stays allowed.
+// On the architectures of 2048 threads an SM (sm_80, sm_90, sm_100, sm_103): at most 32 registers a
+// thread (65536 / (2 blocks x 1024 threads)), as the unrolled kernels use unbidden (26-32), so it
+// holds the device's warp cap: unbounded, its loop took 38 and the H200 held 48 warps/SM, not 64.
+// Elsewhere (1024 or 1536 threads an SM) 2 x 1024 is past the SM and ptxas refuses it; there one
+// block of 1024 bounds it, and 38 registers still hold the cap (32 or 48 warps). Any block size the
+// runner plans (1..32 warps) stays allowed.
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030)
+#define WARPCOST_RUN_TIME_ALU_MIN_BLOCKS 2
+#else
+#define WARPCOST_RUN_TIME_ALU_MIN_BLOCKS 1
+#endif
 template <bool Dependent, int Bytes>
-__global__ void __launch_bounds__(1024, 2) stream_run_time_alu_kernel(const typename LoadType<Bytes>::type* data, std::uint64_t elements,
+__global__ void __launch_bounds__(1024, WARPCOST_RUN_TIME_ALU_MIN_BLOCKS) stream_run_time_alu_kernel(const typename LoadType<Bytes>::type* data, std::uint64_t elements,
                                            std::uint32_t* sums, long long* latency, int w) {
   extern __shared__ unsigned char residency_pin[];
   stream_body<Dependent, Bytes>(data, elements, sums, latency, RunTimeAlu{w});
