@@ -256,17 +256,26 @@ std::vector<MeasuredAnswer> judge_grid_tail(const Example& ex, const std::vector
   const long long full_warps = model::warps_per_block(b);
   const double per_tail = static_cast<double>((tail_warps + g.schedulers - 1) / g.schedulers);
   const double per_full = static_cast<double>((full_warps + g.schedulers - 1) / g.schedulers);
-  if (!(g.full_seconds > g.floor_seconds) || !(g.tail_seconds > 0)) {
-    throw std::runtime_error(ex.id + ": warpcost-record --grid timed a full block at " + num(g.full_seconds * 1e6) +
-                             " us, a tail block at " + num(g.tail_seconds * 1e6) + " us, the launch floor at " +
-                             num(g.floor_seconds * 1e6) + " us: a full block must take longer than the floor");
+  if (!(g.tail_seconds > 0)) {
+    throw std::runtime_error(ex.id + ": warpcost-record --grid timed the tail block at " + num(g.tail_seconds * 1e6) + " us");
   }
-  const double measured = (g.tail_seconds - g.floor_seconds) / (g.full_seconds - g.floor_seconds);
+  // The same models the runner prints (core/models.hpp), from the example's warps and the runner's times.
+  model::TailTimeModels models;
+  try {
+    const double units[2] = {g.issue_units[0], g.issue_units[1]};
+    const double tail_issue[2] = {g.tail_issue_seconds[0], g.tail_issue_seconds[1]};
+    const double full_issue[2] = {g.full_issue_seconds[0], g.full_issue_seconds[1]};
+    models = model::grid_tail_time_models(tail_warps, full_warps, g.schedulers, g.tail_seconds, g.full_seconds,
+                                          g.floor_seconds, units, tail_issue, full_issue, g.fma_per_thread);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(ex.id + ": the grid tail's time models from warpcost-record --grid's report: " + e.what());
+  }
+  const double measured = models.measured;
   const std::string tail_text = "the last block (" + std::to_string(m.last_block_threads) + " threads, " +
                                 std::to_string(tail_warps) + " warp(s)) alone took " + num(100 * measured) +
                                 " % of a full block's time (" + std::to_string(full_warps) + " warps; launch floor " +
                                 num(g.floor_seconds * 1e6) + " us taken off both)";
-  ModelAnswer textbook{"last_block_time", Value{ValueType::kRatio, per_tail / per_full, {}, {}, {}},
+  ModelAnswer textbook{"last_block_time", Value{ValueType::kRatio, models.textbook, {}, {}, {}},
                        "ceil(tail warps / N_sched) / ceil(full warps / N_sched)"};
   MeasuredAnswer t = base_row(ex, textbook);
   t.has_gpu = true;
@@ -279,16 +288,9 @@ std::vector<MeasuredAnswer> judge_grid_tail(const Example& ex, const std::vector
            ")/ceil(" + std::to_string(full_warps) + "/" + std::to_string(g.schedulers) + ") = " + num(t.model_value) +
            ", within " + num(analysis::kTailTimeTolerance * 100) + " % (the partial_warp family's rule)";
   rows.push_back(t);
-  model::LinearCost tail;
-  model::LinearCost full;
-  double predicted = 0;
-  try {
-    tail = model::linear_cost(g.issue_units[0], g.tail_issue_seconds[0], g.issue_units[1], g.tail_issue_seconds[1]);
-    full = model::linear_cost(g.issue_units[0], g.full_issue_seconds[0], g.issue_units[1], g.full_issue_seconds[1]);
-    predicted = model::grid_tail_relative_time(tail, full, g.fma_per_thread, g.floor_seconds);
-  } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(ex.id + ": the second-order grid tail from warpcost-record --grid's fma_issue points: " + e.what());
-  }
+  const model::LinearCost& tail = models.tail;
+  const model::LinearCost& full = models.full;
+  const double predicted = models.second_order;
   ModelAnswer second{"second_order_last_block_time", Value{ValueType::kRatio, predicted, {}, {}, {}}, ""};
   MeasuredAnswer r = base_row(ex, second);
   r.has_gpu = true;
@@ -296,7 +298,7 @@ std::vector<MeasuredAnswer> judge_grid_tail(const Example& ex, const std::vector
   r.unit = "ratio";
   // Both blocks at the same warps a scheduler: the model's two parameter points are one launch
   // measured twice, its prediction 1 by construction, the textbook's own claim (judged above).
-  const bool restates = per_tail == per_full;
+  const bool restates = models.same_warps_per_scheduler;
   r.row_kind = restates ? analysis::kind::kInfo : analysis::kind::kModel;
   if (restates) {
     r.verdict = analysis::verdict::kInfo;

@@ -326,6 +326,25 @@ LinearCost linear_cost(double units_a, double seconds_a, double units_b, double 
   return c;
 }
 
+TailTimeModels grid_tail_time_models(long long tail_warps, long long full_warps, int schedulers, double tail_seconds,
+                                     double full_seconds, double floor_seconds, const double (&units)[2],
+                                     const double (&tail_issue_seconds)[2], const double (&full_issue_seconds)[2],
+                                     double fma_per_thread) {
+  if (schedulers < 1) reject("schedulers a SM", str(static_cast<long long>(schedulers)), ">= 1");
+  if (!(full_seconds > floor_seconds)) {
+    reject("a full block's time less the launch floor", std::to_string(full_seconds - floor_seconds) + " s", "> 0");
+  }
+  auto per_scheduler = [schedulers](long long warps) { return static_cast<double>((warps + schedulers - 1) / schedulers); };
+  TailTimeModels m;
+  m.measured = (tail_seconds - floor_seconds) / (full_seconds - floor_seconds);
+  m.textbook = per_scheduler(tail_warps) / per_scheduler(full_warps);
+  m.same_warps_per_scheduler = per_scheduler(tail_warps) == per_scheduler(full_warps);
+  m.tail = linear_cost(units[0], tail_issue_seconds[0], units[1], tail_issue_seconds[1]);
+  m.full = linear_cost(units[0], full_issue_seconds[0], units[1], full_issue_seconds[1]);
+  m.second_order = grid_tail_relative_time(m.tail, m.full, fma_per_thread, floor_seconds);
+  return m;
+}
+
 double grid_tail_relative_time(const LinearCost& tail, const LinearCost& full, double units, double floor_seconds) {
   const double denominator = full.at(units) - floor_seconds;
   if (!(denominator > 0)) {

@@ -185,6 +185,24 @@ LinearCost linear_cost(double units_a, double seconds_a, double units_b, double 
 // The grid tail's relative time, the textbook row's own quantity: (T(tail) − floor) / (T(full) −
 // floor), each T the cost at the busiest scheduler's warps of that launch and `units` of work.
 double grid_tail_relative_time(const LinearCost& tail, const LinearCost& full, double units, double floor_seconds);
+// A grid tail's last block alone against a full block (warpcost-record --grid, check --measure):
+// the measured ratio with the launch floor taken off both, the textbook's warps-a-scheduler ratio
+// ceil(tail warps / N_sched) / ceil(full warps / N_sched), and the second-order one from fma_issue
+// points at each block's warps a scheduler, two loop lengths (`units`, FMAs a thread) each.
+// Throws std::invalid_argument naming the value for a full block not above the floor, equal loop
+// lengths or schedulers < 1.
+struct TailTimeModels {
+  double measured = 0;
+  double textbook = 0;
+  double second_order = 0;
+  LinearCost tail;  // the fma_issue cost at the tail block's warps a scheduler
+  LinearCost full;  // at a full block's
+  bool same_warps_per_scheduler = false;  // then second_order is the textbook's claim, 1 by construction
+};
+TailTimeModels grid_tail_time_models(long long tail_warps, long long full_warps, int schedulers, double tail_seconds,
+                                     double full_seconds, double floor_seconds, const double (&units)[2],
+                                     const double (&tail_issue_seconds)[2], const double (&full_issue_seconds)[2],
+                                     double fma_per_thread);
 // The divergence grid's slowdown: the same kernel's cost at S_cfg trips a warp against S_ref.
 double serialised_slowdown(const LinearCost& cost, double trips_cfg, double trips_ref);
 

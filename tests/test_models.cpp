@@ -157,6 +157,26 @@ TEST(WorkedExample, SelfTest) {
   EXPECT_DOUBLE_EQ(divergence_slowdown({{16, 40.0}, {16, 40.0}}, 40.0), 2.0);
 }
 
+TEST(GridTailTimeModels, HandWorkedC7) {
+  // C7's last block (1 warp) and a full block (6 warps), 4 schedulers; floor 1 us; fma_issue F = 2 us,
+  // c = 0.5 ns an FMA at 1 warp a scheduler and 1 ns at 2, at 8192 and 65536 FMAs; 32768 FMAs a thread.
+  // Measured (18.5 - 1) / (34.768 - 1) = 0.518242; textbook ceil(1/4)/ceil(6/4) = 0.5; second-order
+  // (2 + 16.384 - 1) / (2 + 32.768 - 1) = 0.514807.
+  const double units[2] = {8192, 65536};
+  const double tail[2] = {6.096e-6, 34.768e-6};
+  const double full[2] = {10.192e-6, 67.536e-6};
+  const TailTimeModels m = grid_tail_time_models(1, 6, 4, 18.5e-6, 34.768e-6, 1e-6, units, tail, full, 32768);
+  EXPECT_NEAR(m.measured, 0.518242, 1e-6);
+  EXPECT_DOUBLE_EQ(m.textbook, 0.5);
+  EXPECT_NEAR(m.second_order, 0.514807, 1e-6);
+  EXPECT_NEAR(m.tail.seconds_per_unit, 0.5e-9, 1e-15);
+  EXPECT_FALSE(m.same_warps_per_scheduler);
+  // 8 and 8 warps: both 2 a scheduler.
+  EXPECT_TRUE(grid_tail_time_models(8, 8, 4, 30e-6, 30e-6, 1e-6, units, full, full, 32768).same_warps_per_scheduler);
+  EXPECT_THROW(grid_tail_time_models(1, 6, 4, 18.5e-6, 1e-6, 1e-6, units, tail, full, 32768), std::invalid_argument);
+  EXPECT_THROW(grid_tail_time_models(1, 6, 0, 18.5e-6, 34.768e-6, 1e-6, units, tail, full, 32768), std::invalid_argument);
+}
+
 TEST(NoteExample, GridTail1000ThreadsIn256) {
   const GridTail g = grid_tail(1000, 256);
   EXPECT_EQ(g.blocks, 4);

@@ -89,15 +89,20 @@ int run_grid(int argc, char** argv) {
   const warpcost::RecordedGrid g = warpcost::record_grid(device, total, block, stream);
   const warpcost::TailTiming t = warpcost::time_grid_tail(device, total, block, schedulers, stream);
 
-  // The models, from the counts and the parameter points alone (core/models.hpp).
-  auto per_scheduler = [schedulers](long long warps) { return static_cast<double>((warps + schedulers - 1) / schedulers); };
-  const double measured = (t.tail_seconds - t.floor_seconds) / (t.full_seconds - t.floor_seconds);
-  const double textbook = per_scheduler(t.tail_warps) / per_scheduler(t.full_warps);
+  // The models, from the counts and the parameter points alone (core/models.hpp, as check --measure).
   const double short_fma = static_cast<double>(warpcost::kFmaIssueShortTrips) * warpcost::kernels::kFmaChains;
   const double long_fma = static_cast<double>(warpcost::kFmaIssueLongTrips) * warpcost::kernels::kFmaChains;
-  const m::LinearCost tail_cost = m::linear_cost(short_fma, t.tail_issue_short, long_fma, t.tail_issue_long);
-  const m::LinearCost full_cost = m::linear_cost(short_fma, t.full_issue_short, long_fma, t.full_issue_long);
-  const double second_order = m::grid_tail_relative_time(tail_cost, full_cost, t.fma_per_thread, t.floor_seconds);
+  const double units[2] = {short_fma, long_fma};
+  const double tail_issue[2] = {t.tail_issue_short, t.tail_issue_long};
+  const double full_issue[2] = {t.full_issue_short, t.full_issue_long};
+  const m::TailTimeModels models =
+      m::grid_tail_time_models(t.tail_warps, t.full_warps, schedulers, t.tail_seconds, t.full_seconds, t.floor_seconds,
+                               units, tail_issue, full_issue, t.fma_per_thread);
+  const double measured = models.measured;
+  const double textbook = models.textbook;
+  const double second_order = models.second_order;
+  const m::LinearCost& tail_cost = models.tail;
+  const m::LinearCost& full_cost = models.full;
 
   if (json) {
     nlohmann::ordered_json j;
