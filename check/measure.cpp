@@ -107,14 +107,41 @@ MeasurePlan plan_divergence(const Example& ex) {
   }
   double cost = -1;
   int populated = 0;
+  bool unequal = false;
   for (const auto& p : paths) {
     if (p.lanes == 0) continue;
     ++populated;
-    if (cost >= 0 && p.cost != cost) {
-      return why("the runner's " + shape + " runs equal bodies on every path; this example's differ (" + num(cost) +
-                 " and " + num(p.cost) + ")");
-    }
+    if (cost >= 0 && p.cost != cost) unequal = true;
     cost = p.cost;
+  }
+  if (unequal) {
+    if (shape != "switch") {
+      return why("the runner's nested if runs equal bodies on every leaf; this example's differ (" + num(paths[0].cost) +
+                 " and others)");
+    }
+    // A switch whose cases differ: warpcost-diverge --cases, case i on the next lanes_i lanes, its
+    // trips the cost over the first case's in whole trips of kReferenceTrips.
+    int lanes = 0;
+    for (const auto& p : paths) lanes += p.lanes;
+    if (lanes != model::kWarpSize) {
+      return why("the switch runner's warps are full: its cases put 32 lanes on the paths (this example: " +
+                 std::to_string(lanes) + ")");
+    }
+    if (paths.size() > static_cast<std::size_t>(model::kWarpSize)) return why("more than 32 cases");
+    if (!(paths[0].cost > 0) || paths[0].lanes == 0 || paths[0].cost != uniform) {
+      return why("the runner's uniform reference runs the first case on every lane: the first path must be populated "
+                 "and uniform_cost must equal its cost (" + num(paths[0].cost) + "), not " + num(uniform));
+    }
+    std::string cases;
+    for (const auto& p : paths) {
+      const double trips = kReferenceTrips * p.cost / paths[0].cost;
+      if (trips != std::floor(trips) || trips < 0 || trips > 1e6) {
+        return why("a case of cost " + num(p.cost) + " is " + num(p.cost / paths[0].cost) + " first cases; the runner "
+                   "counts bodies in whole trips of " + std::to_string(kReferenceTrips) + " (" + num(trips) + " trips)");
+      }
+      cases += (cases.empty() ? "" : ",") + std::to_string(p.lanes) + ":" + whole(trips);
+    }
+    return MeasurePlan{{{kDiverge, {"--cases", cases}}}, ""};
   }
   if (populated == 0 || !(cost > 0)) return why("no populated path with a cost > 0 to run");
   if (cost != uniform) {
@@ -153,14 +180,25 @@ MeasurePlan plan_latency(const Example& ex) {
 }
 
 MeasurePlan plan_coalescing(const Example& ex) {
-  if (get(ex, "stride") == nullptr) {
-    return why("warpcost-coalesce's 2D and partial-block modes read their own image and element size; the suite's "
-               "coalescing/block_2d and partial_block points measure those (warpcost predict reads them)");
-  }
   MeasurePlan plan;
-  plan.calls.push_back({kCoalesce, {"stride", "--bytes", whole(get(ex, "elem_bytes")->value.number), "--stride",
-                                    whole(get(ex, "stride")->value.number), "--offset",
-                                    get(ex, "offset") ? whole(get(ex, "offset")->value.number) : "0"}});
+  const std::string bytes = whole(get(ex, "elem_bytes")->value.number);
+  if (get(ex, "stride") != nullptr) {
+    plan.calls.push_back({kCoalesce, {"stride", "--bytes", bytes, "--stride", whole(get(ex, "stride")->value.number),
+                                      "--offset", get(ex, "offset") ? whole(get(ex, "offset")->value.number) : "0"}});
+  } else if (get(ex, "block") != nullptr) {
+    // The author's block over the author's image of the author's element size.
+    const auto b = block3(ex);
+    if (b[2] != 1) return why("warpcost-coalesce block runs (x,y) blocks; this example's block has z = " + whole(static_cast<double>(b[2])));
+    const auto& im = get(ex, "image")->value.coord;
+    plan.calls.push_back({kCoalesce, {"block", "--x", std::to_string(b[0]), "--y", std::to_string(b[1]), "--bytes", bytes,
+                                      "--width", std::to_string(im[0]), "--height", std::to_string(im[1])}});
+  } else {
+    if (bytes != "4") {
+      return why("warpcost-coalesce partial reads 4-byte elements (the suite's partial_block points); this example's are " +
+                 bytes + " B");
+    }
+    plan.calls.push_back({kCoalesce, {"partial", "--block-threads", whole(get(ex, "block_threads")->value.number)}});
+  }
   for (int size : kReferenceSizes) {
     plan.calls.push_back({kCoalesce, {"stride", "--bytes", std::to_string(size), "--stride", "1", "--offset", "0"}});
   }
@@ -468,6 +506,14 @@ double parse_diverge_warp_cycles(const std::string& text) {
   return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
 }
 
+// The runner's model line when it is built from measured path cycles ("... measured uniformly)"):
+// the if/else split and the switch's cases; -1 for the textbook count of paths.
+double parse_diverge_measured_model(const std::string& text) {
+  static const std::regex row(R"((^|\n)model\s+([0-9.]+)x\s+\([^\n]*measured uniformly\))");
+  std::smatch m;
+  return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
+}
+
 double parse_coalesce_useful_tbps(const std::string& text) {
   static const std::regex row(R"(useful bandwidth ([0-9.]+) TB/s)");
   std::smatch m;
@@ -572,7 +618,7 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
     const double gpu = outputs.size() == 2 ? parse_diverge_warp_cycles(outputs[0]) / parse_diverge_warp_cycles(outputs[1])
                                            : parse_diverge_warp_slowdown(outputs[0]);
     if (!(gpu > 0)) throw std::runtime_error(ex.id + ": warpcost-diverge printed no slowdown or warp cycles");
-    const bool k_way = plan.calls[0].args[0] == "--paths";
+    const bool k_way = plan.calls[0].args[0] == "--paths" || plan.calls[0].args[0] == "--cases";
     const double tol = k_way ? analysis::kKWayTolerance : analysis::split_tolerance();
     for (const auto& a : answers) {
       if (a.field != "slowdown") continue;
@@ -586,6 +632,21 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
       for (const auto& s : plan.calls[0].args) r.note += " " + s;
       r.note += "), within " + num(tol * 100) + " % (the divergence family's rule)";
       rows.push_back(r);
+      // The serialised model from the paths' own cycles: each path run by every lane of the same
+      // kernel (the runner's "measured uniformly" model line), judged by the same rule.
+      const double second = outputs.size() == 1 ? parse_diverge_measured_model(outputs[0]) : -1.0;
+      if (second > 0) {
+        const ModelAnswer s{"second_order_slowdown", Value{ValueType::kRatio, second, {}, {}, {}}, ""};
+        MeasuredAnswer q = base_row(ex, s);
+        q.has_gpu = true;
+        q.gpu = gpu;
+        q.row_kind = "model";
+        q.verdict = std::fabs(gpu / second - 1.0) <= tol ? analysis::verdict::kHolds : analysis::verdict::kFails;
+        q.note = "second-order: the populated paths' cycles, each measured with every lane on it, summed over the "
+                 "first path's (" + num(second) + "x), against the diverged warp's " + num(gpu) + "x; within " +
+                 num(tol * 100) + " % (the divergence family's rule)";
+        rows.push_back(q);
+      }
     }
     return rows;
   }

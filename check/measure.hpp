@@ -42,6 +42,8 @@ RecordReport parse_record(const std::string& text);
 double parse_diverge_warp_slowdown(const std::string& text);
 // warpcost-diverge: the median warp cycles of the configuration itself; < 0 when absent.
 double parse_diverge_warp_cycles(const std::string& text);
+// The model line built from measured path cycles ("... measured uniformly)"), or -1.
+double parse_diverge_measured_model(const std::string& text);
 // warpcost-coalesce: useful bandwidth in TB/s; < 0 when absent.
 double parse_coalesce_useful_tbps(const std::string& text);
 // warpcost-stream read: bandwidth in TB/s and the loaded latency in cycles; < 0 when absent.

@@ -28,7 +28,7 @@
 #   scripts/check-sass.sh [--only KERNEL] [--must-fail] [--print] --sass-text FILE
 # OBJECT is a library, binary or object file (cuobjdump -sass reads it); --sass-text reads SASS text
 # (cuobjdump's format) instead, which needs no cuobjdump. --only checks one kernel (if_else_kernel,
-# switch_kernel, nested_kernel, stream, run_time_stream (its 16-byte kernels and negative control), probe). --must-fail turns the verdict round for a negative
+# switch_kernel, nested_kernel, switch_table_kernel, stream, run_time_stream (its 16-byte kernels and negative control), probe). --must-fail turns the verdict round for a negative
 # control: exit 0 when the check fails. --print prints if_else_kernel's branch region.
 # Exit 0: every kernel passes (or, with --must-fail, one fails); 1: not; 2: usage;
 # 77: cuobjdump is not installed (ctest: skipped).
@@ -46,8 +46,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$only" in
-  ""|if_else_kernel|switch_kernel|nested_kernel|stream|run_time_stream|probe) ;;
-  *) echo "check-sass: --only '$only' is not one of if_else_kernel, switch_kernel, nested_kernel, stream, run_time_stream, probe" >&2; exit 2 ;;
+  ""|if_else_kernel|switch_kernel|nested_kernel|switch_table_kernel|stream|run_time_stream|probe) ;;
+  *) echo "check-sass: --only '$only' is not one of if_else_kernel, switch_kernel, nested_kernel, switch_table_kernel, stream, run_time_stream, probe" >&2; exit 2 ;;
 esac
 if [ -n "$text_file" ]; then
   [ -z "$object" ] || usage
@@ -227,9 +227,10 @@ check_probe() {  # kernel name part
   done
 }
 
-for k in if_else_kernel switch_kernel nested_kernel; do
-  # switch_kernel's 32 cases may compile to a BRX jump table (see above).
-  cases=0; [ "$k" = switch_kernel ] && cases=32
+for k in if_else_kernel switch_kernel nested_kernel switch_table_kernel; do
+  # The switches' 32 cases may compile to a BRX jump table (see above); switch_table_kernel is
+  # warpcost-diverge --cases, the same 32 cases with a trip count each.
+  cases=0; { [ "$k" = switch_kernel ] || [ "$k" = switch_table_kernel ]; } && cases=32
   if [ -z "$only" ] || [ "$only" = "$k" ]; then check_branch "$k" "$cases"; fi
 done
 if [ -z "$only" ] || [ "$only" = probe ]; then

@@ -145,7 +145,23 @@ TEST(DivergeCli, OptionsOfTwoKernelsAndBadValuesAreRefused) {
   expect_usage_error(kDiverge + " --spilt 3", "unknown option '--spilt'");
   expect_usage_error(kDiverge + " 20", "'20' is not an option");
   expect_usage_error(kDiverge + " --warps-per-sm 6", "warps per SM = 6; allowed: a multiple of 4");
+  // The switch with a lane table (check --measure's runner for unequal cases).
+  expect_usage_error(kDiverge + " --cases 10:384,12:192", "the cases' lanes add to 22; allowed: 32");
+  expect_usage_error(kDiverge + " --cases 10-384", "--cases piece '10-384'; allowed: LANES:TRIPS");
+  expect_usage_error(kDiverge + " --cases 16:1,16:2 --trips 5", "--trips with --cases");
+  expect_usage_error(kDiverge + " --cases 32:1 --paths 2", "--cases and --paths choose two different kernels");
+  expect_usage_error(kDiverge + " --split 4 --cases 32:1", "--split belongs to the if/else kernel and --cases");
   EXPECT_EQ(run(kDiverge + " --help").exit_code, 0);
+}
+
+TEST(CoalesceCli, AnAuthorsImageIsCheckedBeforeTheDevice) {
+  const std::string coalesce = WARPCOST_COALESCE_BIN;
+  expect_usage_error(coalesce + " block --x 24 --y 24 --bytes 3", "element size = 3 bytes; allowed: 1, 2, 4, 8, 16");
+  expect_usage_error(coalesce + " block --x 24 --y 24 --width 100", "--width and --height go together");
+  expect_usage_error(coalesce + " block --x 24 --y 24 --width 0 --height 5", "image 0x5; allowed: sides 1..65536");
+  expect_usage_error(coalesce + " block --x 8 --y 8 --bytes 16 --width 16384 --height 16384",
+                     "allowed: at most 2147483648 bytes (the family's buffer)");
+  expect_usage_error(coalesce + " partial --block-threads 32 --width 5", "unknown option '--width' for partial");
 }
 
 TEST(StreamCli, BadValuesAreRefusedBeforeTheDevice) {

@@ -2,7 +2,7 @@
 // look at a single point without the family's sweep.
 //   warpcost-coalesce stride [--bytes S] [--stride N] [--offset O] [--store | --l2]
 //   warpcost-coalesce permuted [--bytes S]
-//   warpcost-coalesce block --x X --y Y
+//   warpcost-coalesce block --x X --y Y [--bytes S] [--width W --height H]
 //   warpcost-coalesce partial --block-threads P
 #include <cuda_runtime_api.h>
 
@@ -39,7 +39,9 @@ const char* const kUsage =
     "                                   lane l touches element O + l*N of S bytes (data >> L2, or\n"
     "                                   16 MiB in the L2 with --l2; stores with --store)\n"
     "       warpcost-coalesce permuted [--bytes S]   32 lanes shuffled over 32 elements\n"
-    "       warpcost-coalesce block --x X --y Y      (X,Y) blocks over a 1920x1080 row-major image\n"
+    "       warpcost-coalesce block --x X --y Y [--bytes S] [--width W --height H]\n"
+    "                                   (X,Y) blocks over a WxH row-major image of S-byte elements\n"
+    "                                   (default 1920x1080, S = 4), frames line-aligned\n"
     "       warpcost-coalesce partial --block-threads P\n"
     "                                   1D blocks of P threads, P consecutive 4-byte elements\n"
     "       defaults: S = 4, N = 1, O = 0; allowed: S in 1, 2, 4, 8, 16; N in 1..1024; O in 0..31\n";
@@ -65,7 +67,7 @@ co::Point parse(int argc, char** argv) {
   }
   bool store = false;
   bool l2 = false;
-  bool x_given = false, y_given = false, threads_given = false;
+  bool x_given = false, y_given = false, threads_given = false, width_given = false, height_given = false;
   for (int i = 2; i < argc; ++i) {
     const std::string flag = argv[i];
     if (mode == "stride" && flag == "--store") {
@@ -78,7 +80,7 @@ co::Point parse(int argc, char** argv) {
     }
     if (i + 1 >= argc) throw UsageError("'" + flag + "' needs a value or is unknown for " + mode);
     const std::string value = argv[++i];
-    if ((mode == "stride" || mode == "permuted") && flag == "--bytes") {
+    if ((mode == "stride" || mode == "permuted" || mode == "block") && flag == "--bytes") {
       p.elem_bytes = small_int(flag, value);
     } else if (mode == "stride" && flag == "--stride") {
       p.stride = small_int(flag, value);
@@ -90,6 +92,12 @@ co::Point parse(int argc, char** argv) {
     } else if (mode == "block" && flag == "--y") {
       p.y = small_int(flag, value);
       y_given = true;
+    } else if (mode == "block" && flag == "--width") {
+      p.image_width = small_int(flag, value);
+      width_given = true;
+    } else if (mode == "block" && flag == "--height") {
+      p.image_height = small_int(flag, value);
+      height_given = true;
     } else if (mode == "partial" && flag == "--block-threads") {
       p.threads = small_int(flag, value);
       threads_given = true;
@@ -101,6 +109,7 @@ co::Point parse(int argc, char** argv) {
   if (store) p.kind = co::Kind::kStoreDram;
   if (l2) p.kind = co::Kind::kLoadL2;
   if (mode == "block" && (!x_given || !y_given)) throw UsageError("block needs --x and --y");
+  if (width_given != height_given) throw UsageError("--width and --height go together; allowed: both or neither");
   if (mode == "partial" && !threads_given) throw UsageError("partial needs --block-threads");
   // Everything that needs no device is checked here, so bad input fails the same everywhere.
   if (const std::string problem = co::point_problem(p, kCudaMaxThreadsPerBlock); !problem.empty()) {
@@ -112,7 +121,7 @@ co::Point parse(int argc, char** argv) {
 double model_sectors_per_request(const co::Point& p) {
   switch (p.kind) {
     case co::Kind::kBlock2d:
-      return co::block_2d_totals(p.x, p.y, co::kImageWidth, co::kImageHeight, 4).sectors_per_request();
+      return co::block_2d_totals(p.x, p.y, p.image_width, p.image_height, p.elem_bytes).sectors_per_request();
     case co::Kind::kPartialBlock: return co::partial_block_totals(p.threads, 4).sectors_per_request();
     default: return co::sectors(co::tile_request(p));
   }
@@ -148,6 +157,9 @@ int run(int argc, char** argv) {
   const std::vector<std::string> names = co::arg_names(p.kind);
   const std::vector<long long> values = co::args_of(p);
   for (std::size_t i = 0; i < names.size(); ++i) std::printf(" %s=%lld", names[i].c_str(), values[i]);
+  if (p.kind == co::Kind::kBlock2d) {
+    std::printf(" over a %dx%d image of %d-byte elements", p.image_width, p.image_height, p.elem_bytes);
+  }
   std::printf("\noutput checked against the host replay; median of %d launches %.1f us\n", kTimedLaunches, t * 1e6);
   std::printf("model: %.3f sectors per warp request; %llu warp requests a launch\n", model_sectors_per_request(p),
               static_cast<unsigned long long>(runner->warp_requests()));

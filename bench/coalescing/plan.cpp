@@ -152,7 +152,8 @@ std::string threads_problem(long long threads, long long max_threads) {
 std::string point_problem(const Point& p, long long max_threads_per_block) {
   switch (p.kind) {
     case Kind::kBlock2d:
-      return block_shape_problem(p.x, p.y, max_threads_per_block);
+      if (const std::string problem = block_shape_problem(p.x, p.y, max_threads_per_block); !problem.empty()) return problem;
+      return image_problem(p.image_width, p.image_height, p.elem_bytes);
     case Kind::kPartialBlock:
       return threads_problem(p.threads, max_threads_per_block);
     case Kind::kLoadPermuted:
@@ -234,13 +235,50 @@ SegmentPlan plan_segments(int threads, int sm_count) {
   return s;
 }
 
-ImagePlan plan_image(int x, int y) {
+std::uint64_t ImagePlan::frame_elems() const {
+  const std::uint64_t e = static_cast<std::uint64_t>(elem_bytes);
+  return round_up(frame_words() * e, static_cast<std::uint64_t>(kLineBytes)) / e;
+}
+
+std::string image_problem(long long width, long long height, long long elem_bytes) {
+  if (const std::string p = elem_bytes_problem(elem_bytes); !p.empty()) return p;
+  constexpr long long kMostSide = 65536;
+  if (width < 1 || height < 1 || width > kMostSide || height > kMostSide) {
+    return "image " + std::to_string(width) + "x" + std::to_string(height) + "; allowed: sides 1.." +
+           std::to_string(kMostSide);
+  }
+  const std::uint64_t frame = round_up(static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) *
+                                           static_cast<std::uint64_t>(elem_bytes),
+                                       static_cast<std::uint64_t>(kLineBytes));
+  if (frame * static_cast<std::uint64_t>(kImageFramesInFlight) > kDramRegionBytes) {
+    return "image " + std::to_string(width) + "x" + std::to_string(height) + " of " + std::to_string(elem_bytes) +
+           "-byte elements: " + std::to_string(kImageFramesInFlight) + " frames of " + std::to_string(frame) +
+           " bytes; allowed: at most " + std::to_string(kDramRegionBytes) + " bytes (the family's buffer)";
+  }
+  return {};
+}
+
+ImagePlan plan_image(int x, int y, int elem_bytes, int width, int height) {
   if (const std::string problem = block_shape_problem(x, y, 1024); !problem.empty()) {
+    throw std::invalid_argument(problem);
+  }
+  if (const std::string problem = image_problem(width, height, elem_bytes); !problem.empty()) {
     throw std::invalid_argument(problem);
   }
   ImagePlan i;
   i.x = x;
   i.y = y;
+  i.elem_bytes = elem_bytes;
+  i.width = width;
+  i.height = height;
+  // The suite's span (kImageFrames frames of its 4-byte image) over this frame's bytes.
+  const std::uint64_t span = std::uint64_t{kImageWidth} * kImageHeight * 4u * kImageFrames;
+  const std::uint64_t frame = i.frame_elems() * static_cast<std::uint64_t>(elem_bytes);
+  std::uint64_t frames = round_up(ceil_div(span, frame), static_cast<std::uint64_t>(kImageFramesInFlight));
+  while (frames > static_cast<std::uint64_t>(kImageFramesInFlight) && frames * frame > kDramRegionBytes) {
+    frames -= kImageFramesInFlight;
+  }
+  i.frames = static_cast<int>(frames);
   i.grid_x = static_cast<unsigned int>(ceil_div(static_cast<std::uint64_t>(i.width), static_cast<std::uint64_t>(x)));
   i.grid_y = static_cast<unsigned int>(ceil_div(static_cast<std::uint64_t>(i.height), static_cast<std::uint64_t>(y)));
   return i;
@@ -290,6 +328,7 @@ std::uint32_t expected_segment_warp_sum(const SegmentPlan& plan, unsigned int bl
 std::uint32_t expected_image_warp_sum(const ImagePlan& plan, unsigned int block_x, unsigned int block_y, int warp) {
   std::uint32_t sum = 0;
   const int threads = plan.x * plan.y;
+  const std::uint64_t e = static_cast<std::uint64_t>(plan.elem_bytes);
   for (int lane = 0; lane < kWarpSize; ++lane) {
     const int linear = warp * kWarpSize + lane;
     if (linear >= threads) break;
@@ -297,7 +336,8 @@ std::uint32_t expected_image_warp_sum(const ImagePlan& plan, unsigned int block_
     const std::uint64_t row = std::uint64_t{block_y} * static_cast<std::uint64_t>(plan.y) + static_cast<std::uint64_t>(linear / plan.x);
     if (col >= static_cast<std::uint64_t>(plan.width) || row >= static_cast<std::uint64_t>(plan.height)) continue;
     for (int f = 0; f < plan.frames; ++f) {
-      sum += pattern_word(static_cast<std::uint64_t>(f) * plan.frame_words() + row * static_cast<std::uint64_t>(plan.width) + col, kPatternSeed);
+      const std::uint64_t element = static_cast<std::uint64_t>(f) * plan.frame_elems() + row * static_cast<std::uint64_t>(plan.width) + col;
+      sum += element_fold(element * e, plan.elem_bytes);
     }
   }
   return sum;

@@ -22,7 +22,8 @@ struct Point {
   int elem_bytes = 4;
   int stride = 1;   // elements between lanes
   int offset = 0;   // elements from a 128-byte line
-  int x = 0, y = 0; // block_2d
+  int x = 0, y = 0; // block_2d (its elem_bytes too; the suite's are 4)
+  int image_width = kImageWidth, image_height = kImageHeight;  // block_2d (warpcost-coalesce block)
   int threads = 0;  // partial_block
   bool counted = false;  // the counter pass profiles this point (a declared subset: the pass costs
                          // some 0.25 s a benchmark on the H200)
@@ -98,18 +99,32 @@ struct SegmentPlan {
 };
 SegmentPlan plan_segments(int threads, int sm_count);
 
-// The image kernel: an (x,y) block per tile of a width x height frame, every thread reading its
-// pixel in each of `frames` consecutive frames.
+// The image kernel: an (x,y) block per tile of a width x height frame of elem_bytes elements,
+// every thread reading its element in each of `frames` consecutive frames, each frame starting on a
+// 128-byte line (frame_elems apart). The suite's: Ex 9's 1920 x 1080 4-byte pixels, 64 frames.
 struct ImagePlan {
   int x = 0, y = 0;
+  int elem_bytes = 4;
   int width = kImageWidth, height = kImageHeight, frames = kImageFrames;
   unsigned int grid_x = 0, grid_y = 0;
   int warps_per_block() const { return (x * y + kWarpSize - 1) / kWarpSize; }
   std::uint64_t warp_count() const { return std::uint64_t{grid_x} * grid_y * static_cast<std::uint64_t>(warps_per_block()); }
   std::uint64_t frame_words() const { return static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height); }
-  std::uint64_t footprint_bytes() const { return frame_words() * 4u * static_cast<std::uint64_t>(frames); }
+  // Elements from a frame's first to the next's: width*height rounded up to whole 128-byte lines.
+  std::uint64_t frame_elems() const;
+  // The bytes the frames span (the region the buffer must hold) and the bytes the threads read.
+  std::uint64_t footprint_bytes() const { return frame_elems() * static_cast<std::uint64_t>(elem_bytes) * static_cast<std::uint64_t>(frames); }
+  std::uint64_t useful_bytes() const { return frame_words() * static_cast<std::uint64_t>(elem_bytes) * static_cast<std::uint64_t>(frames); }
 };
-ImagePlan plan_image(int x, int y);
+// The suite's frames (kImageFrames at 4 bytes, width and height the defaults) and the bytes they
+// span are kept for any element size and image: frames = the suite's span over a frame's bytes, in
+// whole groups of kImageFramesInFlight, at least one group. Throws std::invalid_argument naming a
+// bad block (block_shape_problem), element size, or an image whose frames the 2 GiB buffer cannot
+// hold (image_problem).
+ImagePlan plan_image(int x, int y, int elem_bytes = 4, int width = kImageWidth, int height = kImageHeight);
+// "" or one sentence naming the image and what is allowed: sides 1..65536 and kImageFramesInFlight
+// frames of it within the family's 2 GiB buffer.
+std::string image_problem(long long width, long long height, long long elem_bytes);
 
 // ---- host replays ----------------------------------------------------------------------------
 // The byte at `address` of the pattern-filled buffer (little-endian pattern words).

@@ -44,7 +44,7 @@ CoalescingRunner::CoalescingRunner(const DeviceInfo& device, const Point& point,
                                     "); allowed on " + device.name + ": x <= " + std::to_string(device.max_block_dim[0]) +
                                     ", y <= " + std::to_string(device.max_block_dim[1]));
       }
-      image_ = plan_image(point.x, point.y);
+      image_ = plan_image(point.x, point.y, point.elem_bytes, point.image_width, point.image_height);
       warp_sums_ = DeviceBuffer<std::uint32_t>(image_.warp_count());
       break;
     case Kind::kPartialBlock:
@@ -60,7 +60,7 @@ CoalescingRunner::CoalescingRunner(const DeviceInfo& device, const Point& point,
 
 std::uint64_t CoalescingRunner::useful_bytes() const {
   switch (point_.kind) {
-    case Kind::kBlock2d: return image_.footprint_bytes();
+    case Kind::kBlock2d: return image_.useful_bytes();
     case Kind::kPartialBlock: return segments_.useful_bytes();
     default: return tiles_.useful_bytes();
   }
@@ -69,7 +69,7 @@ std::uint64_t CoalescingRunner::useful_bytes() const {
 std::uint64_t CoalescingRunner::warp_requests() const {
   switch (point_.kind) {
     case Kind::kBlock2d:
-      return static_cast<std::uint64_t>(block_2d_totals(image_.x, image_.y, image_.width, image_.height, 4).requests) *
+      return static_cast<std::uint64_t>(block_2d_totals(image_.x, image_.y, image_.width, image_.height, image_.elem_bytes).requests) *
              static_cast<std::uint64_t>(image_.frames);
     case Kind::kPartialBlock: return segments_.warp_requests();
     default: return tiles_.tiles();
@@ -89,9 +89,11 @@ void CoalescingRunner::launch(const Stream& stream) {
     case Kind::kBlock2d: {
       kernels::ImageKernelArgs a;
       a.base = buffer_.words();
+      a.elem_bytes = image_.elem_bytes;
       a.width = image_.width;
       a.height = image_.height;
       a.frames = image_.frames;
+      a.frame_elems = image_.frame_elems();
       a.warp_sums = warp_sums_.data();
       kernels::launch_image_load(a, image_.x, image_.y, image_.grid_x, image_.grid_y, stream.get());
       return;

@@ -3,6 +3,7 @@
 //   warpcost-diverge [--split K] [--pattern low|interleaved|random|warp_uniform] [--if N] [--else N]
 //   warpcost-diverge --paths P [--trips N]        k-way switch
 //   warpcost-diverge --leaves L [--trips N]       two-level nested if
+//   warpcost-diverge --cases LANES:TRIPS,...      switch whose cases differ in lanes and cost
 //   common: [--warps-per-sm W] [--seed S]
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +31,8 @@ const char* const kUsage =
     "                        [--if TRIPS] [--else TRIPS]        if/else, K of 32 lanes on the if side\n"
     "       warpcost-diverge --paths P [--trips TRIPS]         k-way switch, P of 1..32 paths\n"
     "       warpcost-diverge --leaves L [--trips TRIPS]        nested if, L of 1..4 leaves\n"
+    "       warpcost-diverge --cases LANES:TRIPS,...            switch, case i on the next LANES lanes\n"
+    "                                                          running TRIPS trips (lanes add to 32)\n"
     "       common options: [--warps-per-sm W] (default 4: one warp per scheduler) [--seed S]\n";
 
 // Which kernel an option belongs to: the if/else split, the k-way switch, the nested if, or all.
@@ -39,7 +42,7 @@ Shape shape_of(const std::string& flag) {
   if (flag == "--split" || flag == "--pattern" || flag == "--if" || flag == "--else" || flag == "--seed") {
     return Shape::kIfElse;
   }
-  if (flag == "--paths") return Shape::kSwitch;
+  if (flag == "--paths" || flag == "--cases") return Shape::kSwitch;
   if (flag == "--leaves") return Shape::kNested;
   return Shape::kAny;
 }
@@ -60,7 +63,7 @@ warpcost::DivergenceConfig parse(int argc, char** argv) {
     }
     if (flag.rfind("--", 0) != 0) throw UsageError("'" + flag + "' is not an option; options start with --");
     const bool known = flag == "--split" || flag == "--pattern" || flag == "--if" || flag == "--else" ||
-                       flag == "--paths" || flag == "--leaves" || flag == "--trips" ||
+                       flag == "--paths" || flag == "--leaves" || flag == "--trips" || flag == "--cases" ||
                        flag == "--warps-per-sm" || flag == "--seed";
     if (!known) throw UsageError("unknown option '" + flag + "'");
     if (i + 1 >= argc) throw UsageError("'" + flag + "' needs a value");
@@ -84,6 +87,9 @@ warpcost::DivergenceConfig parse(int argc, char** argv) {
     } else if (flag == "--paths") {
       c.kind = warpcost::BranchKind::kSwitch;
       c.paths = small_int(flag, value);
+    } else if (flag == "--cases") {
+      c.kind = warpcost::BranchKind::kSwitchTable;
+      c.cases = warpcost::parse_switch_cases(value);
     } else if (flag == "--leaves") {
       c.kind = warpcost::BranchKind::kNested;
       c.leaves = small_int(flag, value);
@@ -104,7 +110,10 @@ warpcost::DivergenceConfig parse(int argc, char** argv) {
   if (!if_else_flag.empty() && !other_flag.empty()) {
     throw UsageError(if_else_flag + " belongs to the if/else kernel and " + other_flag +
                      " chooses another; allowed: if/else options (--split, --pattern, --if, --else, "
-                     "--seed) or one of --paths, --leaves with --trips");
+                     "--seed) or one of --paths, --leaves with --trips, or --cases");
+  }
+  if (trips_given && other_flag == "--cases") {
+    throw UsageError("--trips with --cases; allowed: each case's trips in --cases (LANES:TRIPS)");
   }
   if (trips_given && other_flag.empty()) {
     throw UsageError("--trips = " + std::to_string(c.trips) +
@@ -167,6 +176,8 @@ int run(int argc, char** argv) {
   if (c.kind == warpcost::BranchKind::kIfElse) {
     ref.pattern = warpcost::kernels::SplitPattern::kLowLanes;
     ref.k = 32;
+  } else if (c.kind == warpcost::BranchKind::kSwitchTable) {
+    ref.cases = {{32, c.cases[0].trips}};  // every lane on case 0
   } else {
     ref.paths = 1;
     ref.leaves = 1;
@@ -183,6 +194,19 @@ int run(int argc, char** argv) {
     model_text = "T_if + T_else over T_if (both measured uniformly)";
   } else if (c.kind == warpcost::BranchKind::kIfElse) {
     model_text = "no warp diverges";
+  } else if (c.kind == warpcost::BranchKind::kSwitchTable) {
+    // Each populated case run by every lane (the others given 0 lanes), its own cycles.
+    std::vector<warpcost::model::BranchPath> measured;
+    for (std::size_t i = 0; i < c.cases.size(); ++i) {
+      if (c.cases[i].lanes == 0) continue;
+      warpcost::DivergenceConfig alone = ref;
+      alone.cases = c.cases;
+      for (auto& other : alone.cases) other.lanes = 0;
+      alone.cases[i].lanes = 32;
+      measured.push_back({c.cases[i].lanes, i == 0 ? r.cycles : measure(device, alone).cycles});
+    }
+    model = warpcost::model::divergence_slowdown(measured, r.cycles);
+    model_text = "T_case summed over the populated cases over T_case0 (each measured uniformly)";
   } else {
     const int n = c.kind == warpcost::BranchKind::kSwitch ? c.paths : c.leaves;
     model = static_cast<double>(n);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <string>
 
 #include "core/statistics.hpp"
 
@@ -13,6 +14,7 @@ kernels::DivergenceKernel kernel_of(BranchKind kind) {
   switch (kind) {
     case BranchKind::kSwitch: return kernels::DivergenceKernel::kSwitch;
     case BranchKind::kNested: return kernels::DivergenceKernel::kNested;
+    case BranchKind::kSwitchTable: return kernels::DivergenceKernel::kSwitchTable;
     case BranchKind::kIfElse: break;
   }
   return kernels::DivergenceKernel::kIfElse;
@@ -49,6 +51,9 @@ std::string divergence_config_problem(const DivergenceConfig& c, int max_warps_p
       if (auto p = kernels::leaves_problem(c.leaves); !p.empty()) return p;
       if (auto p = kernels::trips_problem("trips", c.trips); !p.empty()) return p;
       break;
+    case BranchKind::kSwitchTable:
+      if (auto p = kernels::switch_cases_problem(c.cases); !p.empty()) return p;
+      break;
   }
   if (c.warps_per_sm < kWarpsPerBlock || c.warps_per_sm % kWarpsPerBlock != 0) {
     return "warps per SM = " + std::to_string(c.warps_per_sm) + "; allowed: a multiple of " +
@@ -67,6 +72,35 @@ std::string divergence_config_problem(const DivergenceConfig& c, int max_warps_p
   return {};
 }
 
+std::vector<kernels::SwitchCase> parse_switch_cases(const std::string& text) {
+  std::vector<kernels::SwitchCase> cases;
+  auto whole = [&](const std::string& piece, const std::string& part) {
+    std::size_t used = 0;
+    long long v = -1;
+    try {
+      v = std::stoll(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (part.empty() || used != part.size() || part[0] == '+' || part[0] == ' ' || v < 0 || v > 1000000000LL) {
+      throw std::invalid_argument("--cases piece '" + piece + "'; allowed: LANES:TRIPS, two whole numbers 0..1e9, "
+                                  "pieces joined by commas (e.g. 10:384,12:192,10:192)");
+    }
+    return static_cast<int>(v);
+  };
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string piece = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::size_t colon = piece.find(':');
+    if (colon == std::string::npos) whole(piece, "");
+    cases.push_back({whole(piece, piece.substr(0, colon)), whole(piece, piece.substr(colon + 1))});
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return cases;
+}
+
 ThreadPath thread_path(const DivergenceConfig& c, const kernels::SplitMasks& masks,
                        unsigned long long gid) {
   const int lane = static_cast<int>(gid % 32u);
@@ -80,6 +114,14 @@ ThreadPath thread_path(const DivergenceConfig& c, const kernels::SplitMasks& mas
     case BranchKind::kNested: {
       const kernels::NestedMasks n = kernels::nested_masks(c.leaves);
       return {kernels::nested_leaf(n.outer, n.inner, lane), c.trips};
+    }
+    case BranchKind::kSwitchTable: {
+      int first = 0;
+      for (std::size_t i = 0; i < c.cases.size(); ++i) {
+        if (lane < first + c.cases[i].lanes) return {static_cast<int>(i), c.cases[i].trips};
+        first += c.cases[i].lanes;
+      }
+      break;
     }
   }
   return {};
@@ -95,6 +137,7 @@ std::uint32_t planned_vote(const DivergenceConfig& c, const kernels::SplitMasks&
       case BranchKind::kIfElse: first = thread_path(c, masks, gid).path == 0; break;
       case BranchKind::kSwitch: first = lane % c.paths == 0; break;
       case BranchKind::kNested: first = (kernels::nested_masks(c.leaves).outer >> lane) & 1u; break;
+      case BranchKind::kSwitchTable: first = thread_path(c, masks, gid).path == 0; break;
     }
     if (first) vote |= 1u << lane;
   }
@@ -167,6 +210,7 @@ DivergenceRunner::DivergenceRunner(const DeviceInfo& device, const DivergenceCon
   if (!problem.empty()) throw std::invalid_argument(problem);
   if (config.kind == BranchKind::kIfElse) masks_ = kernels::split_masks(config.pattern, config.k, config.seed);
   if (config.kind == BranchKind::kNested) nested_ = kernels::nested_masks(config.leaves);
+  if (config.kind == BranchKind::kSwitchTable) table_ = kernels::switch_table(config.cases);
   blocks_ = static_cast<unsigned int>(device.sm_count * (config.warps_per_sm / kWarpsPerBlock));
   out_ = DeviceBuffer<float>(threads());
   records_ = DeviceBuffer<kernels::WarpRecord>(threads() / 32u);
@@ -186,6 +230,9 @@ void DivergenceRunner::launch(const Stream& stream) {
     case BranchKind::kNested:
       kernels::launch_nested(nested_.outer, nested_.inner, config_.trips, blocks_, out_.data(),
                              records_.data(), clocks_.data(), stream.get());
+      break;
+    case BranchKind::kSwitchTable:
+      kernels::launch_switch_table(table_, blocks_, out_.data(), records_.data(), clocks_.data(), stream.get());
       break;
   }
 }

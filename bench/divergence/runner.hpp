@@ -13,7 +13,9 @@
 
 namespace warpcost {
 
-enum class BranchKind { kIfElse, kSwitch, kNested };
+// kSwitchTable: the switch with a lane table (cases of their own lanes and trips; warpcost-diverge
+// --cases), which the suite does not sweep.
+enum class BranchKind { kIfElse, kSwitch, kNested, kSwitchTable };
 
 struct DivergenceConfig {
   BranchKind kind = BranchKind::kIfElse;
@@ -28,6 +30,8 @@ struct DivergenceConfig {
   int first_path = 0;  // switch: lane l takes path (first_path + l mod paths) mod 32
   int leaves = 1;  // nested: 1..4
   int trips = 384;
+  // switch with a lane table: case i takes the next cases[i].lanes lanes and runs cases[i].trips
+  std::vector<kernels::SwitchCase> cases;
   // residency: warps per SM, in blocks of 4 warps, one wave; 0: the device's full residency
   int warps_per_sm = 0;
 };
@@ -43,6 +47,11 @@ int divergence_full_residency(const DeviceFacts& facts, BranchKind kind);
 
 std::string divergence_config_problem(const DivergenceConfig& config, int max_warps_per_sm,
                                       int resident_blocks_per_sm);
+
+// "LANES:TRIPS,LANES:TRIPS,..." (warpcost-diverge --cases): one case each, in lane order. Throws
+// std::invalid_argument naming the piece that is not two whole numbers; the cases themselves are
+// checked by kernels::switch_cases_problem.
+std::vector<kernels::SwitchCase> parse_switch_cases(const std::string& text);
 
 // Which path (0..31) global thread `gid` takes and how many trips it runs.
 struct ThreadPath {
@@ -102,6 +111,7 @@ class DivergenceRunner {
   DivergenceConfig config_;
   kernels::SplitMasks masks_{};
   kernels::NestedMasks nested_{};
+  kernels::SwitchTable table_{};
   unsigned int blocks_ = 0;
   DeviceBuffer<float> out_;
   DeviceBuffer<kernels::WarpRecord> records_;

@@ -129,9 +129,11 @@ __global__ void segment_load_kernel(SegmentKernelArgs a) {
   store_block_warp_sums(sum, shared, threads, t, a.warp_sums + static_cast<std::size_t>(blockIdx.x) * warps + t / 32);
 }
 
-// (x,y) blocks over a row-major image: thread (tx,ty) of block (bx,by) reads pixel
-// (by*y + ty, bx*x + tx) of every frame.
+// (x,y) blocks over a row-major image of kBytes elements: thread (tx,ty) of block (bx,by) reads
+// element (by*y + ty, bx*x + tx) of every frame; frames frame_elems elements apart.
+template <int kBytes>
 __global__ void image_load_kernel(ImageKernelArgs a) {
+  using T = typename Elem<kBytes>::T;
   extern __shared__ std::uint32_t shared[];
   const int threads = static_cast<int>(blockDim.x * blockDim.y);
   const int linear = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
@@ -139,11 +141,10 @@ __global__ void image_load_kernel(ImageKernelArgs a) {
   const long long row = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
   std::uint32_t sum = 0;
   if (col < a.width && row < a.height) {
-    const std::uint64_t frame_words = static_cast<std::uint64_t>(a.width) * static_cast<std::uint64_t>(a.height);
-    const std::uint32_t* p = a.base + static_cast<std::uint64_t>(row) * static_cast<std::uint64_t>(a.width) +
-                             static_cast<std::uint64_t>(col);
+    const T* p = reinterpret_cast<const T*>(a.base) + static_cast<std::uint64_t>(row) * static_cast<std::uint64_t>(a.width) +
+                 static_cast<std::uint64_t>(col);
 #pragma unroll 8
-    for (int f = 0; f < a.frames; ++f) sum += __ldcg(p + static_cast<std::uint64_t>(f) * frame_words);
+    for (int f = 0; f < a.frames; ++f) sum += Elem<kBytes>::fold(__ldcg(p + static_cast<std::uint64_t>(f) * a.frame_elems));
   }
   const int warps = (threads + 31) / 32;
   const std::size_t block = static_cast<std::size_t>(blockIdx.y) * gridDim.x + blockIdx.x;
@@ -196,8 +197,16 @@ void launch_segment_load(const SegmentKernelArgs& args, int threads, unsigned in
 void launch_image_load(const ImageKernelArgs& args, int x, int y, unsigned int grid_x, unsigned int grid_y,
                        cudaStream_t stream) {
   const std::size_t shared = static_cast<std::size_t>(x) * static_cast<std::size_t>(y) * sizeof(std::uint32_t);
-  image_load_kernel<<<dim3(grid_x, grid_y), dim3(static_cast<unsigned int>(x), static_cast<unsigned int>(y)), shared,
-                      stream>>>(args);
+  const dim3 grid(grid_x, grid_y);
+  const dim3 block(static_cast<unsigned int>(x), static_cast<unsigned int>(y));
+  switch (args.elem_bytes) {
+    case 1: image_load_kernel<1><<<grid, block, shared, stream>>>(args); break;
+    case 2: image_load_kernel<2><<<grid, block, shared, stream>>>(args); break;
+    case 4: image_load_kernel<4><<<grid, block, shared, stream>>>(args); break;
+    case 8: image_load_kernel<8><<<grid, block, shared, stream>>>(args); break;
+    case 16: image_load_kernel<16><<<grid, block, shared, stream>>>(args); break;
+    default: bad_size(args.elem_bytes);
+  }
   WARPCOST_CHECK_LAUNCH("image_load_kernel");
 }
 

@@ -35,9 +35,11 @@ struct SegmentKernelArgs {
 void launch_segment_load(const SegmentKernelArgs& args, int threads, unsigned int blocks, cudaStream_t stream);
 
 struct ImageKernelArgs {
-  const std::uint32_t* base = nullptr;
+  const std::uint32_t* base = nullptr;  // line-aligned
+  int elem_bytes = 4;                   // 1, 2, 4, 8 or 16; each folded to uint32 as the tile kernels fold
   int width = 0, height = 0, frames = 0;
-  std::uint32_t* warp_sums = nullptr;  // grid_x x grid_y x ceil(x*y/32), block-major
+  std::uint64_t frame_elems = 0;        // elements from one frame's first to the next's (>= width*height)
+  std::uint32_t* warp_sums = nullptr;   // grid_x x grid_y x ceil(x*y/32), block-major
 };
 void launch_image_load(const ImageKernelArgs& args, int x, int y, unsigned int grid_x, unsigned int grid_y,
                        cudaStream_t stream);

@@ -74,6 +74,32 @@ __global__ void if_else_kernel(const __grid_constant__ SplitMasks masks, int if_
   probe.finish(clocks);
 }
 
+// 32 cases, each its own chain with its own constants: lanes on different cases are at different
+// PCs, which is what divergence is (one function called with per-lane data is not). TRIPS(P) is case
+// P's trip count.
+#define WARPCOST_PATH_CASE(P, TRIPS) \
+  case P:                            \
+    a = chain<P>(a, TRIPS(P));       \
+    break;
+#define WARPCOST_SWITCH_32(PATH, TRIPS)                                                                           \
+  switch (PATH) {                                                                                                 \
+    WARPCOST_PATH_CASE(0, TRIPS) WARPCOST_PATH_CASE(1, TRIPS) WARPCOST_PATH_CASE(2, TRIPS)                        \
+    WARPCOST_PATH_CASE(3, TRIPS) WARPCOST_PATH_CASE(4, TRIPS) WARPCOST_PATH_CASE(5, TRIPS)                        \
+    WARPCOST_PATH_CASE(6, TRIPS) WARPCOST_PATH_CASE(7, TRIPS) WARPCOST_PATH_CASE(8, TRIPS)                        \
+    WARPCOST_PATH_CASE(9, TRIPS) WARPCOST_PATH_CASE(10, TRIPS) WARPCOST_PATH_CASE(11, TRIPS)                      \
+    WARPCOST_PATH_CASE(12, TRIPS) WARPCOST_PATH_CASE(13, TRIPS) WARPCOST_PATH_CASE(14, TRIPS)                     \
+    WARPCOST_PATH_CASE(15, TRIPS) WARPCOST_PATH_CASE(16, TRIPS) WARPCOST_PATH_CASE(17, TRIPS)                     \
+    WARPCOST_PATH_CASE(18, TRIPS) WARPCOST_PATH_CASE(19, TRIPS) WARPCOST_PATH_CASE(20, TRIPS)                     \
+    WARPCOST_PATH_CASE(21, TRIPS) WARPCOST_PATH_CASE(22, TRIPS) WARPCOST_PATH_CASE(23, TRIPS)                     \
+    WARPCOST_PATH_CASE(24, TRIPS) WARPCOST_PATH_CASE(25, TRIPS) WARPCOST_PATH_CASE(26, TRIPS)                     \
+    WARPCOST_PATH_CASE(27, TRIPS) WARPCOST_PATH_CASE(28, TRIPS) WARPCOST_PATH_CASE(29, TRIPS)                     \
+    WARPCOST_PATH_CASE(30, TRIPS) WARPCOST_PATH_CASE(31, TRIPS)                                                   \
+    default:                                                                                                      \
+      break;                                                                                                      \
+  }
+#define WARPCOST_SAME_TRIPS(P) trips
+#define WARPCOST_TABLE_TRIPS(P) table.trips[P]
+
 __global__ void switch_kernel(int paths, int first_path, int trips, float* out,
                               WarpRecord* records, ClockSample* clocks) {
   BlockClockProbe probe;
@@ -85,23 +111,22 @@ __global__ void switch_kernel(int paths, int first_path, int trips, float* out,
   region.begin();
   // 32 cases, each its own chain with its own constants: lanes on different cases are at
   // different PCs, which is what divergence is (one function called with per-lane data is not).
-  switch (path) {
-#define WARPCOST_PATH_CASE(P) \
-  case P:                     \
-    a = chain<P>(a, trips);   \
-    break;
-    WARPCOST_PATH_CASE(0) WARPCOST_PATH_CASE(1) WARPCOST_PATH_CASE(2) WARPCOST_PATH_CASE(3)
-    WARPCOST_PATH_CASE(4) WARPCOST_PATH_CASE(5) WARPCOST_PATH_CASE(6) WARPCOST_PATH_CASE(7)
-    WARPCOST_PATH_CASE(8) WARPCOST_PATH_CASE(9) WARPCOST_PATH_CASE(10) WARPCOST_PATH_CASE(11)
-    WARPCOST_PATH_CASE(12) WARPCOST_PATH_CASE(13) WARPCOST_PATH_CASE(14) WARPCOST_PATH_CASE(15)
-    WARPCOST_PATH_CASE(16) WARPCOST_PATH_CASE(17) WARPCOST_PATH_CASE(18) WARPCOST_PATH_CASE(19)
-    WARPCOST_PATH_CASE(20) WARPCOST_PATH_CASE(21) WARPCOST_PATH_CASE(22) WARPCOST_PATH_CASE(23)
-    WARPCOST_PATH_CASE(24) WARPCOST_PATH_CASE(25) WARPCOST_PATH_CASE(26) WARPCOST_PATH_CASE(27)
-    WARPCOST_PATH_CASE(28) WARPCOST_PATH_CASE(29) WARPCOST_PATH_CASE(30) WARPCOST_PATH_CASE(31)
-#undef WARPCOST_PATH_CASE
-    default:
-      break;
-  }
+  WARPCOST_SWITCH_32(path, WARPCOST_SAME_TRIPS)
+  region.end(records, vote);
+  out[gid] = a;
+  probe.finish(clocks);
+}
+
+__global__ void switch_table_kernel(const __grid_constant__ SwitchTable table, float* out, WarpRecord* records,
+                                    ClockSample* clocks) {
+  BlockClockProbe probe;
+  const unsigned long long gid = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
+  const int path = table.lane_path[lane()];
+  const unsigned int vote = __ballot_sync(kFullMask, path == 0);
+  float a = chain_start(gid);
+  WarpRegion region;
+  region.begin();
+  WARPCOST_SWITCH_32(path, WARPCOST_TABLE_TRIPS)
   region.end(records, vote);
   out[gid] = a;
   probe.finish(clocks);
@@ -166,6 +191,20 @@ void launch_switch(int paths, int first_path, int trips, unsigned int blocks, fl
   WARPCOST_CHECK_LAUNCH("switch_kernel");
 }
 
+void launch_switch_table(const SwitchTable& table, unsigned int blocks, float* d_out, WarpRecord* d_records,
+                         ClockSample* d_clocks, cudaStream_t stream) {
+  for (int l = 0; l < 32; ++l) {
+    if (table.lane_path[l] >= kMaxPaths) {
+      throw std::invalid_argument("lane " + std::to_string(l) + "'s case = " + std::to_string(table.lane_path[l]) +
+                                  "; allowed: 0..31");
+    }
+  }
+  for (int p = 0; p < kMaxPaths; ++p) require_trips("case trips", table.trips[p]);
+  require_blocks(blocks);
+  switch_table_kernel<<<blocks, kDivergenceBlockThreads, 0, stream>>>(table, d_out, d_records, d_clocks);
+  WARPCOST_CHECK_LAUNCH("switch_table_kernel");
+}
+
 void launch_nested(std::uint32_t outer_mask, std::uint32_t inner_mask, int trips,
                    unsigned int blocks, float* d_out, WarpRecord* d_records, ClockSample* d_clocks,
                    cudaStream_t stream) {
@@ -188,6 +227,9 @@ int divergence_blocks_per_sm(DivergenceKernel kernel) {
       break;
     case DivergenceKernel::kNested:
       WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, nested_kernel, threads, 0));
+      break;
+    case DivergenceKernel::kSwitchTable:
+      WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, switch_table_kernel, threads, 0));
       break;
   }
   return blocks;

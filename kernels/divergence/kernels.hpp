@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/common/probe_kernels.hpp"
 
@@ -104,6 +105,24 @@ void launch_if_else(const SplitMasks& masks, int if_trips, int else_trips, unsig
 void launch_switch(int paths, int first_path, int trips, unsigned int blocks, float* d_out,
                    WarpRecord* d_records, ClockSample* d_clocks, cudaStream_t stream);
 
+// The switch with a lane table (warpcost-diverge --cases): lane l takes case lane_path[l], and case
+// p runs its own chain of trips[p] trips, so the cases may differ in cost and in lanes. The same 32
+// cases as launch_switch; `table` from switch_table().
+struct SwitchTable {
+  unsigned char lane_path[32];
+  int trips[kMaxPaths];
+};
+// One case of a lane table: `lanes` consecutive lanes, each running `trips` trips.
+struct SwitchCase {
+  int lanes = 0;
+  int trips = 0;
+};
+// Case i takes the next cases[i].lanes lanes (case 0 from lane 0): lanes 0..l0-1, then l0..l0+l1-1,
+// ...; throws std::invalid_argument with switch_cases_problem's sentence.
+SwitchTable switch_table(const std::vector<SwitchCase>& cases);
+void launch_switch_table(const SwitchTable& table, unsigned int blocks, float* d_out, WarpRecord* d_records,
+                         ClockSample* d_clocks, cudaStream_t stream);
+
 // Two levels: if (outer bit) { if (inner bit) path 0 else path 1 } else { if (inner bit) path 2
 // else path 3 }, each leaf `trips` long.
 void launch_nested(std::uint32_t outer_mask, std::uint32_t inner_mask, int trips,
@@ -123,7 +142,7 @@ struct NestedMasks {
 NestedMasks nested_masks(int leaves);
 
 // Resident blocks per SM of each kernel, from cudaOccupancyMaxActiveBlocksPerMultiprocessor.
-enum class DivergenceKernel { kIfElse, kSwitch, kNested };
+enum class DivergenceKernel { kIfElse, kSwitch, kNested, kSwitchTable };
 int divergence_blocks_per_sm(DivergenceKernel kernel);
 
 // Each parameter's one validator (divergence_plan.cpp): "" when allowed, else the sentence naming
@@ -134,5 +153,7 @@ std::string trips_problem(const char* name, int trips);
 std::string paths_problem(int paths);
 std::string first_path_problem(int first_path);
 std::string leaves_problem(int leaves);
+// 1..32 cases, each lanes >= 0 and trips >= 0, the lanes adding to 32, one case at least populated.
+std::string switch_cases_problem(const std::vector<SwitchCase>& cases);
 
 }  // namespace warpcost::kernels

@@ -60,6 +60,36 @@ std::string leaves_problem(int leaves) {
                                   : std::string();
 }
 
+std::string switch_cases_problem(const std::vector<SwitchCase>& cases) {
+  if (cases.empty() || cases.size() > static_cast<std::size_t>(kMaxPaths)) {
+    return "switch cases = " + std::to_string(cases.size()) + "; allowed: 1..32 cases (LANES:TRIPS each)";
+  }
+  int lanes = 0;
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    if (cases[c].lanes < 0 || cases[c].lanes > 32) {
+      return "case " + std::to_string(c) + "'s lanes = " + std::to_string(cases[c].lanes) + "; allowed: 0..32";
+    }
+    const std::string name = "of case " + std::to_string(c);
+    if (const std::string p = trips_problem(name.c_str(), cases[c].trips); !p.empty()) return p;
+    lanes += cases[c].lanes;
+  }
+  if (lanes != 32) {
+    return "the cases' lanes add to " + std::to_string(lanes) + "; allowed: 32 (every lane of the warp takes one case)";
+  }
+  return {};
+}
+
+SwitchTable switch_table(const std::vector<SwitchCase>& cases) {
+  if (const std::string p = switch_cases_problem(cases); !p.empty()) throw std::invalid_argument(p);
+  SwitchTable t{};
+  int lane = 0;
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    t.trips[c] = cases[c].trips;
+    for (int i = 0; i < cases[c].lanes; ++i) t.lane_path[lane++] = static_cast<unsigned char>(c);
+  }
+  return t;
+}
+
 SplitMasks split_masks(SplitPattern pattern, int k, std::uint32_t seed) {
   if (pattern != SplitPattern::kWarpUniform) {
     if (const std::string p = split_k_problem(k); !p.empty()) throw std::invalid_argument(p);

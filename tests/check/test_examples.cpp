@@ -493,8 +493,24 @@ TEST(MeasurePlan, EachKindRunsItsFamilysRunnerOrSaysWhy) {
   const auto sw = plan_measure(one_example(
       "kind = \"divergence\"\nshape = \"switch\"\npaths = [{ lanes = 10, cost = 40 }, { lanes = 12, cost = 20 }, { lanes = 10, cost = 20 }]\n"
       "uniform_cost = 40\nanswer = { slowdown = 2 }\n"));
-  EXPECT_TRUE(sw.calls.empty());
-  EXPECT_NE(sw.why_not.find("equal bodies"), std::string::npos) << sw.why_not;
+  // C2: cases of their own lanes, trips 384·cost/40 (warpcost-diverge --cases).
+  ASSERT_EQ(sw.calls.size(), 1u) << sw.why_not;
+  EXPECT_EQ(sw.calls[0].args, (std::vector<std::string>{"--cases", "10:384,12:192,10:192"}));
+  const auto short_warp = plan_measure(one_example(
+      "kind = \"divergence\"\nshape = \"switch\"\npaths = [{ lanes = 10, cost = 40 }, { lanes = 12, cost = 20 }]\n"
+      "uniform_cost = 40\nanswer = { slowdown = 1.5 }\n"));
+  EXPECT_TRUE(short_warp.calls.empty());
+  EXPECT_NE(short_warp.why_not.find("this example: 22"), std::string::npos) << short_warp.why_not;
+  const auto thirds = plan_measure(one_example(
+      "kind = \"divergence\"\nshape = \"switch\"\npaths = [{ lanes = 16, cost = 30 }, { lanes = 16, cost = 7 }]\n"
+      "uniform_cost = 30\nanswer = { slowdown = 1.2333 }\n"));
+  EXPECT_TRUE(thirds.calls.empty());
+  EXPECT_NE(thirds.why_not.find("whole trips of 384"), std::string::npos) << thirds.why_not;
+  const auto nested = plan_measure(one_example(
+      "kind = \"divergence\"\nshape = \"nested\"\npaths = [{ lanes = 16, cost = 40 }, { lanes = 16, cost = 20 }]\n"
+      "uniform_cost = 40\nanswer = { slowdown = 1.5 }\n"));
+  EXPECT_TRUE(nested.calls.empty());
+  EXPECT_NE(nested.why_not.find("equal bodies on every leaf"), std::string::npos) << nested.why_not;
   // Ex 6 and Ex 10: over the cap.
   const auto ex6 = plan_measure(one_example("kind = \"latency_hiding\"\nlatency = 400\ninstructions = 1\nwarp_cap = 64\nanswer = { warps_needed = 400 }\n"));
   EXPECT_TRUE(ex6.calls.empty());
@@ -505,6 +521,19 @@ TEST(MeasurePlan, EachKindRunsItsFamilysRunnerOrSaysWhy) {
   const auto co = plan_measure(one_example("kind = \"coalescing\"\nelem_bytes = 4\nstride = 2\nanswer = { useful_fraction = 0.5 }\n"));
   ASSERT_EQ(co.calls.size(), 4u);  // the point and the 4, 8, 16 B stride-1 references
   EXPECT_EQ(co.calls[0].args, (std::vector<std::string>{"stride", "--bytes", "4", "--stride", "2", "--offset", "0"}));
+  // C3: the author's block, image and element size; a partial block of 4-byte elements; not of 2.
+  const auto tile = plan_measure(one_example(
+      "kind = \"coalescing\"\nelem_bytes = 2\nblock = [24, 24]\nimage = [1920, 1080]\nanswer = { useful_fraction = 0.667 }\n"));
+  ASSERT_EQ(tile.calls.size(), 4u) << tile.why_not;
+  EXPECT_EQ(tile.calls[0].args, (std::vector<std::string>{"block", "--x", "24", "--y", "24", "--bytes", "2", "--width",
+                                                          "1920", "--height", "1080"}));
+  EXPECT_EQ(tile.calls[3].args, (std::vector<std::string>{"stride", "--bytes", "16", "--stride", "1", "--offset", "0"}));
+  const auto part = plan_measure(one_example("kind = \"coalescing\"\nelem_bytes = 4\nblock_threads = 48\nanswer = { useful_fraction = 0.75 }\n"));
+  ASSERT_EQ(part.calls.size(), 4u) << part.why_not;
+  EXPECT_EQ(part.calls[0].args, (std::vector<std::string>{"partial", "--block-threads", "48"}));
+  const auto part2 = plan_measure(one_example("kind = \"coalescing\"\nelem_bytes = 2\nblock_threads = 48\nanswer = { useful_fraction = 0.75 }\n"));
+  EXPECT_TRUE(part2.calls.empty());
+  EXPECT_NE(part2.why_not.find("reads 4-byte elements"), std::string::npos) << part2.why_not;
   const auto any = plan_measure(one_example("kind = \"warp_primitive\"\nprimitive = \"any_sync\"\nactive_lanes = 5\nanswer = { cost_vs_full_warp = 1 }\n"));
   ASSERT_EQ(any.calls.size(), 2u);  // at the example's lanes and at the full warp
   EXPECT_EQ(any.calls[0].runner, "warpcost-primitives");
@@ -549,11 +578,55 @@ TEST(MeasureJudge, DivergenceHoldsWithinTheFamilysRuleAndAPlantedSlowdownFails) 
       "kind = \"divergence\"\npaths = [{ lanes = 20, cost = 30 }, { lanes = 12, cost = 30 }]\nuniform_cost = 30\nanswer = { slowdown = 2 }\n");
   const auto plan = plan_measure(ex);
   auto rows = judge_measurement(ex, plan, {fixture("diverge-split-20.txt")});
-  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].verdict, "holds");  // 1.999 against 2: 0.05 % off, within 2 %
   EXPECT_EQ(rows[0].stated, "2");
+  // The second-order row: the runner's measured-path model, 2.000x, against the same 1.999x.
+  EXPECT_EQ(rows[1].answer, "second_order_slowdown");
+  EXPECT_EQ(rows[1].model, "2");
+  EXPECT_EQ(rows[1].verdict, "holds");
+  EXPECT_EQ(rows[1].note.rfind("second-order:", 0), 0u) << rows[1].note;
   rows = judge_measurement(ex, plan, {replace_all_once(fixture("diverge-split-20.txt"), "1.999x", "1.900x")});
   EXPECT_EQ(rows[0].verdict, "fails");  // 5 % off
+  EXPECT_EQ(rows[1].verdict, "fails");
+  // A planted measured-path model (2.100x) fails the second-order row alone.
+  rows = judge_measurement(ex, plan, {replace_all_once(fixture("diverge-split-20.txt"), "2.000x   (T_if", "2.100x   (T_if")});
+  EXPECT_EQ(rows[0].verdict, "holds");
+  EXPECT_EQ(rows[1].verdict, "fails");
+}
+
+// C2 through warpcost-diverge --cases: the textbook (40 + 20 + 20)/40 = 2 and the measured-path
+// model, both by the k-way rule (3 %). The output is the runner's format with hand-set numbers:
+// 2.050x is 2.5 % off 2 (holds), 2.080x 4 % (fails).
+TEST(MeasureJudge, AnUnequalSwitchIsJudgedByBothModelsWithTheKWayRule) {
+  const Example ex = one_example(
+      "kind = \"divergence\"\nshape = \"switch\"\npaths = [{ lanes = 10, cost = 40 }, { lanes = 12, cost = 20 }, { lanes = 10, cost = 20 }]\n"
+      "uniform_cost = 40\nanswer = { slowdown = 3 }\n");
+  const auto plan = plan_measure(ex);
+  const std::string out =
+      "GPU: NVIDIA H200, 132 SMs, 4 warps/SM requested, SM clock 1.980 GHz\n"
+      "                          warp cycles      grid time\n"
+      "this configuration             215190       113.0 us\n"
+      "uniform reference              104971        58.8 us\n"
+      "slowdown                       2.050x         1.921x\n"
+      "model                          2.010x   (T_case summed over the populated cases over T_case0 (each measured uniformly))\n";
+  auto rows = judge_measurement(ex, plan, {out});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].stated, "3");
+  EXPECT_EQ(rows[0].model, "2");
+  EXPECT_EQ(rows[0].verdict, "holds");
+  EXPECT_NE(rows[0].note.find("within 3 %"), std::string::npos) << rows[0].note;
+  EXPECT_EQ(rows[1].verdict, "holds");  // 2.050 / 2.010 = 1.0199
+  rows = judge_measurement(ex, plan, {replace_all_once(out, "2.050x", "2.080x")});
+  EXPECT_EQ(rows[0].verdict, "fails");
+  EXPECT_EQ(rows[1].verdict, "fails");  // 2.080 / 2.010 = 1.0348: 3.5 % over 3 %
+  // A planted measured-path model of 2.090x: 2.050/2.090 = 0.981, holds; 2.200x: 0.932, fails alone.
+  rows = judge_measurement(ex, plan, {replace_all_once(out, "2.010x", "2.090x")});
+  EXPECT_EQ(rows[0].verdict, "holds");
+  EXPECT_EQ(rows[1].verdict, "holds");
+  rows = judge_measurement(ex, plan, {replace_all_once(out, "2.010x", "2.200x")});
+  EXPECT_EQ(rows[0].verdict, "holds");
+  EXPECT_EQ(rows[1].verdict, "fails");
 }
 
 TEST(MeasureJudge, ThreadMapFromTheRecordedThreads) {
@@ -792,7 +865,11 @@ TEST(MeasurePlan, ThePlanOfAFileOfEveryKindNamesEachCallOrWhyNot) {
   const auto lines = table_lines(md);
   ASSERT_EQ(lines.size(), examples.size() + 1) << md;
   for (const auto& l : lines) EXPECT_EQ(cells_of(l), 4) << l;
-  EXPECT_NE(md.find("6 of 13 examples have a runner"), std::string::npos) << md;
+  EXPECT_NE(md.find("7 of 13 examples have a runner"), std::string::npos) << md;
+  // K7, a 2D tile: the author's block, image and element size, against the three stride-1 loads.
+  EXPECT_NE(md.find("| K7 | coalescing | `warpcost-coalesce block --x 32 --y 8 --bytes 4 --width 64 --height 16; "
+                    "warpcost-coalesce stride --bytes 4 --stride 1 --offset 0;"),
+            std::string::npos) << md;
   EXPECT_NE(md.find("| K3 | grid_tail | `warpcost-record --grid 1000 256 --json` | yes |"), std::string::npos) << md;
   EXPECT_NE(md.find("| K1 | block_shape | `warpcost-record 100 1 1` | yes |"), std::string::npos) << md;
   EXPECT_NE(md.find("| K4 | divergence | `warpcost-diverge --leaves 4 --trips 384` | yes |"), std::string::npos) << md;
@@ -821,7 +898,7 @@ TEST(ExamplesCli, PlanNeedsNoGpuAndGoesWithoutMeasure) {
                      tmp.path / "plan.txt"), 0);
   const std::string out = slurp((tmp.path / "plan.txt").string());
   EXPECT_NE(out.find("13 of 13 stated answers agree"), std::string::npos) << out;
-  EXPECT_NE(out.find("What `--measure` would run: 6 of 13"), std::string::npos) << out;
+  EXPECT_NE(out.find("What `--measure` would run: 7 of 13"), std::string::npos) << out;
   EXPECT_EQ(run_tool("check " + kPageFile + " --plan --measure --bench-dir x", tmp.path / "both.txt"), 2);
   EXPECT_NE(slurp((tmp.path / "both.txt.err").string()).find("give one of them"), std::string::npos);
 }

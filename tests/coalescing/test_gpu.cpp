@@ -36,6 +36,15 @@ Point block(int x, int y) {
   p.y = y;
   return p;
 }
+
+// warpcost-coalesce block at an author's element size and image (check --measure's 2D runner).
+Point image_block(int x, int y, int elem_bytes, int width, int height) {
+  Point p = block(x, y);
+  p.elem_bytes = elem_bytes;
+  p.image_width = width;
+  p.image_height = height;
+  return p;
+}
 Point partial(int threads) {
   Point p;
   p.kind = Kind::kPartialBlock;
@@ -45,6 +54,10 @@ Point partial(int threads) {
 std::string name(const Point& p) {
   std::string s = bench_name(p.kind);
   for (const long long a : args_of(p)) s += "/" + std::to_string(a);
+  if (p.kind == Kind::kBlock2d) {
+    s += " over " + std::to_string(p.image_width) + "x" + std::to_string(p.image_height) + " of " +
+         std::to_string(p.elem_bytes) + " B";
+  }
   return s;
 }
 
@@ -72,6 +85,10 @@ std::vector<Point> checked_points() {
   for (const auto& [x, y] : {std::pair{32, 8}, std::pair{30, 30}, std::pair{16, 16}, std::pair{8, 32}, std::pair{48, 4}}) {
     points.push_back(block(x, y));
   }
+  points.push_back(image_block(24, 24, 2, 1920, 1080));  // the course sample's C3
+  points.push_back(image_block(20, 8, 4, 1000, 1000));
+  points.push_back(image_block(30, 30, 1, 1000, 999));   // frames padded to whole lines
+  points.push_back(image_block(16, 4, 16, 640, 480));
   for (const int threads : {16, 32, 48, 100}) points.push_back(partial(threads));
   return points;
 }
@@ -129,7 +146,7 @@ TEST(GpuCoalescing, TheDeviceLimitIsCheckedWithTheDevicesName) {
 
 double model_sectors(const Point& p) {
   switch (p.kind) {
-    case Kind::kBlock2d: return block_2d_totals(p.x, p.y, kImageWidth, kImageHeight, 4).sectors_per_request();
+    case Kind::kBlock2d: return block_2d_totals(p.x, p.y, p.image_width, p.image_height, p.elem_bytes).sectors_per_request();
     case Kind::kPartialBlock: return partial_block_totals(p.threads, 4).sectors_per_request();
     default: return sectors(tile_request(p));
   }
@@ -147,7 +164,8 @@ TEST(GpuCoalescing, CountedSectorsPerRequestFollowTheModel) {
       tile(Kind::kLoadDram, 16, 1, 0), tile(Kind::kLoadDram, 16, 2, 0), tile(Kind::kLoadPermuted, 16, 1, 0),
       tile(Kind::kStoreDram, 4, 8, 0), tile(Kind::kStoreDram, 1, 1, 0), block(30, 30),
       block(32, 8),                    partial(48),                     partial(100),
-      partial(16)};
+      partial(16),                     image_block(24, 24, 2, 1920, 1080), image_block(20, 8, 4, 1000, 1000),
+      image_block(30, 30, 1, 1000, 999), image_block(16, 4, 16, 640, 480)};
   for (const Point& p : points) {
     CoalescingRunner runner(device, p, buffer());
     runner.check(stream);

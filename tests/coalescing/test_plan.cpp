@@ -205,6 +205,59 @@ TEST(CoalescingPlan, SegmentAndImagePlans) {
   EXPECT_EQ(plan_image(16, 16).grid_y, 68u);  // 1080 / 16 = 67.5: one block row hangs over
 }
 
+// The author's image (warpcost-coalesce block --bytes --width --height): the suite's span kept, frames
+// on whole lines. Hand-worked: the suite's 1920·1080·4·64 = 530,841,600 bytes.
+TEST(CoalescingPlan, AnAuthorsImageKeepsTheSuitesSpanOnWholeLines) {
+  const ImagePlan suite = plan_image(32, 8);
+  EXPECT_EQ(suite.frames, 64);
+  EXPECT_EQ(suite.frame_elems(), 1920u * 1080u);
+  EXPECT_EQ(suite.footprint_bytes(), 530841600u);
+  EXPECT_EQ(suite.useful_bytes(), 530841600u);
+  // C3: (24,24) over 1920x1080 2-byte pixels: a frame is 4,147,200 bytes (32,400 lines), 128 frames.
+  const ImagePlan c3 = plan_image(24, 24, 2, 1920, 1080);
+  EXPECT_EQ(c3.frames, 128);
+  EXPECT_EQ(c3.frame_elems(), 1920u * 1080u);
+  EXPECT_EQ(c3.footprint_bytes(), 530841600u);
+  EXPECT_EQ(c3.grid_x, 80u);
+  EXPECT_EQ(c3.grid_y, 45u);
+  EXPECT_EQ(c3.warps_per_block(), 18);
+  // 1000x999 bytes = 999,000: padded to 7,805 lines = 999,040 bytes; 530,841,600 / 999,040 = 531.4
+  // frames, 532 rounded up to whole groups of 8 = 536.
+  const ImagePlan odd = plan_image(30, 30, 1, 1000, 999);
+  EXPECT_EQ(odd.frame_elems(), 999040u);
+  EXPECT_EQ(odd.frames, 536);
+  EXPECT_EQ(odd.useful_bytes(), 999000u * 536u);
+  EXPECT_EQ(odd.footprint_bytes(), 999040u * 536u);
+  // 8 frames of 16384x16384 16-byte elements (4 GiB each) do not fit the 2 GiB buffer; 3-byte
+  // elements are no element size.
+  EXPECT_NE(image_problem(16384, 16384, 16).find("allowed: at most 2147483648 bytes"), std::string::npos);
+  EXPECT_THROW(plan_image(8, 8, 16, 16384, 16384), std::invalid_argument);
+  EXPECT_NE(image_problem(100, 100, 3).find("element size = 3"), std::string::npos) << image_problem(100, 100, 3);
+  EXPECT_NE(image_problem(0, 10, 4).find("image 0x10; allowed: sides 1..65536"), std::string::npos);
+  // A large frame keeps at least one group of 8 within the buffer: 8192x8192x4 = 256 MiB a frame.
+  EXPECT_EQ(plan_image(32, 8, 4, 8192, 8192).frames, 8);
+}
+
+// A second implementation of the 2-byte image replay: each pixel's two pattern bytes, little-endian.
+TEST(CoalescingPlan, TheTwoByteImageReplayReadsEachPixelsOwnTwoBytes) {
+  const ImagePlan p = plan_image(24, 24, 2, 1920, 1080);
+  // Block (1, 2), warp 1: linear threads 32..63, (col, row) = (24 + t % 24, 48 + t / 24).
+  std::uint32_t want = 0;
+  for (int t = 32; t < 64; ++t) {
+    const std::uint64_t col = 24 + t % 24;
+    const std::uint64_t row = 48 + t / 24;
+    for (int f = 0; f < p.frames; ++f) {
+      const std::uint64_t byte = (static_cast<std::uint64_t>(f) * 1920u * 1080u + row * 1920u + col) * 2u;
+      const std::uint32_t w0 = pattern_word(byte / 4, kPatternSeed);
+      const std::uint32_t lo = (w0 >> (8 * (byte % 4))) & 0xffu;
+      const std::uint32_t w1 = pattern_word((byte + 1) / 4, kPatternSeed);
+      const std::uint32_t hi = (w1 >> (8 * ((byte + 1) % 4))) & 0xffu;
+      want += lo | (hi << 8);
+    }
+  }
+  EXPECT_EQ(expected_image_warp_sum(p, 1, 2, 1), want);
+}
+
 TEST(CoalescingPlan, SpreadSampleKeepsTheEnds) {
   EXPECT_EQ(spread_sample(10, 3), (std::vector<std::uint64_t>{0, 4, 9}));
   EXPECT_EQ(spread_sample(2, 16), (std::vector<std::uint64_t>{0, 1}));

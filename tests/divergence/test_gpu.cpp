@@ -96,6 +96,29 @@ TEST(GpuDivergence, SwitchAndNestedIfSerialiseTheirPopulatedPaths) {
   EXPECT_GE(run_once(n).median_cycles / leaf, 3.6);
 }
 
+// warpcost-diverge --cases (check --measure's runner for a switch whose cases differ): every lane's
+// output is its own case's chain at its own trips (check_outputs), every warp votes lanes 0..9, and
+// a case with more trips costs more: a gate, not a verdict (the 3 % rule is judged by check).
+TEST(GpuDivergence, SwitchTableRunsEachCaseAtItsOwnTripsOnItsOwnLanes) {
+  WARPCOST_REQUIRE_GPU();
+  DivergenceConfig t;
+  t.kind = BranchKind::kSwitchTable;
+  t.warps_per_sm = 4;
+  t.cases = {{10, 384}, {12, 192}, {10, 192}};
+  const WarpCycleSummary diverged = run_once(t);
+  EXPECT_EQ(diverged.votes_as_planned, diverged.warps);
+  DivergenceConfig alone = t;
+  alone.cases = {{32, 384}};
+  const WarpCycleSummary one = run_once(alone);
+  EXPECT_EQ(one.votes_as_planned, one.warps);
+  alone.cases = {{0, 384}, {32, 192}};
+  const WarpCycleSummary half = run_once(alone);
+  EXPECT_EQ(half.votes_as_planned, half.warps);
+  // Serialised: 384 + 192 + 192 trips against 384, at least 1.8x; the 192-trip case alone at most 0.6x.
+  EXPECT_GE(diverged.median_cycles / one.median_cycles, 1.8);
+  EXPECT_LE(half.median_cycles / one.median_cycles, 0.6);
+}
+
 TEST(GpuDivergence, RunnerRejectsMoreWarpsPerSmThanFit) {
   WARPCOST_REQUIRE_GPU();
   const DeviceInfo device = query_device_info(0);

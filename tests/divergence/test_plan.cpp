@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "bench/divergence/runner.hpp"
 #include "kernels/divergence/kernels.hpp"
@@ -199,6 +200,62 @@ TEST(PathReference, ConstantsAreExactAndChainsDifferPerPath) {
   EXPECT_NE(kernels::path_reference(7, 0, 100), kernels::path_reference(7, 1, 100));
   // The chain heads for its fixed point addend / (1 - multiplier) = 4 and stays finite.
   EXPECT_NEAR(kernels::path_reference(7, 5, 50000), 4.0f, 1e-3f);
+}
+
+// The switch with a lane table (warpcost-diverge --cases), worked by hand: C2's 10:384,12:192,10:192
+// puts lanes 0-9 on case 0, 10-21 on case 1, 22-31 on case 2.
+TEST(SwitchTable, CasesTakeConsecutiveLanesAndTheirOwnTrips) {
+  const std::vector<kernels::SwitchCase> cases = parse_switch_cases("10:384,12:192,10:192");
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_EQ(cases[1].lanes, 12);
+  EXPECT_EQ(cases[1].trips, 192);
+  const kernels::SwitchTable t = kernels::switch_table(cases);
+  for (int l = 0; l < 32; ++l) EXPECT_EQ(t.lane_path[l], l < 10 ? 0 : l < 22 ? 1 : 2) << "lane " << l;
+  EXPECT_EQ(t.trips[0], 384);
+  EXPECT_EQ(t.trips[1], 192);
+  EXPECT_EQ(t.trips[2], 192);
+  EXPECT_EQ(t.trips[3], 0);
+  DivergenceConfig c;
+  c.kind = BranchKind::kSwitchTable;
+  c.cases = cases;
+  c.warps_per_sm = 4;
+  EXPECT_EQ(divergence_config_problem(c, 64, 16), "");
+  const kernels::SplitMasks none{};
+  // Global thread 47 is lane 15 of warp 1: case 1, 192 trips.
+  EXPECT_EQ(thread_path(c, none, 47).path, 1);
+  EXPECT_EQ(thread_path(c, none, 47).trips, 192);
+  EXPECT_EQ(thread_path(c, none, 63).path, 2);
+  EXPECT_EQ(planned_vote(c, none, 5), 0x3ffu);
+  EXPECT_EQ(populated_paths(c, none, 5), 3);
+  // A case with no lanes is not populated; every lane on case 1.
+  c.cases = {{0, 384}, {32, 192}};
+  EXPECT_EQ(planned_vote(c, none, 0), 0u);
+  EXPECT_EQ(populated_paths(c, none, 0), 1);
+  EXPECT_EQ(thread_path(c, none, 3).trips, 192);
+}
+
+TEST(SwitchTable, BadCasesAreNamed) {
+  EXPECT_EQ(kernels::switch_cases_problem({{10, 1}, {21, 1}}),
+            "the cases' lanes add to 31; allowed: 32 (every lane of the warp takes one case)");
+  EXPECT_EQ(kernels::switch_cases_problem({{33, 1}}), "case 0's lanes = 33; allowed: 0..32");
+  EXPECT_EQ(kernels::switch_cases_problem({{16, 1}, {16, -2}}), "trip count of case 1 = -2; allowed: 0 or more");
+  EXPECT_EQ(kernels::switch_cases_problem({}), "switch cases = 0; allowed: 1..32 cases (LANES:TRIPS each)");
+  std::vector<kernels::SwitchCase> many(33, kernels::SwitchCase{1, 1});
+  EXPECT_NE(kernels::switch_cases_problem(many).find("switch cases = 33"), std::string::npos);
+  EXPECT_THROW(kernels::switch_table({{10, 1}}), std::invalid_argument);
+  DivergenceConfig c;
+  c.kind = BranchKind::kSwitchTable;
+  c.cases = {{10, 1}};
+  c.warps_per_sm = 4;
+  EXPECT_NE(divergence_config_problem(c, 0, 0).find("add to 10"), std::string::npos);
+  for (const char* bad : {"10-384", "10:", ":5", "a:1", "10:384,", "10:-1", "+1:2", "10:384;12:1"}) {
+    try {
+      parse_switch_cases(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("allowed: LANES:TRIPS"), std::string::npos) << bad << ": " << e.what();
+    }
+  }
 }
 
 }  // namespace
