@@ -7,13 +7,12 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <regex>
-#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/coalescing/evaluation.hpp"
+#include "core/point_reports.hpp"
 #include "core/result_schema.hpp"
 #include "core/partial_warp/schema.hpp"
 #include "core/streaming/schema.hpp"
@@ -432,15 +431,16 @@ GridReport parse_grid_json(const std::string& text) {
   return g;
 }
 
-MeasurePlan plan_measure(const Example& ex) {
+namespace {
+
+MeasurePlan plan_kind(const Example& ex) {
   if (ex.beyond_device) {
     return why("a thought experiment beyond the CUDA programming model's limits (beyond_device): no GPU runs it");
   }
   if (ex.kind == "block_shape" || ex.kind == "thread_map") {
     const auto b = block3(ex);
-    Invocation call{kRecord, {std::to_string(b[0]), std::to_string(b[1]), std::to_string(b[2])}};
-    if (ex.kind == "thread_map") call.args.push_back("--threads");
-    return MeasurePlan{{call}, ""};
+    // The JSON report holds every thread, so a thread map needs no --threads.
+    return MeasurePlan{{{kRecord, {std::to_string(b[0]), std::to_string(b[1]), std::to_string(b[2])}}}, ""};
   }
   if (ex.kind == "divergence") return plan_divergence(ex);
   if (ex.kind == "latency_hiding" || ex.kind == "scheduler_demand") return plan_latency(ex);
@@ -451,7 +451,7 @@ MeasurePlan plan_measure(const Example& ex) {
       return why("N = " + whole(n) + " threads: warpcost-record --grid records at most " +
                  std::to_string(kMostGridThreads) + " (a 4-byte slot a thread)");
     }
-    return MeasurePlan{{{kRecord, {"--grid", whole(n), whole(get(ex, "block_threads")->value.number), "--json"}}}, ""};
+    return MeasurePlan{{{kRecord, {"--grid", whole(n), whole(get(ex, "block_threads")->value.number)}}}, ""};
   }
   if (ex.kind == "stream_bandwidth" || ex.kind == "grid_tail_time" || ex.kind == "divergence_grid" ||
       ex.kind == "coalescing_bandwidth" || ex.kind == "primitive_throughput") {
@@ -461,87 +461,37 @@ MeasurePlan plan_measure(const Example& ex) {
   return plan_primitive(ex);
 }
 
+}  // namespace
+
+// Every runner reports in JSON (core/point_reports.hpp; warpcost-record --grid its own object):
+// the judge reads numbers, never a console table.
+MeasurePlan plan_measure(const Example& ex) {
+  MeasurePlan plan = plan_kind(ex);
+  for (auto& call : plan.calls) call.args.push_back("--json");
+  return plan;
+}
+
 RecordReport parse_record(const std::string& text) {
+  const reports::RecordReport j = reports::record_from_json(text);
   RecordReport r;
-  std::istringstream in(text);
-  std::string line;
-  static const std::regex header(R"(^\d+ threads, block \(\d+,\d+,\d+\), 1 block: (\d+) warp\(s\))");
-  static const std::regex warp_row(R"(^\s+(\d+)\s+(\d+)\s+0x([0-9a-f]{8})\s+-?\d+\s+(yes|no)\s+(yes|no)\s+\d+)");
-  static const std::regex thread_row(R"(^\s+(\d+)\s+\((\d+),(\d+),(\d+)\)\s+(\d+)\s+(\d+)\s+0x[0-9a-f]{8})");
-  bool in_threads = false;
-  while (std::getline(in, line)) {
-    std::smatch m;
-    if (std::regex_search(line, m, header)) {
-      r.ok = true;
-      r.warps = std::stoll(m[1]);
-    } else if (line.find("thread  (x,y,z)") != std::string::npos) {
-      in_threads = true;
-    } else if (in_threads && std::regex_search(line, m, thread_row)) {
-      const auto t = static_cast<std::size_t>(std::stoll(m[1]));
-      if (r.thread_xyz.size() <= t) {
-        r.thread_xyz.resize(t + 1);
-        r.thread_lane.resize(t + 1, -1);
-      }
-      r.thread_xyz[t] = {std::stoll(m[2]), std::stoll(m[3]), std::stoll(m[4])};
-      r.thread_lane[t] = std::stoi(m[6]);
-    } else if (!in_threads && std::regex_search(line, m, warp_row)) {
-      r.lanes.push_back(std::stoi(m[2]));
-      r.masks.push_back(static_cast<unsigned>(std::stoul(m[3], nullptr, 16)));
-    } else if (line.rfind("every gate passed", 0) == 0) {
-      r.gates_passed = true;
+  r.ok = true;
+  r.gates_passed = j.gates_passed();
+  r.warps = static_cast<long long>(j.warps.size());
+  for (const auto& w : j.warps) {
+    r.lanes.push_back(w.lanes);
+    r.masks.push_back(w.mask);
+  }
+  for (const auto& t : j.threads) {
+    const auto slot = static_cast<std::size_t>(t.slot);
+    if (r.thread_xyz.size() <= slot) {
+      r.thread_xyz.resize(slot + 1);
+      r.thread_lane.resize(slot + 1, -1);
     }
+    if (!t.written) continue;
+    r.thread_xyz[slot] = {t.x, t.y, t.z};
+    r.thread_lane[slot] = static_cast<int>(t.lane);
   }
   return r;
-}
-
-double parse_diverge_warp_slowdown(const std::string& text) {
-  static const std::regex row(R"((^|\n)slowdown\s+([0-9.]+)x)");
-  std::smatch m;
-  return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
-}
-
-double parse_diverge_warp_cycles(const std::string& text) {
-  static const std::regex row(R"((^|\n)this configuration\s+([0-9.]+))");
-  std::smatch m;
-  return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
-}
-
-// The runner's model line when it is built from measured path cycles ("... measured uniformly)"):
-// the if/else split and the switch's cases; -1 for the textbook count of paths.
-double parse_diverge_measured_model(const std::string& text) {
-  static const std::regex row(R"((^|\n)model\s+([0-9.]+)x\s+\([^\n]*measured uniformly\))");
-  std::smatch m;
-  return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
-}
-
-double parse_coalesce_useful_tbps(const std::string& text) {
-  static const std::regex row(R"(useful bandwidth ([0-9.]+) TB/s)");
-  std::smatch m;
-  return std::regex_search(text, m, row) ? std::stod(m[1]) : -1.0;
-}
-
-double parse_stream_tbps(const std::string& text) {
-  static const std::regex row(R"((^|\n)bandwidth ([0-9.]+) TB/s)");
-  std::smatch m;
-  return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
-}
-
-double parse_primitive_latency_cycles(const std::string& text) {
-  static const std::regex row(R"((^|\n)latency ([0-9.]+) cycles per op)");
-  std::smatch m;
-  return std::regex_search(text, m, row) ? std::stod(m[2]) : -1.0;
-}
-
-long long parse_stream_warps_per_sm(const std::string& text) {
-  static const std::regex row(R"(W = \d+, (\d+) warps/SM = )");
-  std::smatch m;
-  return std::regex_search(text, m, row) ? std::stoll(m[1]) : -1;
-}
-
-double parse_stream_latency_cycles(const std::string& text) {
-  static const std::regex row(R"(loaded latency ([0-9.]+) cycles)");
-  std::smatch m;
-  return std::regex_search(text, m, row) ? std::stod(m[1]) : -1.0;
 }
 
 std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePlan& plan,
@@ -615,10 +565,20 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
   if (ex.kind == "grid_tail") return judge_grid_tail(ex, answers, parse_grid_json(outputs[0]));
   if (ex.kind == "divergence") {
     // Two calls: the warp with an unpopulated else against the same kernel with an empty else.
-    const double gpu = outputs.size() == 2 ? parse_diverge_warp_cycles(outputs[0]) / parse_diverge_warp_cycles(outputs[1])
-                                           : parse_diverge_warp_slowdown(outputs[0]);
-    if (!(gpu > 0)) throw std::runtime_error(ex.id + ": warpcost-diverge printed no slowdown or warp cycles");
-    const bool k_way = plan.calls[0].args[0] == "--paths" || plan.calls[0].args[0] == "--cases";
+    const reports::DivergeReport d = reports::diverge_from_json(outputs[0]);
+    // The kernel the first option chose must be the one that reported.
+    const std::string& first = plan.calls[0].args[0];
+    const std::string asked = first == "--paths" ? "switch" : first == "--leaves" ? "nested" : first == "--cases" ? "switch_cases" : "if_else";
+    if (d.shape != asked) {
+      throw std::runtime_error(ex.id + ": warpcost-diverge reported its " + d.shape + " kernel, asked for " + asked);
+    }
+    const double gpu = outputs.size() == 2 ? d.warp_cycles / reports::diverge_from_json(outputs[1]).warp_cycles
+                                           : d.warp_slowdown();
+    if (!(gpu > 0) || !std::isfinite(gpu)) {
+      throw std::runtime_error(ex.id + ": warpcost-diverge reported no slowdown (warp cycles " + num(d.warp_cycles) +
+                               " against " + num(d.reference_warp_cycles) + ")");
+    }
+    const bool k_way = d.shape == "switch" || d.shape == "switch_cases";
     const double tol = k_way ? analysis::kKWayTolerance : analysis::split_tolerance();
     for (const auto& a : answers) {
       if (a.field != "slowdown") continue;
@@ -629,12 +589,12 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
       r.verdict = std::fabs(gpu / a.value.number - 1.0) <= tol ? analysis::verdict::kHolds : analysis::verdict::kFails;
       r.note = outputs.size() == 2 ? "warp cycles against the same kernel with an empty else (warpcost-diverge"
                                    : "warp cycles against the uniform reference (warpcost-diverge";
-      for (const auto& s : plan.calls[0].args) r.note += " " + s;
+      for (const auto& s : d.args) r.note += " " + s;
       r.note += "), within " + num(tol * 100) + " % (the divergence family's rule)";
       rows.push_back(r);
       // The serialised model from the paths' own cycles: each path run by every lane of the same
       // kernel (the runner's "measured uniformly" model line), judged by the same rule.
-      const double second = outputs.size() == 1 ? parse_diverge_measured_model(outputs[0]) : -1.0;
+      const double second = outputs.size() == 1 && d.paths_measured ? d.model_slowdown : -1.0;
       if (second > 0) {
         const ModelAnswer s{"second_order_slowdown", Value{ValueType::kRatio, second, {}, {}, {}}, ""};
         MeasuredAnswer q = base_row(ex, s);
@@ -651,10 +611,13 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
     return rows;
   }
   if (ex.kind == "coalescing") {
-    const double mine = parse_coalesce_useful_tbps(outputs[0]);
+    auto tbps = [](const std::string& text) { return reports::coalesce_from_json(text).useful_bytes_per_s() * 1e-12; };
+    const double mine = tbps(outputs[0]);
     double reference = 0;
-    for (std::size_t i = 1; i < outputs.size(); ++i) reference = std::max(reference, parse_coalesce_useful_tbps(outputs[i]));
-    if (mine < 0 || !(reference > 0)) throw std::runtime_error(ex.id + ": warpcost-coalesce printed no useful bandwidth");
+    for (std::size_t i = 1; i < outputs.size(); ++i) reference = std::max(reference, tbps(outputs[i]));
+    if (!(mine > 0) || !(reference > 0) || !std::isfinite(mine) || !std::isfinite(reference)) {
+      throw std::runtime_error(ex.id + ": warpcost-coalesce reported no useful bandwidth");
+    }
     for (const auto& a : answers) {
       if (a.field != "useful_fraction") continue;
       MeasuredAnswer r = base_row(ex, a);
@@ -672,13 +635,15 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
   }
   if (ex.kind == "warp_primitive") {
     std::vector<double> cycles;
+    std::vector<reports::PrimitiveReport> reps;
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      cycles.push_back(parse_primitive_latency_cycles(outputs[i]));
-      if (!(cycles.back() > 0)) {
-        throw std::runtime_error(ex.id + ": warpcost-primitives printed no latency (" + plan.calls[i].args[2] + ")");
+      reps.push_back(reports::primitive_from_json(outputs[i]));
+      cycles.push_back(reps.back().median);
+      if (reps.back().mode != "latency" || !(cycles.back() > 0) || !std::isfinite(cycles.back())) {
+        throw std::runtime_error(ex.id + ": warpcost-primitives reported no latency (" + reps.back().primitive + ")");
       }
     }
-    const std::string lanes = plan.calls[0].args[4];
+    const std::string lanes = std::to_string(reps[0].lanes);
     auto all = answers;
     const bool has_cycles = std::any_of(all.begin(), all.end(), [](const ModelAnswer& a) { return a.field == "reduction_cycles"; });
     if (plan.calls.size() == 3 && !has_cycles) {
@@ -696,7 +661,7 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
         r.gpu = cycles[0] / cycles[1];
         r.verdict = std::fabs(r.gpu / a.value.number - 1.0) <= tol::kGranularityLatency ? analysis::verdict::kHolds
                                                                                          : analysis::verdict::kFails;
-        r.note = plan.calls[0].args[2] + " latency " + num(cycles[0]) + " cycles an op at " + lanes + " lanes over " +
+        r.note = reps[0].primitive + " latency " + num(cycles[0]) + " cycles an op at " + lanes + " lanes over " +
                  num(cycles[1]) + " at 32 (warpcost-primitives latency), within " + num(tol::kGranularityLatency * 100) +
                  " % (the warp_primitives family's granularity rule)";
       } else if (plan.calls.size() == 3 && a.field == "reduction_cycles") {
@@ -721,10 +686,21 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
     return rows;
   }
   // latency_hiding, scheduler_demand: this GPU's rate at the model's warps against its rate at the cap.
-  const double at_n = parse_stream_tbps(outputs[0]);
-  const double at_cap = parse_stream_tbps(outputs[1]);
-  const double latency = parse_stream_latency_cycles(outputs[0]);
-  if (at_n < 0 || !(at_cap > 0)) throw std::runtime_error(ex.id + ": warpcost-stream printed no bandwidth");
+  const reports::StreamReadReport n_rep = reports::stream_read_from_json(outputs[0]);
+  const reports::StreamReadReport cap_rep = reports::stream_read_from_json(outputs[1]);
+  const double at_n = n_rep.bytes_per_s() * 1e-12;
+  const double at_cap = cap_rep.bytes_per_s() * 1e-12;
+  const double latency = n_rep.loaded_latency_cycles;
+  if (!(at_n > 0) || !(at_cap > 0) || !std::isfinite(at_n) || !std::isfinite(at_cap)) {
+    throw std::runtime_error(ex.id + ": warpcost-stream reported no bandwidth");
+  }
+  const double w_example = get(ex, ex.kind == "scheduler_demand" ? "instructions_per_warp" : "instructions")->value.number;
+  for (const auto* r : {&n_rep, &cap_rep}) {
+    if (r->alu_per_load != static_cast<int>(w_example)) {
+      throw std::runtime_error(ex.id + ": warpcost-stream reported W = " + std::to_string(r->alu_per_load) +
+                               ", the example's is " + whole(w_example));
+    }
+  }
   for (const auto& a : answers) {
     if (a.field != "warps_needed") continue;
     MeasuredAnswer r = base_row(ex, a);
@@ -734,11 +710,10 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
     r.row_kind = analysis::kind::kInfo;
     r.verdict = analysis::verdict::kInfo;
     const bool own_cap = get(ex, "warp_cap") == nullptr;
-    const auto& compiled = schema::streaming::kCompiledAluCounts;
-    const int w = static_cast<int>(get(ex, ex.kind == "scheduler_demand" ? "instructions_per_warp" : "instructions")->value.number);
-    const bool run_time = std::find(std::begin(compiled), std::end(compiled), w) == std::end(compiled);
-    const long long held = parse_stream_warps_per_sm(outputs[1]);
-    r.note = "with " + plan.calls[0].args.back() + " warps/SM the stream reads " + num(at_n) + " TB/s, " +
+    const int w = n_rep.alu_per_load;
+    const bool run_time = n_rep.run_time_alu;
+    const long long held = cap_rep.warps_per_sm;
+    r.note = "with " + std::to_string(n_rep.warps_per_sm) + " warps/SM the stream reads " + num(at_n) + " TB/s, " +
              num(100 * r.gpu) + " % of its rate at the cap (" + num(at_cap) + " TB/s" +
              (own_cap ? ", at this GPU's own cap of " + std::to_string(held) + " warps/SM: the example states none" : "") +
              ")" + (run_time ? "; W = " + std::to_string(w) + " has no unrolled kernel: the run-time one, a loop of FFMAs" : "") +

@@ -26,33 +26,18 @@ struct MeasurePlan {
 };
 MeasurePlan plan_measure(const Example& example);
 
-// What the runners printed, parsed.
+// warpcost-record X Y Z --json, as the judge reads it: per warp its lanes and mask, per linear
+// slot the recorded (x,y,z) and %laneid (-1 where the slot was not written).
 struct RecordReport {
-  bool ok = false;          // the header line was found
+  bool ok = false;
   bool gates_passed = false;
   long long warps = 0;
-  std::vector<int> lanes;   // per warp, measured (bits of its active mask)
+  std::vector<int> lanes;
   std::vector<unsigned> masks;
-  // --threads: per linear slot, the recorded (x,y,z) and lane
   std::vector<std::vector<long long>> thread_xyz;
   std::vector<int> thread_lane;
 };
 RecordReport parse_record(const std::string& text);
-// warpcost-diverge: the warp slowdown against its uniform reference; < 0 when absent.
-double parse_diverge_warp_slowdown(const std::string& text);
-// warpcost-diverge: the median warp cycles of the configuration itself; < 0 when absent.
-double parse_diverge_warp_cycles(const std::string& text);
-// The model line built from measured path cycles ("... measured uniformly)"), or -1.
-double parse_diverge_measured_model(const std::string& text);
-// warpcost-coalesce: useful bandwidth in TB/s; < 0 when absent.
-double parse_coalesce_useful_tbps(const std::string& text);
-// warpcost-stream read: bandwidth in TB/s and the loaded latency in cycles; < 0 when absent.
-double parse_stream_tbps(const std::string& text);
-double parse_stream_latency_cycles(const std::string& text);
-// warpcost-stream read: the warps a SM it held; < 0 when absent.
-long long parse_stream_warps_per_sm(const std::string& text);
-// warpcost-primitives latency: cycles per op; < 0 when absent.
-double parse_primitive_latency_cycles(const std::string& text);
 
 // warpcost-record --grid --json: what it recorded and timed (bench/partial_warp/main.cpp).
 struct GridReport {

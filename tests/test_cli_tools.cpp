@@ -14,6 +14,9 @@
 #include <iterator>
 #include <string>
 #include <utility>
+#include <vector>
+
+#include "core/point_reports.hpp"
 
 namespace {
 
@@ -154,6 +157,50 @@ TEST(DivergeCli, OptionsOfTwoKernelsAndBadValuesAreRefused) {
   EXPECT_EQ(run(kDiverge + " --help").exit_code, 0);
 }
 
+// Every single-point tool's --json on the GPU: one object its reader (core/point_reports.hpp)
+// takes back, with the numbers the run was asked for. Without a GPU each tool exits 77 and the
+// test says so.
+TEST(ToolsJson, EachToolsReportIsReadBackOnTheGpu) {
+  const std::string coalesce = WARPCOST_COALESCE_BIN;
+  const std::string primitives = WARPCOST_PRIMITIVES_BIN;
+  const Outcome d = run(kDiverge + " --cases 10:384,12:192,10:192 --json 2>/dev/null");
+  if (d.exit_code == 77) GTEST_SKIP() << "no GPU: the tools exit 77 (this test runs on the GPU machine)";
+  ASSERT_EQ(d.exit_code, 0) << d.output;
+  const warpcost::reports::DivergeReport dr = warpcost::reports::diverge_from_json(d.output);
+  EXPECT_EQ(dr.shape, "switch_cases");
+  EXPECT_EQ(dr.args, (std::vector<std::string>{"--cases", "10:384,12:192,10:192"}));
+  EXPECT_TRUE(dr.paths_measured);
+  EXPECT_GT(dr.warp_slowdown(), 1.5);
+  const Outcome c = run(coalesce + " block --x 24 --y 24 --bytes 2 --width 1920 --height 1080 --json 2>/dev/null");
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  const warpcost::reports::CoalesceReport cr = warpcost::reports::coalesce_from_json(c.output);
+  EXPECT_EQ(cr.benchmark, "block_2d");
+  EXPECT_EQ(cr.elem_bytes, 2);
+  EXPECT_EQ(cr.useful_bytes, 530841600u);  // 1920·1080·2 bytes × 128 frames
+  EXPECT_DOUBLE_EQ(cr.model_sectors_per_request, 3.0);
+  const Outcome s = run(kStream + " read --alu 12 --warps-per-sm 8 --json 2>/dev/null");
+  ASSERT_EQ(s.exit_code, 0) << s.output;
+  const warpcost::reports::StreamReadReport sr = warpcost::reports::stream_read_from_json(s.output);
+  EXPECT_EQ(sr.warps_per_sm, 8);
+  EXPECT_TRUE(sr.run_time_alu);  // W = 12 has no unrolled kernel
+  EXPECT_GT(sr.loaded_latency_cycles, 0);
+  const Outcome p = run(primitives + " latency --primitive ballot --lanes 1 --json 2>/dev/null");
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  const warpcost::reports::PrimitiveReport pr = warpcost::reports::primitive_from_json(p.output);
+  EXPECT_EQ(pr.primitive, "ballot");
+  EXPECT_EQ(pr.mask_a, 1u);
+  EXPECT_GT(pr.median, 0);
+  const Outcome r = run(kRecord + " 24 24 1 --json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const warpcost::reports::RecordReport rr = warpcost::reports::record_from_json(r.output);
+  EXPECT_EQ(rr.warps.size(), 18u);
+  ASSERT_EQ(rr.threads.size(), 576u);
+  EXPECT_EQ(rr.threads[77].x, 5);  // C6: 77 = 5 + 3·24
+  EXPECT_EQ(rr.threads[77].y, 3);
+  EXPECT_EQ(rr.threads[77].lane, 13u);
+  EXPECT_TRUE(rr.gates_passed());
+}
+
 TEST(CoalesceCli, AnAuthorsImageIsCheckedBeforeTheDevice) {
   const std::string coalesce = WARPCOST_COALESCE_BIN;
   expect_usage_error(coalesce + " block --x 24 --y 24 --bytes 3", "element size = 3 bytes; allowed: 1, 2, 4, 8, 16");
@@ -170,6 +217,7 @@ TEST(StreamCli, BadValuesAreRefusedBeforeTheDevice) {
   expect_usage_error(kStream + " read --mib 0", "--mib = 0; allowed: 1..");
   expect_usage_error(kStream + " read --warps-per-sm -3", "warps per SM = -3");
   expect_usage_error(kStream + " chase", "chase needs --footprint-kib");
+  expect_usage_error(std::string(WARPCOST_PRIMITIVES_BIN) + " list --json", "--json with list; allowed: --json with latency, throughput or facts");
   EXPECT_EQ(run(kStream + " --help").exit_code, 0);
 }
 

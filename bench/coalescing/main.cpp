@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/coalescing/model.hpp"
+#include "core/point_reports.hpp"
 #include "core/statistics.hpp"
 #include "bench/coalescing/plan.hpp"
 #include "bench/coalescing/runner.hpp"
@@ -44,7 +45,8 @@ const char* const kUsage =
     "                                   (default 1920x1080, S = 4), frames line-aligned\n"
     "       warpcost-coalesce partial --block-threads P\n"
     "                                   1D blocks of P threads, P consecutive 4-byte elements\n"
-    "       defaults: S = 4, N = 1, O = 0; allowed: S in 1, 2, 4, 8, 16; N in 1..1024; O in 0..31\n";
+    "       defaults: S = 4, N = 1, O = 0; allowed: S in 1, 2, 4, 8, 16; N in 1..1024; O in 0..31\n"
+    "       every mode: [--json] (one JSON object on stdout: core/point_reports.hpp)\n";
 
 co::Point parse(int argc, char** argv) {
   if (argc < 2) throw UsageError("no mode given");
@@ -128,6 +130,7 @@ double model_sectors_per_request(const co::Point& p) {
 }
 
 int run(int argc, char** argv) {
+  const bool json = warpcost::cli::take_flag(argc, argv, "--json");
   const co::Point p = parse(argc, argv);
   std::string why;
   if (warpcost::visible_device_count(why) == 0) {
@@ -153,6 +156,24 @@ int run(int argc, char** argv) {
     times.push_back(warpcost::time_launch(stream, events, [&] { runner->launch(stream); }));
   }
   const double t = warpcost::analysis::median(times);
+  if (json) {
+    warpcost::reports::CoalesceReport rep;
+    rep.gpu = {device.name, device.sm_count, device.cc_major, device.cc_minor};
+    rep.benchmark = co::bench_name(p.kind);
+    rep.arg_names = co::arg_names(p.kind);
+    rep.arg_values = co::args_of(p);
+    rep.elem_bytes = p.kind == co::Kind::kPartialBlock ? 4 : p.elem_bytes;
+    if (p.kind == co::Kind::kBlock2d) {
+      rep.image_width = p.image_width;
+      rep.image_height = p.image_height;
+    }
+    rep.median_seconds = t;
+    rep.model_sectors_per_request = model_sectors_per_request(p);
+    rep.warp_requests = runner->warp_requests();
+    rep.useful_bytes = runner->useful_bytes();
+    std::printf("%s", warpcost::reports::to_json(rep).c_str());
+    return 0;
+  }
   std::printf("GPU: %s, %d SMs; %s", device.name.c_str(), device.sm_count, co::bench_name(p.kind));
   const std::vector<std::string> names = co::arg_names(p.kind);
   const std::vector<long long> values = co::args_of(p);

@@ -8,6 +8,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace warpcost::cli {
 
@@ -32,6 +33,30 @@ inline int small_int(const std::string& flag, const std::string& text) {
     throw UsageError(flag + " = " + text + "; allowed: |value| up to 1e9");
   }
   return static_cast<int>(v);
+}
+
+// Removes every `flag` from argv (argc shrinks, the rest keep their order); true when one was there.
+// The tools take --json this way, before their own parsing, in any mode that prints a report.
+inline bool take_flag(int& argc, char** argv, const char* flag) {
+  bool found = false;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == flag) {
+      found = true;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  return found;
+}
+
+// The arguments after the tool's name, as given (for a report's record of its own command line).
+inline std::vector<std::string> args_of(int argc, char** argv) {
+  std::vector<std::string> a;
+  for (int i = 1; i < argc; ++i) a.emplace_back(argv[i]);
+  return a;
 }
 
 // Runs `body`; a UsageError prints "tool: message" and the usage text and gives kExitUsage, any

@@ -4,7 +4,7 @@
 //   warpcost-diverge --paths P [--trips N]        k-way switch
 //   warpcost-diverge --leaves L [--trips N]       two-level nested if
 //   warpcost-diverge --cases LANES:TRIPS,...      switch whose cases differ in lanes and cost
-//   common: [--warps-per-sm W] [--seed S]
+//   common: [--warps-per-sm W] [--seed S] [--json]
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/models.hpp"
+#include "core/point_reports.hpp"
 #include "core/statistics.hpp"
 #include "bench/common/cli_args.hpp"
 #include "bench/common/timing.hpp"
@@ -33,7 +34,8 @@ const char* const kUsage =
     "       warpcost-diverge --leaves L [--trips TRIPS]        nested if, L of 1..4 leaves\n"
     "       warpcost-diverge --cases LANES:TRIPS,...            switch, case i on the next LANES lanes\n"
     "                                                          running TRIPS trips (lanes add to 32)\n"
-    "       common options: [--warps-per-sm W] (default 4: one warp per scheduler) [--seed S]\n";
+    "       common options: [--warps-per-sm W] (default 4: one warp per scheduler) [--seed S]\n"
+    "                       [--json] (one JSON object on stdout: core/point_reports.hpp)\n";
 
 // Which kernel an option belongs to: the if/else split, the k-way switch, the nested if, or all.
 enum class Shape { kIfElse, kSwitch, kNested, kAny };
@@ -147,7 +149,18 @@ Measured measure(const warpcost::DeviceInfo& device, const warpcost::DivergenceC
   return {w.median_cycles, warpcost::analysis::median(times), runner.clock_hz(stream)};
 }
 
+const char* shape_name(warpcost::BranchKind kind) {
+  switch (kind) {
+    case warpcost::BranchKind::kIfElse: return "if_else";
+    case warpcost::BranchKind::kSwitch: return "switch";
+    case warpcost::BranchKind::kNested: return "nested";
+    case warpcost::BranchKind::kSwitchTable: return "switch_cases";
+  }
+  return "";
+}
+
 int run(int argc, char** argv) {
+  const bool json = warpcost::cli::take_flag(argc, argv, "--json");
   warpcost::DivergenceConfig c;
   try {
     c = parse(argc, argv);
@@ -186,12 +199,14 @@ int run(int argc, char** argv) {
   const Measured r = measure(device, ref);
   double model = 1.0;
   std::string model_text;
+  bool paths_measured = false;  // the model from each path's own uniformly measured cycles
   if (c.kind == warpcost::BranchKind::kIfElse && c.pattern != warpcost::kernels::SplitPattern::kWarpUniform) {
     warpcost::DivergenceConfig all_else = ref;
     all_else.k = 0;
     const double t_else = c.k == 32 ? 0.0 : measure(device, all_else).cycles;
     model = warpcost::model::divergence_slowdown({{c.k, r.cycles}, {32 - c.k, t_else}}, r.cycles);
     model_text = "T_if + T_else over T_if (both measured uniformly)";
+    paths_measured = true;
   } else if (c.kind == warpcost::BranchKind::kIfElse) {
     model_text = "no warp diverges";
   } else if (c.kind == warpcost::BranchKind::kSwitchTable) {
@@ -207,10 +222,28 @@ int run(int argc, char** argv) {
     }
     model = warpcost::model::divergence_slowdown(measured, r.cycles);
     model_text = "T_case summed over the populated cases over T_case0 (each measured uniformly)";
+    paths_measured = true;
   } else {
     const int n = c.kind == warpcost::BranchKind::kSwitch ? c.paths : c.leaves;
     model = static_cast<double>(n);
     model_text = "populated paths x T_path";
+  }
+  if (json) {
+    warpcost::reports::DivergeReport rep;
+    rep.gpu = {device.name, device.sm_count, device.cc_major, device.cc_minor};
+    rep.shape = shape_name(c.kind);
+    rep.args = warpcost::cli::args_of(argc, argv);
+    rep.warps_per_sm = c.warps_per_sm;
+    rep.clock_hz = m.clock_hz;
+    rep.warp_cycles = m.cycles;
+    rep.grid_seconds = m.seconds;
+    rep.reference_warp_cycles = r.cycles;
+    rep.reference_grid_seconds = r.seconds;
+    rep.model_slowdown = model;
+    rep.model_from = model_text;
+    rep.paths_measured = paths_measured;
+    std::printf("%s", warpcost::reports::to_json(rep).c_str());
+    return 0;
   }
   std::printf("GPU: %s, %d SMs, %d warps/SM requested, SM clock %.3f GHz\n", device.name.c_str(),
               device.sm_count, c.warps_per_sm, m.clock_hz * 1e-9);

@@ -2,7 +2,7 @@
 // thread and prints the lesson's per-warp table; exits 1 when a gate fails. With --grid, records a
 // 1D grid of N threads in blocks of B (the warps launched, the last block's lanes) and times the
 // last block alone against a full one, beside the textbook and second-order models.
-//   warpcost-record X [Y [Z]] [--threads]
+//   warpcost-record X [Y [Z]] [--threads] [--json]
 //   warpcost-record --grid N B [--json]
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +16,7 @@
 #include "bench/partial_warp/runner.hpp"
 #include "core/models.hpp"
 #include "core/partial_warp/schema.hpp"
+#include "core/point_reports.hpp"
 #include "core/version.hpp"
 #include "kernels/partial_warp/kernels.hpp"
 
@@ -31,8 +32,9 @@ constexpr int kMostThreadsPerBlock = 1024;
 constexpr long long kMostGridThreads = warpcost::schema::partial_warp::kMostGridThreads;
 
 const char* const kUsage =
-    "usage: warpcost-record X [Y [Z]] [--threads]\n"
-    "  records one block of shape (X,Y,Z) and prints its warps; --threads also lists every thread\n"
+    "usage: warpcost-record X [Y [Z]] [--threads] [--json]\n"
+    "  records one block of shape (X,Y,Z) and prints its warps; --threads also lists every thread;\n"
+    "  --json prints one JSON object, every warp and thread (core/point_reports.hpp)\n"
     "       warpcost-record --grid N B [--json]\n"
     "  N threads (1..134217728) in 1D blocks of B (1..1024): records the warps launched and the last\n"
     "  block's lanes, times the last block alone against a full one; --json prints one JSON object\n";
@@ -170,11 +172,14 @@ int run(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--grid") return run_grid(argc, argv);
   std::vector<long long> dims;
   bool every_thread = false;
+  bool json = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     long long v = 0;
     if (arg == "--threads") {
       every_thread = true;
+    } else if (arg == "--json") {
+      json = true;
     } else if (arg == "--help" || arg == "-h") {
       std::printf("%s", kUsage);
       return 0;
@@ -213,6 +218,20 @@ int run(int argc, char** argv) {
   const warpcost::model::BlockShape shape{dims[0], dims[1], dims[2]};
   const warpcost::RecordedBlock recorded = warpcost::record_schedule(device, shape, stream);
   const warpcost::analysis::ScheduleCheck& check = recorded.check;
+  if (json) {
+    warpcost::reports::RecordReport rep;
+    rep.gpu = {device.name, device.sm_count, device.cc_major, device.cc_minor};
+    rep.block = {dims[0], dims[1], dims[2]};
+    for (const auto& w : check.warps) rep.warps.push_back({w.warp, w.lanes, w.mask, w.cycles, w.smid});
+    for (long long t = 0; t < check.threads; ++t) {
+      const auto& r = recorded.slots[static_cast<std::size_t>(t)];
+      rep.threads.push_back({t, r.written, r.tx, r.ty, r.tz, r.lane_id, r.active_mask});
+    }
+    rep.gate_failures = check.gate_failures;
+    std::printf("%s", warpcost::reports::to_json(rep).c_str());
+    for (const auto& f : check.gate_failures) std::fprintf(stderr, "GATE FAILED: %s\n", f.c_str());
+    return check.gates_passed() ? 0 : kExitGateFailed;
+  }
 
   std::printf("GPU: %s (compute capability %d.%d)\n", device.name.c_str(), device.cc_major,
               device.cc_minor);

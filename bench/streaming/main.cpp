@@ -18,6 +18,7 @@
 #include "core/models.hpp"
 #include "core/statistics.hpp"
 #include "bench/common/cli_args.hpp"
+#include "core/point_reports.hpp"
 #include "bench/common/timing.hpp"
 #include "bench/streaming/runner.hpp"
 #include "core/version.hpp"
@@ -46,7 +47,8 @@ const char* const kUsage =
     "F KiB\n"
     "       defaults: N = the device's warp cap, W = 0, 16-byte loads, independent ALU work, M = "
     "512, T = 256,\n"
-    "                 a random ring, S = 65536\n";
+    "                 a random ring, S = 65536\n"
+    "       every mode: [--json] (one JSON object on stdout: core/point_reports.hpp)\n";
 
 std::uint64_t positive(const std::string& flag, const std::string& text, std::uint64_t most) {
   const long long v = whole_number(flag, text);
@@ -154,6 +156,7 @@ double peak(const warpcost::DeviceInfo& d) {
 }
 
 int run(int argc, char** argv) {
+  const bool json = warpcost::cli::take_flag(argc, argv, "--json");
   const Options o = parse(argc, argv);
   std::string why;
   if (warpcost::visible_device_count(why) == 0) {
@@ -162,8 +165,10 @@ int run(int argc, char** argv) {
   }
   const warpcost::DeviceInfo device = warpcost::query_device_info(0);
   warpcost::Stream stream;
-  std::printf("GPU: %s, %d SMs, %d warps/SM at most, theoretical DRAM peak %.3f TB/s\n", device.name.c_str(),
-              device.sm_count, device.max_warps_per_sm, peak(device) * 1e-12);
+  if (!json) {
+    std::printf("GPU: %s, %d SMs, %d warps/SM at most, theoretical DRAM peak %.3f TB/s\n", device.name.c_str(),
+                device.sm_count, device.max_warps_per_sm, peak(device) * 1e-12);
+  }
   if (o.mode == "read") {
     std::unique_ptr<warpcost::StreamRunner> runner;
     try {
@@ -175,6 +180,25 @@ int run(int argc, char** argv) {
     runner->check_sums(stream);
     const double t = median_time(stream, [&] { runner->launch(stream); });
     const warpcost::ResidencyPlan& p = runner->plan();
+    if (json) {
+      warpcost::reports::StreamReadReport rep;
+      rep.gpu = {device.name, device.sm_count, device.cc_major, device.cc_minor};
+      rep.max_warps_per_sm = device.max_warps_per_sm;
+      rep.dram_peak_bytes_per_s = peak(device);
+      rep.use = warpcost::kernels::alu_use_name(o.read.kernel.use);
+      rep.load_bytes = o.read.kernel.load_bytes;
+      rep.alu_per_load = o.read.kernel.alu_per_load;
+      rep.run_time_alu = o.read.kernel.run_time_alu;
+      rep.warps_per_sm = p.warps_per_sm;
+      rep.blocks_per_sm = p.blocks_per_sm;
+      rep.warps_per_block = p.warps_per_block;
+      rep.shared_bytes = p.shared_bytes;
+      rep.median_seconds = t;
+      rep.bytes_read = runner->bytes_read();
+      rep.loaded_latency_cycles = runner->loaded_latency_cycles(stream);
+      std::printf("%s", warpcost::reports::to_json(rep).c_str());
+      return 0;
+    }
     std::printf(
         "read %s, %d-byte loads, W = %d, %d warps/SM = %d block(s) of "
         "%d warps, %lld B shared each\n",
@@ -202,6 +226,19 @@ int run(int argc, char** argv) {
     runner->check_sums(stream);
     const double t = median_time(stream, [&] { runner->launch(stream); });
     const double rate = static_cast<double>(runner->bytes_read()) / t;
+    if (json) {
+      warpcost::reports::StreamOnePerThreadReport rep;
+      rep.gpu = {device.name, device.sm_count, device.cc_major, device.cc_minor};
+      rep.dram_peak_bytes_per_s = peak(device);
+      rep.threads_per_block = o.one.threads_per_block;
+      rep.blocks = runner->blocks();
+      rep.resident_blocks_per_sm = runner->resident_blocks_per_sm();
+      rep.resident_warps_per_sm = runner->resident_warps_per_sm();
+      rep.median_seconds = t;
+      rep.bytes_read = runner->bytes_read();
+      std::printf("%s", warpcost::reports::to_json(rep).c_str());
+      return 0;
+    }
     std::printf(
         "one 16-byte load a thread, %d threads a block, %llu blocks; "
         "%d blocks = %d warps/SM resident\n",
@@ -221,6 +258,19 @@ int run(int argc, char** argv) {
     runner->launch(stream);
     const warpcost::kernels::ChaseResult r = runner->result(stream);
     const double steps = static_cast<double>(o.chase.steps);
+    if (json) {
+      warpcost::reports::StreamChaseReport rep;
+      rep.gpu = {device.name, device.sm_count, device.cc_major, device.cc_minor};
+      rep.order = warpcost::kernels::ring_order_name(o.chase.order);
+      rep.footprint_bytes = o.chase.footprint_bytes;
+      rep.nodes = runner->nodes();
+      rep.warm_steps = runner->warm_steps();
+      rep.steps = o.chase.steps;
+      rep.cycles = r.cycles;
+      rep.ns = r.ns;
+      std::printf("%s", warpcost::reports::to_json(rep).c_str());
+      return 0;
+    }
     std::printf(
         "chase %s ring, %llu nodes of 256 bytes, %llu warm-up steps, "
         "%llu timed\n",

@@ -18,6 +18,7 @@
 
 #include "core/warp_primitives/model.hpp"
 #include "bench/common/cli_args.hpp"
+#include "core/point_reports.hpp"
 #include "bench/common/cuda_raii.hpp"
 #include "bench/common/device_info.hpp"
 #include "bench/warp_primitives/plan.hpp"
@@ -46,7 +47,8 @@ const char* const kUsage =
     "                                   shuffle with the active mask, or the full mask (--full-mask)\n"
     "       warpcost-primitives list    the primitives and their ids\n"
     "       defaults: N = 32, SHAPE = contiguous; allowed: N in 1..32, SHAPE in contiguous,\n"
-    "       scattered, divergent (N lanes on one side, 32 - N on the other: N in 1..31)\n";
+    "       scattered, divergent (N lanes on one side, 32 - N on the other: N in 1..31)\n"
+    "       latency, throughput, facts [--json]: one JSON object on stdout (core/point_reports.hpp)\n";
 
 struct Options {
   std::string mode;
@@ -147,13 +149,29 @@ int list() {
   return 0;
 }
 
-int facts(const Options& o) {
+int facts(const Options& o, bool json) {
   warpcost::Stream stream;
   warpcost::DeviceBuffer<warpcost::kernels::MaskFacts> d(static_cast<std::size_t>(o.threads));
   warpcost::kernels::launch_mask_facts(d.data(), o.threads, o.split, o.full_mask, stream.get());
   stream.synchronize();
   std::vector<warpcost::kernels::MaskFacts> f(static_cast<std::size_t>(o.threads));
   WARPCOST_CUDA(cudaMemcpy(f.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost));
+  if (json) {
+    const warpcost::DeviceInfo device = warpcost::query_device_info(0);
+    warpcost::reports::MaskFactsReport rep;
+    rep.gpu = {device.name, device.sm_count, device.cc_major, device.cc_minor};
+    rep.threads = o.threads;
+    rep.split = o.split;
+    rep.full_mask = o.full_mask;
+    for (int w = 0; w * 32 < o.threads; ++w) {
+      const auto& lane0 = f[static_cast<std::size_t>(w * 32)];
+      rep.warps.push_back({w, lane0.taken_activemask, lane0.taken_ballot});
+    }
+    rep.last_lane = (o.threads - 1) % 32;
+    rep.last_shuffle = f.back().full_shuffle;
+    std::printf("%s", warpcost::reports::to_json(rep).c_str());
+    return 0;
+  }
   std::printf("block of %d threads (%d warps, the last with %d lanes); lanes < %d take the branch\n", o.threads,
               (o.threads + 31) / 32, o.threads % 32 == 0 ? 32 : o.threads % 32, o.split);
   for (int w = 0; w * 32 < o.threads; ++w) {
@@ -168,14 +186,18 @@ int facts(const Options& o) {
 }
 
 int run(int argc, char** argv) {
+  const bool json = warpcost::cli::take_flag(argc, argv, "--json");
   Options o = parse(argc, argv);
+  if (json && o.mode == "list") {
+    throw UsageError("--json with list; allowed: --json with latency, throughput or facts");
+  }
   if (o.mode == "list") return list();
   std::string why;
   if (warpcost::visible_device_count(why) == 0) {
     std::fprintf(stderr, "warpcost-primitives: no CUDA device is visible (%s)\n", why.c_str());
     return kExitNoDevice;
   }
-  if (o.mode == "facts") return facts(o);
+  if (o.mode == "facts") return facts(o, json);
   const warpcost::DeviceInfo device = warpcost::query_device_info(0);
   const wp::DeviceFacts f = wp::primitive_facts(device);
   if (o.point.kind == wp::Kind::kThroughput && !o.warps_given) o.point.warps_per_sm = f.max_warps_per_sm;
@@ -189,10 +211,6 @@ int run(int argc, char** argv) {
   }
   runner->check(stream);
   const wp::PrimitiveInfo& pi = wp::info(static_cast<wp::Primitive>(o.point.primitive));
-  std::printf("GPU: %s, %d SMs, cc %d.%d; %s, %d lanes, mask 0x%08x", device.name.c_str(), device.sm_count,
-              device.cc_major, device.cc_minor, pi.name, o.point.active_lanes, runner->shape().mask_a);
-  if (runner->shape().mask_b != 0) std::printf(" / 0x%08x (divergent sides)", runner->shape().mask_b);
-  std::printf("\noutput checked against the host reference\n");
   std::vector<double> values;
   for (int i = 0; i < kLaunches; ++i) {
     runner->launch(stream);
@@ -200,6 +218,25 @@ int run(int argc, char** argv) {
                                                         : runner->throughput(stream).median_ops_per_cycle);
   }
   std::sort(values.begin(), values.end());
+  if (json) {
+    warpcost::reports::PrimitiveReport rep;
+    rep.gpu = {device.name, device.sm_count, device.cc_major, device.cc_minor};
+    rep.mode = o.mode;
+    rep.primitive = pi.name;
+    rep.lanes = o.point.active_lanes;
+    rep.mask_a = runner->shape().mask_a;
+    rep.mask_b = runner->shape().mask_b;
+    rep.ops = runner->shape().ops;
+    rep.launches = kLaunches;
+    rep.warps_per_sm = o.point.kind == wp::Kind::kLatency ? 1 : o.point.warps_per_sm;
+    rep.median = values[kLaunches / 2];
+    std::printf("%s", warpcost::reports::to_json(rep).c_str());
+    return 0;
+  }
+  std::printf("GPU: %s, %d SMs, cc %d.%d; %s, %d lanes, mask 0x%08x", device.name.c_str(), device.sm_count,
+              device.cc_major, device.cc_minor, pi.name, o.point.active_lanes, runner->shape().mask_a);
+  if (runner->shape().mask_b != 0) std::printf(" / 0x%08x (divergent sides)", runner->shape().mask_b);
+  std::printf("\noutput checked against the host reference\n");
   if (o.point.kind == wp::Kind::kLatency) {
     std::printf("latency %.2f cycles per op (median of %d launches, one warp an SM, %u ops)\n", values[kLaunches / 2],
                 kLaunches, runner->shape().ops);

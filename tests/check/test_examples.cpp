@@ -18,6 +18,7 @@
 #include "check/examples.hpp"
 #include "check/measure.hpp"
 #include "check/measured.hpp"
+#include "core/point_reports.hpp"
 #include "analysis/report.hpp"
 
 namespace warpcost::examples {
@@ -479,12 +480,12 @@ TEST(MeasurePlan, EachKindRunsItsFamilysRunnerOrSaysWhy) {
   const auto block = plan_measure(one_example("kind = \"block_shape\"\nblock = [100]\nanswer = { warps = 4 }\n"));
   ASSERT_EQ(block.calls.size(), 1u);
   EXPECT_EQ(block.calls[0].runner, "warpcost-record");
-  EXPECT_EQ(block.calls[0].args, (std::vector<std::string>{"100", "1", "1"}));
+  EXPECT_EQ(block.calls[0].args, (std::vector<std::string>{"100", "1", "1", "--json"}));
   // Ex 7: 20 lanes on an if of 30, 12 on an else of 30: equal bodies of 384 trips a side.
   const auto split = plan_measure(one_example(
       "kind = \"divergence\"\npaths = [{ lanes = 20, cost = 30 }, { lanes = 12, cost = 30 }]\nuniform_cost = 30\nanswer = { slowdown = 2 }\n"));
   ASSERT_EQ(split.calls.size(), 1u);
-  EXPECT_EQ(split.calls[0].args, (std::vector<std::string>{"--split", "20", "--if", "384", "--else", "384"}));
+  EXPECT_EQ(split.calls[0].args, (std::vector<std::string>{"--split", "20", "--if", "384", "--else", "384", "--json"}));
   // An else body half the if's: 192 trips.
   const auto half = plan_measure(one_example(
       "kind = \"divergence\"\npaths = [{ lanes = 8, cost = 40 }, { lanes = 24, cost = 20 }]\nuniform_cost = 40\nanswer = { slowdown = 1.5 }\n"));
@@ -495,7 +496,7 @@ TEST(MeasurePlan, EachKindRunsItsFamilysRunnerOrSaysWhy) {
       "uniform_cost = 40\nanswer = { slowdown = 2 }\n"));
   // C2: cases of their own lanes, trips 384·cost/40 (warpcost-diverge --cases).
   ASSERT_EQ(sw.calls.size(), 1u) << sw.why_not;
-  EXPECT_EQ(sw.calls[0].args, (std::vector<std::string>{"--cases", "10:384,12:192,10:192"}));
+  EXPECT_EQ(sw.calls[0].args, (std::vector<std::string>{"--cases", "10:384,12:192,10:192", "--json"}));
   const auto short_warp = plan_measure(one_example(
       "kind = \"divergence\"\nshape = \"switch\"\npaths = [{ lanes = 10, cost = 40 }, { lanes = 12, cost = 20 }]\n"
       "uniform_cost = 40\nanswer = { slowdown = 1.5 }\n"));
@@ -520,38 +521,44 @@ TEST(MeasurePlan, EachKindRunsItsFamilysRunnerOrSaysWhy) {
   EXPECT_NE(big.why_not.find("no GPU runs it"), std::string::npos);
   const auto co = plan_measure(one_example("kind = \"coalescing\"\nelem_bytes = 4\nstride = 2\nanswer = { useful_fraction = 0.5 }\n"));
   ASSERT_EQ(co.calls.size(), 4u);  // the point and the 4, 8, 16 B stride-1 references
-  EXPECT_EQ(co.calls[0].args, (std::vector<std::string>{"stride", "--bytes", "4", "--stride", "2", "--offset", "0"}));
+  EXPECT_EQ(co.calls[0].args, (std::vector<std::string>{"stride", "--bytes", "4", "--stride", "2", "--offset", "0", "--json"}));
   // C3: the author's block, image and element size; a partial block of 4-byte elements; not of 2.
   const auto tile = plan_measure(one_example(
       "kind = \"coalescing\"\nelem_bytes = 2\nblock = [24, 24]\nimage = [1920, 1080]\nanswer = { useful_fraction = 0.667 }\n"));
   ASSERT_EQ(tile.calls.size(), 4u) << tile.why_not;
   EXPECT_EQ(tile.calls[0].args, (std::vector<std::string>{"block", "--x", "24", "--y", "24", "--bytes", "2", "--width",
-                                                          "1920", "--height", "1080"}));
-  EXPECT_EQ(tile.calls[3].args, (std::vector<std::string>{"stride", "--bytes", "16", "--stride", "1", "--offset", "0"}));
+                                                          "1920", "--height", "1080", "--json"}));
+  EXPECT_EQ(tile.calls[3].args, (std::vector<std::string>{"stride", "--bytes", "16", "--stride", "1", "--offset", "0", "--json"}));
   const auto part = plan_measure(one_example("kind = \"coalescing\"\nelem_bytes = 4\nblock_threads = 48\nanswer = { useful_fraction = 0.75 }\n"));
   ASSERT_EQ(part.calls.size(), 4u) << part.why_not;
-  EXPECT_EQ(part.calls[0].args, (std::vector<std::string>{"partial", "--block-threads", "48"}));
+  EXPECT_EQ(part.calls[0].args, (std::vector<std::string>{"partial", "--block-threads", "48", "--json"}));
   const auto part2 = plan_measure(one_example("kind = \"coalescing\"\nelem_bytes = 2\nblock_threads = 48\nanswer = { useful_fraction = 0.75 }\n"));
   EXPECT_TRUE(part2.calls.empty());
   EXPECT_NE(part2.why_not.find("reads 4-byte elements"), std::string::npos) << part2.why_not;
   const auto any = plan_measure(one_example("kind = \"warp_primitive\"\nprimitive = \"any_sync\"\nactive_lanes = 5\nanswer = { cost_vs_full_warp = 1 }\n"));
   ASSERT_EQ(any.calls.size(), 2u);  // at the example's lanes and at the full warp
   EXPECT_EQ(any.calls[0].runner, "warpcost-primitives");
-  EXPECT_EQ(any.calls[0].args, (std::vector<std::string>{"latency", "--primitive", "any", "--lanes", "5"}));
-  EXPECT_EQ(any.calls[1].args, (std::vector<std::string>{"latency", "--primitive", "any", "--lanes", "32"}));
+  EXPECT_EQ(any.calls[0].args, (std::vector<std::string>{"latency", "--primitive", "any", "--lanes", "5", "--json"}));
+  EXPECT_EQ(any.calls[1].args, (std::vector<std::string>{"latency", "--primitive", "any", "--lanes", "32", "--json"}));
 }
 
-TEST(MeasureParse, RealRunnerOutput) {
-  const RecordReport r = parse_record(fixture("record-100.txt"));
+// The JSON reports (core/point_reports.hpp) of real H200 runs, transcribed from their console
+// (tests/check/fixtures/make_json_fixtures.py): 209869/104969 = 1.99934, 841735/105891 = 7.94908,
+// 512 MiB in 456.4 us = 1.17631 TB/s.
+TEST(MeasureParse, RealRunnerReports) {
+  const RecordReport r = parse_record(fixture("record-100.json"));
   EXPECT_TRUE(r.ok);
   EXPECT_TRUE(r.gates_passed);
   EXPECT_EQ(r.lanes, (std::vector<int>{32, 32, 32, 4}));
   EXPECT_EQ(r.masks.back(), 0xfu);
-  EXPECT_DOUBLE_EQ(parse_diverge_warp_slowdown(fixture("diverge-split-20.txt")), 1.999);
-  EXPECT_DOUBLE_EQ(parse_diverge_warp_slowdown(fixture("diverge-paths-8.txt")), 7.949);
-  EXPECT_DOUBLE_EQ(parse_stream_tbps(fixture("stream-read-8-alu-16.txt")), 1.176);
-  EXPECT_DOUBLE_EQ(parse_stream_latency_cycles(fixture("stream-read-8-alu-16.txt")), 765);
-  const RecordReport t = parse_record(fixture("record-48-4-1-threads.txt"));
+  EXPECT_NEAR(reports::diverge_from_json(fixture("diverge-split-20.json")).warp_slowdown(), 1.99934, 1e-5);
+  EXPECT_NEAR(reports::diverge_from_json(fixture("diverge-paths-8.json")).warp_slowdown(), 7.94908, 1e-5);
+  const reports::StreamReadReport st = reports::stream_read_from_json(fixture("stream-read-8-alu-16.json"));
+  EXPECT_NEAR(st.bytes_per_s(), 1.17631e12, 1e7);
+  EXPECT_EQ(st.loaded_latency_cycles, 765);
+  EXPECT_EQ(st.warps_per_sm, 8);
+  EXPECT_FALSE(st.run_time_alu);
+  const RecordReport t = parse_record(fixture("record-48-4-1-threads.json"));
   ASSERT_EQ(t.thread_xyz.size(), 192u);
   EXPECT_EQ(t.thread_xyz[70], (std::vector<long long>{22, 1, 0}));  // 70 = 1·48 + 22
   EXPECT_EQ(t.thread_lane[70], 6);
@@ -561,13 +568,14 @@ TEST(MeasureParse, RealRunnerOutput) {
 TEST(MeasureJudge, RecordedBlockPassesAndAPlantedLaneFails) {
   const Example ex = one_example("kind = \"block_shape\"\nblock = [100]\nanswer = { warps = 4, wasted_lanes = 28 }\n");
   const auto plan = plan_measure(ex);
-  auto rows = judge_measurement(ex, plan, {fixture("record-100.txt")});
+  auto rows = judge_measurement(ex, plan, {fixture("record-100.json")});
   for (const auto& r : rows) {
     EXPECT_EQ(r.row_kind, "check");
     EXPECT_EQ(r.verdict, "passes") << r.answer;
   }
-  // Plant: the tail warp reports 5 lanes.
-  rows = judge_measurement(ex, plan, {replace_all_once(fixture("record-100.txt"), "     3      4   0x0000000f", "     3      5   0x0000001f")});
+  // Plant: the tail warp reports 5 lanes and mask 0x1f.
+  rows = judge_measurement(ex, plan, {replace_all_once(fixture("record-100.json"), "\"lanes\": 4,\n      \"mask\": 15,",
+                                                       "\"lanes\": 5,\n      \"mask\": 31,")});
   int fails = 0;
   for (const auto& r : rows) fails += r.verdict == "fails" ? 1 : 0;
   EXPECT_GE(fails, 3);  // tail lanes, wasted lanes, tail mask, threads, efficiency
@@ -577,20 +585,23 @@ TEST(MeasureJudge, DivergenceHoldsWithinTheFamilysRuleAndAPlantedSlowdownFails) 
   const Example ex = one_example(
       "kind = \"divergence\"\npaths = [{ lanes = 20, cost = 30 }, { lanes = 12, cost = 30 }]\nuniform_cost = 30\nanswer = { slowdown = 2 }\n");
   const auto plan = plan_measure(ex);
-  auto rows = judge_measurement(ex, plan, {fixture("diverge-split-20.txt")});
+  auto rows = judge_measurement(ex, plan, {fixture("diverge-split-20.json")});
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(rows[0].verdict, "holds");  // 1.999 against 2: 0.05 % off, within 2 %
+  EXPECT_EQ(rows[0].verdict, "holds");  // 1.99934 against 2: 0.03 % off, within 2 %
   EXPECT_EQ(rows[0].stated, "2");
   // The second-order row: the runner's measured-path model, 2.000x, against the same 1.999x.
   EXPECT_EQ(rows[1].answer, "second_order_slowdown");
   EXPECT_EQ(rows[1].model, "2");
   EXPECT_EQ(rows[1].verdict, "holds");
   EXPECT_EQ(rows[1].note.rfind("second-order:", 0), 0u) << rows[1].note;
-  rows = judge_measurement(ex, plan, {replace_all_once(fixture("diverge-split-20.txt"), "1.999x", "1.900x")});
-  EXPECT_EQ(rows[0].verdict, "fails");  // 5 % off
+  // Planted: 199441 warp cycles, 1.90x (5 % off both models).
+  rows = judge_measurement(ex, plan, {replace_all_once(fixture("diverge-split-20.json"), "\"warp_cycles\": 209869.0",
+                                                       "\"warp_cycles\": 199441.0")});
+  EXPECT_EQ(rows[0].verdict, "fails");
   EXPECT_EQ(rows[1].verdict, "fails");
-  // A planted measured-path model (2.100x) fails the second-order row alone.
-  rows = judge_measurement(ex, plan, {replace_all_once(fixture("diverge-split-20.txt"), "2.000x   (T_if", "2.100x   (T_if")});
+  // A planted measured-path model (2.1x) fails the second-order row alone.
+  rows = judge_measurement(ex, plan, {replace_all_once(fixture("diverge-split-20.json"), "\"model_slowdown\": 2.0",
+                                                       "\"model_slowdown\": 2.1")});
   EXPECT_EQ(rows[0].verdict, "holds");
   EXPECT_EQ(rows[1].verdict, "fails");
 }
@@ -603,13 +614,13 @@ TEST(MeasureJudge, AnUnequalSwitchIsJudgedByBothModelsWithTheKWayRule) {
       "kind = \"divergence\"\nshape = \"switch\"\npaths = [{ lanes = 10, cost = 40 }, { lanes = 12, cost = 20 }, { lanes = 10, cost = 20 }]\n"
       "uniform_cost = 40\nanswer = { slowdown = 3 }\n");
   const auto plan = plan_measure(ex);
-  const std::string out =
-      "GPU: NVIDIA H200, 132 SMs, 4 warps/SM requested, SM clock 1.980 GHz\n"
-      "                          warp cycles      grid time\n"
-      "this configuration             215190       113.0 us\n"
-      "uniform reference              104971        58.8 us\n"
-      "slowdown                       2.050x         1.921x\n"
-      "model                          2.010x   (T_case summed over the populated cases over T_case0 (each measured uniformly))\n";
+  // warpcost-diverge --cases's report with hand-set cycles: 215190/104971 = 2.050, model 2.010.
+  const std::string out = replace_all_once(
+      replace_all_once(replace_all_once(replace_all_once(fixture("diverge-split-20.json"), "\"shape\": \"if_else\"",
+                                                         "\"shape\": \"switch_cases\""),
+                                        "\"warp_cycles\": 209869.0", "\"warp_cycles\": 215190.0"),
+                       "\"reference_warp_cycles\": 104969.0", "\"reference_warp_cycles\": 104971.0"),
+      "\"model_slowdown\": 2.0", "\"model_slowdown\": 2.01");
   auto rows = judge_measurement(ex, plan, {out});
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].stated, "3");
@@ -617,21 +628,22 @@ TEST(MeasureJudge, AnUnequalSwitchIsJudgedByBothModelsWithTheKWayRule) {
   EXPECT_EQ(rows[0].verdict, "holds");
   EXPECT_NE(rows[0].note.find("within 3 %"), std::string::npos) << rows[0].note;
   EXPECT_EQ(rows[1].verdict, "holds");  // 2.050 / 2.010 = 1.0199
-  rows = judge_measurement(ex, plan, {replace_all_once(out, "2.050x", "2.080x")});
+  // 218339/104971 = 2.080: 4 % off 2, and 2.080/2.010 = 1.0348, 3.5 % over 3 %.
+  rows = judge_measurement(ex, plan, {replace_all_once(out, "\"warp_cycles\": 215190.0", "\"warp_cycles\": 218339.0")});
   EXPECT_EQ(rows[0].verdict, "fails");
-  EXPECT_EQ(rows[1].verdict, "fails");  // 2.080 / 2.010 = 1.0348: 3.5 % over 3 %
-  // A planted measured-path model of 2.090x: 2.050/2.090 = 0.981, holds; 2.200x: 0.932, fails alone.
-  rows = judge_measurement(ex, plan, {replace_all_once(out, "2.010x", "2.090x")});
+  EXPECT_EQ(rows[1].verdict, "fails");
+  // A planted measured-path model of 2.09: 2.050/2.09 = 0.981, holds; 2.2: 0.932, fails alone.
+  rows = judge_measurement(ex, plan, {replace_all_once(out, "\"model_slowdown\": 2.01", "\"model_slowdown\": 2.09")});
   EXPECT_EQ(rows[0].verdict, "holds");
   EXPECT_EQ(rows[1].verdict, "holds");
-  rows = judge_measurement(ex, plan, {replace_all_once(out, "2.010x", "2.200x")});
+  rows = judge_measurement(ex, plan, {replace_all_once(out, "\"model_slowdown\": 2.01", "\"model_slowdown\": 2.2")});
   EXPECT_EQ(rows[0].verdict, "holds");
   EXPECT_EQ(rows[1].verdict, "fails");
 }
 
 TEST(MeasureJudge, ThreadMapFromTheRecordedThreads) {
   const Example ex = one_example("kind = \"thread_map\"\nblock = [48, 4]\nlinear = 70\nanswer = { thread = [22, 1, 0], lane = 6 }\n");
-  auto rows = judge_measurement(ex, plan_measure(ex), {fixture("record-48-4-1-threads.txt")});
+  auto rows = judge_measurement(ex, plan_measure(ex), {fixture("record-48-4-1-threads.json")});
   int judged = 0;
   for (const auto& r : rows) {
     if (r.answer == "thread" || r.answer == "lane") {
@@ -641,8 +653,8 @@ TEST(MeasureJudge, ThreadMapFromTheRecordedThreads) {
   }
   EXPECT_EQ(judged, 2);
   rows = judge_measurement(ex, plan_measure(ex),
-                           {replace_all_once(fixture("record-48-4-1-threads.txt"), "      70  (22,1,0)               2     6",
-                                             "      70  (22,1,0)               2     7")});
+                           {replace_all_once(fixture("record-48-4-1-threads.json"), "\"lane\": 6,\n      \"mask\": 4294967295,\n      \"slot\": 70,",
+                                             "\"lane\": 7,\n      \"mask\": 4294967295,\n      \"slot\": 70,")});
   bool lane_judged = false;
   for (const auto& r : rows) {
     if (r.answer != "lane") continue;
@@ -675,16 +687,16 @@ TEST(MeasurePlan, AnElseNoLaneTakesIsHeldAgainstAnEmptyElse) {
       "kind = \"divergence\"\npaths = [{ lanes = 32, cost = 30 }, { lanes = 0, cost = 30 }]\nuniform_cost = 30\nanswer = { slowdown = 1 }\n");
   const auto plan = plan_measure(ex);
   ASSERT_EQ(plan.calls.size(), 2u);
-  EXPECT_EQ(plan.calls[1].args, (std::vector<std::string>{"--split", "32", "--if", "384", "--else", "0"}));
-  // The real 20/12 output's own cycles stand in for both runs: 209869 against 104969 cycles.
-  const std::string both = fixture("diverge-split-20.txt");
-  std::string uniform = replace_once(both, "this configuration             209869", "this configuration             104969");
+  EXPECT_EQ(plan.calls[1].args, (std::vector<std::string>{"--split", "32", "--if", "384", "--else", "0", "--json"}));
+  // The real 20/12 report's own cycles stand in for both runs: 209869 against 104969 cycles.
+  const std::string both = fixture("diverge-split-20.json");
+  std::string uniform = replace_once(both, "\"warp_cycles\": 209869.0", "\"warp_cycles\": 104969.0");
   auto rows = judge_measurement(ex, plan, {uniform, uniform});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].verdict, "holds");  // equal cycles: 1x
   rows = judge_measurement(ex, plan, {both, uniform});
   EXPECT_EQ(rows[0].verdict, "fails");  // the unpopulated else cost its body: 2x
-  EXPECT_DOUBLE_EQ(parse_diverge_warp_cycles(both), 209869);
+  EXPECT_DOUBLE_EQ(reports::diverge_from_json(both).warp_cycles, 209869);
 }
 
 TEST(SummaryTable, TheNewestMeasuredPageBesideTheRunsVerbatim) {
@@ -711,43 +723,59 @@ TEST(SummaryTable, TheNewestMeasuredPageBesideTheRunsVerbatim) {
 }  // namespace
 }  // namespace warpcost::examples
 
-// ---- warp_primitive: warpcost-primitives latency. The lines below are REAL H200 output of the
-// tool (the GPU round at 3291c0d, "warpcost-primitives examples"), copied verbatim.
+// ---- warp_primitive: warpcost-primitives latency --json. The latencies below are REAL H200 output
+// of the tool's console (the GPU round at 3291c0d, "warpcost-primitives examples": shfl_xor32
+// 26.65 cycles an op at 32 and at 1 lane, sum_butterfly 146.29, 5 launches of 2048 ops), put in
+// its report; alu_add's 5.08 is the committed run's (results/nvidia-h200/20261201T161721Z-2d0cb4e4,
+// primitive=0, cycles_per_op 5.0796) as the tool rounds it: that round ran no alu_add.
 namespace warpcost::examples {
 namespace {
 
-const char* const kShflXor32 =
-    "GPU: NVIDIA H200, 132 SMs, cc 9.0; shfl_xor32, 32 lanes, mask 0xffffffff\n"
-    "output checked against the host reference\n"
-    "latency 26.65 cycles per op (median of 5 launches, one warp an SM, 2048 ops)\n";
-const char* const kShflXor32OneLane =
-    "GPU: NVIDIA H200, 132 SMs, cc 9.0; shfl_xor32, 1 lanes, mask 0x00000001\n"
-    "output checked against the host reference\n"
-    "latency 26.65 cycles per op (median of 5 launches, one warp an SM, 2048 ops)\n";
-const char* const kSumButterfly =
-    "GPU: NVIDIA H200, 132 SMs, cc 9.0; sum_butterfly, 32 lanes, mask 0xffffffff\n"
-    "output checked against the host reference\n"
-    "latency 146.29 cycles per op (median of 5 launches, one warp an SM, 2048 ops)\n";
-// Not a captured line: the artifacts hold no alu_add run of the tool. The tool's latency line with
-// the committed run's alu_add latency (results/nvidia-h200/20261201T161721Z-2d0cb4e4/warpcost.csv,
-// primitive=0, cycles_per_op 5.0796), rounded as the tool prints it.
-const char* const kAluAdd =
-    "GPU: NVIDIA H200, 132 SMs, cc 9.0; alu_add, 32 lanes, mask 0xffffffff\n"
-    "output checked against the host reference\n"
-    "latency 5.08 cycles per op (median of 5 launches, one warp an SM, 2048 ops)\n";
+std::string latency_report(const char* primitive, int lanes, double cycles) {
+  reports::PrimitiveReport r;
+  r.gpu = {"NVIDIA H200", 132, 9, 0};
+  r.mode = "latency";
+  r.primitive = primitive;
+  r.lanes = lanes;
+  r.mask_a = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
+  r.ops = 2048;
+  r.launches = 5;
+  r.warps_per_sm = 1;
+  r.median = cycles;
+  return reports::to_json(r);
+}
+const std::string kShflXor32 = latency_report("shfl_xor32", 32, 26.65);
+const std::string kShflXor32OneLane = latency_report("shfl_xor32", 1, 26.65);
+const std::string kSumButterfly = latency_report("sum_butterfly", 32, 146.29);
+const std::string kAluAdd = latency_report("alu_add", 32, 5.08);
 
-TEST(MeasurePrimitive, ParsesTheToolsRealLatencyLine) {
-  EXPECT_DOUBLE_EQ(parse_primitive_latency_cycles(kShflXor32), 26.65);
-  EXPECT_DOUBLE_EQ(parse_primitive_latency_cycles(kSumButterfly), 146.29);
-  // A throughput line (real, same round) is not a latency.
-  EXPECT_LT(parse_primitive_latency_cycles("throughput 0.9634 warp-ops per cycle per SM at 64 warps/SM (median of 5 launches)\n"), 0);
+TEST(MeasurePrimitive, ReadsTheToolsLatencyReportAndRefusesAThroughputOne) {
+  EXPECT_DOUBLE_EQ(reports::primitive_from_json(kShflXor32).median, 26.65);
+  EXPECT_EQ(reports::primitive_from_json(kShflXor32OneLane).mask_a, 1u);
+  // A throughput report (0.9634 warp-ops a cycle an SM at 64 warps, the same round) is no latency.
+  std::string through = replace_once(kShflXor32, "\"mode\": \"latency\"", "\"mode\": \"throughput\"");
+  const Example ex = one_example("kind = \"warp_primitive\"\nprimitive = \"shfl_xor_sync\"\nactive_lanes = 1\nanswer = { cost_vs_full_warp = 1 }\n");
+  try {
+    judge_measurement(ex, plan_measure(ex), {through, kShflXor32});
+    ADD_FAILURE() << "a throughput report was read as a latency";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("reported no latency (shfl_xor32)"), std::string::npos) << e.what();
+  }
+  // Another tool's report is named.
+  try {
+    reports::primitive_from_json(fixture("diverge-split-20.json"));
+    ADD_FAILURE() << "a diverge report was read as a primitive's";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not warpcost-primitives's report (tool = \"warpcost-diverge\")"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(MeasurePrimitive, OneLaneCostsAsMuchAsTheWarpAndAPlanted10PercentFails) {
   const Example ex = one_example("kind = \"warp_primitive\"\nprimitive = \"shfl_xor_sync\"\nactive_lanes = 1\nanswer = { cost_vs_full_warp = 1 }\n");
   const auto plan = plan_measure(ex);
   ASSERT_EQ(plan.calls.size(), 2u);
-  EXPECT_EQ(plan.calls[0].args, (std::vector<std::string>{"latency", "--primitive", "shfl_xor32", "--lanes", "1"}));
+  EXPECT_EQ(plan.calls[0].args, (std::vector<std::string>{"latency", "--primitive", "shfl_xor32", "--lanes", "1", "--json"}));
   auto rows = judge_measurement(ex, plan, {kShflXor32OneLane, kShflXor32});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].answer, "cost_vs_full_warp");
@@ -755,11 +783,11 @@ TEST(MeasurePrimitive, OneLaneCostsAsMuchAsTheWarpAndAPlanted10PercentFails) {
   EXPECT_DOUBLE_EQ(rows[0].gpu, 1.0);  // 26.65 / 26.65
   EXPECT_EQ(rows[0].verdict, "holds");
   // Plant: the one-lane shuffle costs 10 % more, 29.32 cycles (26.65 x 1.1 = 29.315).
-  rows = judge_measurement(ex, plan, {replace_once(kShflXor32OneLane, "latency 26.65", "latency 29.32"), kShflXor32});
+  rows = judge_measurement(ex, plan, {latency_report("shfl_xor32", 1, 29.32), kShflXor32});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].verdict, "fails");
   // 1.5 % more (27.05 / 26.65 = 1.0150) is inside the family's 2 %.
-  rows = judge_measurement(ex, plan, {replace_once(kShflXor32OneLane, "latency 26.65", "latency 27.05"), kShflXor32});
+  rows = judge_measurement(ex, plan, {latency_report("shfl_xor32", 1, 27.05), kShflXor32});
   EXPECT_EQ(rows[0].verdict, "holds");
 }
 
@@ -782,7 +810,7 @@ TEST(MeasurePrimitive, ButterflyAgainstFiveShufflesAndAddsWithTheCompositionRule
   EXPECT_DOUBLE_EQ(rows[0].gpu, 146.29);
   EXPECT_EQ(rows[0].verdict, "fails");
   // 155.00 / 158.65 = 0.9770: 2.3 % under, within 5 %.
-  rows = judge_measurement(ex, plan, {replace_once(kSumButterfly, "latency 146.29", "latency 155.00"), kShflXor32, kAluAdd});
+  rows = judge_measurement(ex, plan, {latency_report("sum_butterfly", 32, 155.0), kShflXor32, kAluAdd});
   EXPECT_EQ(rows[0].verdict, "holds");
   // A butterfly over 16 lanes: the tool sums whole warps only.
   const auto half = plan_measure(one_example("kind = \"warp_primitive\"\nprimitive = \"butterfly_reduction\"\nlanes = 16\nanswer = { reduction_steps = 4 }\n"));
@@ -867,18 +895,18 @@ TEST(MeasurePlan, ThePlanOfAFileOfEveryKindNamesEachCallOrWhyNot) {
   for (const auto& l : lines) EXPECT_EQ(cells_of(l), 4) << l;
   EXPECT_NE(md.find("7 of 13 examples have a runner"), std::string::npos) << md;
   // K7, a 2D tile: the author's block, image and element size, against the three stride-1 loads.
-  EXPECT_NE(md.find("| K7 | coalescing | `warpcost-coalesce block --x 32 --y 8 --bytes 4 --width 64 --height 16; "
-                    "warpcost-coalesce stride --bytes 4 --stride 1 --offset 0;"),
+  EXPECT_NE(md.find("| K7 | coalescing | `warpcost-coalesce block --x 32 --y 8 --bytes 4 --width 64 --height 16 --json; "
+                    "warpcost-coalesce stride --bytes 4 --stride 1 --offset 0 --json;"),
             std::string::npos) << md;
   EXPECT_NE(md.find("| K3 | grid_tail | `warpcost-record --grid 1000 256 --json` | yes |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| K1 | block_shape | `warpcost-record 100 1 1` | yes |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| K4 | divergence | `warpcost-diverge --leaves 4 --trips 384` | yes |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| K8 | warp_primitive | `warpcost-primitives latency --primitive shfl_idx32 --lanes 1; "
-                    "warpcost-primitives latency --primitive shfl_idx32 --lanes 32` | yes |"),
+  EXPECT_NE(md.find("| K1 | block_shape | `warpcost-record 100 1 1 --json` | yes |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| K4 | divergence | `warpcost-diverge --leaves 4 --trips 384 --json` | yes |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| K8 | warp_primitive | `warpcost-primitives latency --primitive shfl_idx32 --lanes 1 --json; "
+                    "warpcost-primitives latency --primitive shfl_idx32 --lanes 32 --json` | yes |"),
             std::string::npos) << md;
   // W = 25 has no unrolled kernel: warpcost-stream runs its run-time one. L = 500: ceil(500/25) = 20.
-  EXPECT_NE(md.find("| K5 | latency_hiding | `warpcost-stream read --alu 25 --warps-per-sm 20; warpcost-stream read "
-                    "--alu 25 --warps-per-sm 64` | yes |"),
+  EXPECT_NE(md.find("| K5 | latency_hiding | `warpcost-stream read --alu 25 --warps-per-sm 20 --json; warpcost-stream read "
+                    "--alu 25 --warps-per-sm 64 --json` | yes |"),
             std::string::npos) << md;
   const auto huge_w = plan_measure(one_example("kind = \"latency_hiding\"\nlatency = 50000\ninstructions = 5000\nwarp_cap = 64\nanswer = { warps_needed = 10 }\n"));
   EXPECT_TRUE(huge_w.calls.empty());
@@ -888,8 +916,8 @@ TEST(MeasurePlan, ThePlanOfAFileOfEveryKindNamesEachCallOrWhyNot) {
   // A compiled W is planned at the model's warps and at the cap: L = 500, W = 16 -> ceil(500/16) = 32.
   const auto w16 = plan_measure(one_example("kind = \"latency_hiding\"\nlatency = 500\ninstructions = 16\nwarp_cap = 64\nanswer = { warps_needed = 32 }\n"));
   ASSERT_EQ(w16.calls.size(), 2u);
-  EXPECT_EQ(w16.calls[0].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "32"}));
-  EXPECT_EQ(w16.calls[1].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "64"}));
+  EXPECT_EQ(w16.calls[0].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "32", "--json"}));
+  EXPECT_EQ(w16.calls[1].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "64", "--json"}));
 }
 
 TEST(ExamplesCli, PlanNeedsNoGpuAndGoesWithoutMeasure) {
@@ -979,10 +1007,9 @@ TEST(MeasureLatency, NoWarpCapIsMeasuredAtTheGpusOwnCapAndSaysSo) {
   const Example ex = one_example("kind = \"latency_hiding\"\nlatency = 320\ninstructions = 16\nanswer = { warps_needed = 20 }\n");
   const auto p = plan_measure(ex);
   ASSERT_EQ(p.calls.size(), 2u);
-  EXPECT_EQ(p.calls[0].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "20"}));
-  EXPECT_EQ(p.calls[1].args, (std::vector<std::string>{"read", "--alu", "16"}));
-  EXPECT_EQ(parse_stream_warps_per_sm(fixture("stream-read-8-alu-16.txt")), 8);
-  const auto rows = judge_measurement(ex, p, {fixture("stream-read-8-alu-16.txt"), fixture("stream-read-8-alu-16.txt")});
+  EXPECT_EQ(p.calls[0].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "20", "--json"}));
+  EXPECT_EQ(p.calls[1].args, (std::vector<std::string>{"read", "--alu", "16", "--json"}));
+  const auto rows = judge_measurement(ex, p, {fixture("stream-read-8-alu-16.json"), fixture("stream-read-8-alu-16.json")});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_NE(rows[0].note.find("at this GPU's own cap of 8 warps/SM: the example states none"), std::string::npos) << rows[0].note;
   // Ex 5 (L = 300, W = 15, no cap): W = 15 has no unrolled kernel, so warpcost-stream runs its
@@ -990,14 +1017,20 @@ TEST(MeasureLatency, NoWarpCapIsMeasuredAtTheGpusOwnCapAndSaysSo) {
   const Example ex5 = one_example("kind = \"latency_hiding\"\nlatency = 300\ninstructions = 15\nanswer = { warps_needed = 20 }\n");
   const auto p5 = plan_measure(ex5);
   ASSERT_EQ(p5.calls.size(), 2u);
-  EXPECT_EQ(p5.calls[0].args, (std::vector<std::string>{"read", "--alu", "15", "--warps-per-sm", "20"}));
-  EXPECT_EQ(p5.calls[1].args, (std::vector<std::string>{"read", "--alu", "15"}));
-  const auto r5 = judge_measurement(ex5, p5, {fixture("stream-read-8-alu-16.txt"), fixture("stream-read-8-alu-16.txt")});
+  EXPECT_EQ(p5.calls[0].args, (std::vector<std::string>{"read", "--alu", "15", "--warps-per-sm", "20", "--json"}));
+  EXPECT_EQ(p5.calls[1].args, (std::vector<std::string>{"read", "--alu", "15", "--json"}));
+  // The report of the run-time kernel at W = 15 (the fixture's numbers, its W and kernel changed).
+  const std::string w15 = replace_once(replace_once(fixture("stream-read-8-alu-16.json"), "\"alu_per_load\": 16",
+                                                    "\"alu_per_load\": 15"),
+                                       "\"run_time_alu\": false", "\"run_time_alu\": true");
+  const auto r5 = judge_measurement(ex5, p5, {w15, w15});
+  // A report of another W than the example's is an error naming the example.
+  EXPECT_THROW(judge_measurement(ex5, p5, {fixture("stream-read-8-alu-16.json"), w15}), std::runtime_error);
   EXPECT_NE(r5[0].note.find("W = 15 has no unrolled kernel: the run-time one, a loop of FFMAs"), std::string::npos) << r5[0].note;
   EXPECT_EQ(rows[0].note.find("no unrolled kernel"), std::string::npos) << rows[0].note;  // W = 16 is compiled
   // With a cap stated, the note does not claim the GPU's own.
   const Example capped = one_example("kind = \"latency_hiding\"\nlatency = 320\ninstructions = 16\nwarp_cap = 64\nanswer = { warps_needed = 20 }\n");
-  const auto c = judge_measurement(capped, plan_measure(capped), {fixture("stream-read-8-alu-16.txt"), fixture("stream-read-8-alu-16.txt")});
+  const auto c = judge_measurement(capped, plan_measure(capped), {fixture("stream-read-8-alu-16.json"), fixture("stream-read-8-alu-16.json")});
   EXPECT_EQ(c[0].note.find("own cap"), std::string::npos) << c[0].note;
 }
 
