@@ -52,5 +52,7 @@ namespace warpcost::explain::env {
 inline constexpr const char* kOut = "WARPCOST_EXPLAIN_OUT";            // records file (JSON lines)
 inline constexpr const char* kKernel = "WARPCOST_EXPLAIN_KERNEL";      // ECMAScript regex, searched in the name
 inline constexpr const char* kLaunches = "WARPCOST_EXPLAIN_LAUNCHES";  // profile at most this many launches
+inline constexpr const char* kLaunchSkip = "WARPCOST_EXPLAIN_LAUNCH_SKIP";  // pass over this many matching ones first
+inline constexpr const char* kEachShape = "WARPCOST_EXPLAIN_EACH_SHAPE";    // 1: the first launch of each shape
 inline constexpr const char* kDramPass = "WARPCOST_EXPLAIN_DRAM_PASS";  // 1 (default): DRAM pass first; 0: none
 }  // namespace warpcost::explain::env

@@ -29,8 +29,9 @@ void check_output(const std::string& flag, const std::string& path) {
 }  // namespace
 
 std::string usage_text() {
-  return "usage: warpcost explain [--kernel REGEX] [--launches N] [--no-dram-pass] [--json FILE]\n"
-         "                        [--csv FILE] [--results DIR] [--inject LIB] [--records FILE] -- APP [ARGS...]\n"
+  return "usage: warpcost explain [--kernel REGEX] [--launch-skip N] [--launch-count N] [--each-shape]\n"
+         "                        [--no-dram-pass] [--json FILE] [--csv FILE] [--results DIR] [--inject LIB]\n"
+         "                        [--records FILE] -- APP [ARGS...]\n"
          "       warpcost explain --proof CASES.tsv [--out FILE]\n"
          "Runs APP with warpcost's CUPTI injection library, profiles its kernel launches (a one-pass DRAM\n"
          "pass, then kernel replay), and prints per kernel, largest total time first, what warp\n"
@@ -38,7 +39,11 @@ std::string usage_text() {
          "(partial warps, divergence, coalescing, latency hiding), each with the speedup removing it would\n"
          "give, priced from this GPU's newest suite run under DIR (default results/).\n"
          "  --kernel REGEX  profile only kernels whose (demangled) name matches (ECMAScript, searched)\n"
-         "  --launches N    profile at most N launches (default 20, 1.." + std::to_string(kMaxLaunches) + ")\n"
+         "  --launch-skip N   pass over the first N matching launches (default 0, 0.." + std::to_string(kMaxLaunches) + ")\n"
+         "  --launch-count N  profile at most N launches (default 20, 1.." + std::to_string(kMaxLaunches) + "; --launches N\n"
+         "                  is the same)\n"
+         "  --each-shape    profile the first launch of each (kernel, grid, block, dynamic shared memory)\n"
+         "                  shape only, so a sweep of configurations is explained one configuration each\n"
          "                  each in two while nothing has been replayed: its DRAM bytes on it, unreplayed\n"
          "                  (one pass), and every counter on the kernel's next launch of the same shape\n"
          "                  (kernel replay); launches chosen later are profiled in full at once\n"
@@ -54,6 +59,7 @@ std::string usage_text() {
 
 Options parse_options(const std::vector<std::string>& args, const std::string& path_env) {
   Options o;
+  std::string count_flag;  // --launch-count or --launches, whichever was given
   std::size_t i = 0;
   auto value = [&](const std::string& flag) -> std::string {
     if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
@@ -76,13 +82,26 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
         throw UsageError("--kernel " + o.kernel_regex + ": not a regular expression (" + e.what() +
                          "); allowed: an ECMAScript regex");
       }
-    } else if (a == "--launches") {
+    } else if (a == "--launches" || a == "--launch-count") {
+      if (!count_flag.empty()) {
+        throw UsageError(a + " after " + count_flag + "; allowed: one of --launch-count, --launches (the same option)");
+      }
+      count_flag = a;
       const std::string v = value(a);
       const std::optional<long long> n = analysis::parse_whole_integer(v);
       if (!n || *n < 1 || *n > kMaxLaunches) {
-        throw UsageError("--launches " + v + "; allowed: a whole number from 1 to " + std::to_string(kMaxLaunches));
+        throw UsageError(a + " " + v + "; allowed: a whole number from 1 to " + std::to_string(kMaxLaunches));
       }
       o.launches = static_cast<long>(*n);
+    } else if (a == "--launch-skip") {
+      const std::string v = value(a);
+      const std::optional<long long> n = analysis::parse_whole_integer(v);
+      if (!n || *n < 0 || *n > kMaxLaunches) {
+        throw UsageError("--launch-skip " + v + "; allowed: a whole number from 0 to " + std::to_string(kMaxLaunches));
+      }
+      o.launch_skip = static_cast<long>(*n);
+    } else if (a == "--each-shape") {
+      o.each_shape = true;
     } else if (a == "--no-dram-pass") {
       o.dram_pass = false;
     } else if (a == "--json") {
@@ -110,13 +129,17 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
       o.proof_out = value(a);
       check_output(a, o.proof_out);
     } else {
-      throw UsageError("unknown argument '" + a + "'; allowed: --kernel, --launches, --no-dram-pass, --json, --csv, --results, "
+      throw UsageError("unknown argument '" + a + "'; allowed: --kernel, --launch-skip, --launch-count (--launches), "
+                       "--each-shape, --no-dram-pass, --json, --csv, --results, "
                        "--inject, --records, --proof, --out, --help, then -- APP [ARGS...]");
     }
   }
   if (!o.proof_cases.empty()) {
     if (!o.command.empty()) throw UsageError("--proof judges recorded cases; it takes no -- APP");
     if (!o.dram_pass) throw UsageError("--no-dram-pass goes with -- APP; --proof runs none");
+    if (o.launch_skip != 0 || o.each_shape || !count_flag.empty()) {
+      throw UsageError("the launch selection (--launch-skip, --launch-count, --each-shape) goes with -- APP; --proof runs none");
+    }
     return o;
   }
   if (!o.proof_out.empty()) throw UsageError("--out goes with --proof");

@@ -1,5 +1,6 @@
 // warpcost-explain's command line, checked before anything runs (no GPU needed):
-//   warpcost-explain [--kernel REGEX] [--launches N] [--no-dram-pass] [--json FILE] [--csv FILE]
+//   warpcost-explain [--kernel REGEX] [--launch-skip N] [--launch-count N] [--each-shape]
+//                    [--no-dram-pass] [--json FILE] [--csv FILE]
 //                    [--results DIR] [--inject LIB] [--records FILE] -- APP [ARGS...]
 //   warpcost-explain --proof CASES.tsv [--out FILE]
 #pragma once
@@ -17,7 +18,9 @@ inline constexpr long kMaxLaunches = 100000;
 struct Options {
   bool help = false;
   std::string kernel_regex;  // empty: every kernel
-  long launches = kDefaultLaunches;
+  long launches = kDefaultLaunches;  // --launch-count (or --launches): chosen launches at most
+  long launch_skip = 0;              // --launch-skip: matching launches passed over first
+  bool each_shape = false;           // --each-shape: the first launch of each (kernel, grid, block, shared) shape
   bool dram_pass = true;  // --no-dram-pass: profile each chosen launch in full at once (replayed DRAM bytes)
   std::string json_path, csv_path;
   std::string records_path;  // --records: keep a copy of the injection library's raw records

@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "core/explain_metrics.hpp"
+#include "explain/launch_select.hpp"
 #include "bench/common/cupti_host_config.hpp"
 
 namespace {
@@ -91,7 +92,7 @@ class RecordFile {
 struct Settings {
   std::string filter_text;
   std::optional<std::regex> filter;
-  long limit = 0;
+  warpcost::explain::SelectSettings select;  // WARPCOST_EXPLAIN_LAUNCHES, _LAUNCH_SKIP, _EACH_SHAPE
   bool dram_pass = true;  // WARPCOST_EXPLAIN_DRAM_PASS (default 1)
 };
 
@@ -153,7 +154,7 @@ std::map<CUcontext, std::unique_ptr<ContextState>> g_contexts;
 std::optional<ActiveLaunch> g_active;
 long g_seen = 0;       // launches of any kernel
 long g_matched = 0;    // launches whose name matched the filter
-long g_attempted = 0;  // launches the profiler was started for (the limit counts these)
+std::optional<warpcost::explain::LaunchSelector> g_select;  // which matching launches are chosen
 long g_profiled = 0;   // launches with a record of counters
 long g_busy_skipped = 0;  // matching launches that came while another was profiled
 long g_active_index = 0;  // the profiled launch's index among the matching ones
@@ -496,7 +497,11 @@ Profile wanted(const std::string& name, const char* mangled, CUcontext context, 
   const auto pending = std::find_if(g_pending.begin(), g_pending.end(), [&](const PendingFullProfile& p) {
     return p.context == context && same_launch(p.shape, shape);
   });
-  if (pending == g_pending.end() && g_attempted >= g_settings.limit) return Profile::kNo;
+  const warpcost::explain::LaunchKey key{reinterpret_cast<std::uintptr_t>(shape.function),
+                                         {shape.grid[0], shape.grid[1], shape.grid[2]},
+                                         {shape.block[0], shape.block[1], shape.block[2]},
+                                         shape.dynamic_shared};
+  if (pending == g_pending.end() && !g_select->eligible(g_matched - 1, key)) return Profile::kNo;
   if (g_busy) {
     ++g_busy_skipped;
     return Profile::kNo;
@@ -509,7 +514,7 @@ Profile wanted(const std::string& name, const char* mangled, CUcontext context, 
     g_replayed = true;
     return Profile::kMain;
   }
-  ++g_attempted;
+  g_select->choose(key);
   g_dram_pass_index = -1;
   if (g_settings.dram_pass && !g_replayed) return Profile::kDramPass;
   g_replayed = true;
@@ -570,7 +575,7 @@ void write_end() {
   g_records.write({{"record", "end"},
                    {"launches_seen", g_seen},
                    {"launches_matched", g_matched},
-                   {"launches_attempted", g_attempted},
+                   {"launches_attempted", g_select ? g_select->chosen() : 0L},
                    {"launches_profiled", g_profiled},
                    {"launches_skipped_busy", g_busy_skipped},
                    {"dram_passes", g_dram_passes},
@@ -591,17 +596,33 @@ bool read_settings() {
                  out, std::strerror(errno));
     return false;
   }
-  const char* limit = std::getenv(env::kLaunches);
-  g_settings.limit = 1;
-  if (limit != nullptr && *limit != '\0') {
+  // A whole number >= least from the environment, or the default; false after naming a bad value.
+  auto whole = [](const char* name, long least, long& value) {
+    const char* text = std::getenv(name);
+    if (text == nullptr || *text == '\0') return true;
     char* end = nullptr;
-    const long n = std::strtol(limit, &end, 10);
-    if (*end != '\0' || n < 1) {
-      write_error("settings", std::string(env::kLaunches) + "=" + limit + "; allowed: a whole number >= 1", 0);
+    errno = 0;
+    const long n = std::strtol(text, &end, 10);
+    if (*end != '\0' || errno != 0 || n < least) {
+      write_error("settings", std::string(name) + "=" + text + "; allowed: a whole number >= " + std::to_string(least), 0);
       return false;
     }
-    g_settings.limit = n;
+    value = n;
+    return true;
+  };
+  g_settings.select.count = 1;
+  if (!whole(env::kLaunches, 1, g_settings.select.count) || !whole(env::kLaunchSkip, 0, g_settings.select.skip)) {
+    return false;
   }
+  const char* each = std::getenv(env::kEachShape);
+  if (each != nullptr && *each != '\0') {
+    if (std::strcmp(each, "0") != 0 && std::strcmp(each, "1") != 0) {
+      write_error("settings", std::string(env::kEachShape) + "=" + each + "; allowed: 0 or 1", 0);
+      return false;
+    }
+    g_settings.select.each_shape = *each == '1';
+  }
+  g_select.emplace(g_settings.select);
   const char* dram_pass = std::getenv(env::kDramPass);
   if (dram_pass != nullptr && *dram_pass != '\0') {
     if (std::strcmp(dram_pass, "0") != 0 && std::strcmp(dram_pass, "1") != 0) {
@@ -633,7 +654,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   if (!read_settings()) return 1;
   g_records.write({{"record", "start"},
                    {"kernel_filter", g_settings.filter_text},
-                   {"launch_limit", g_settings.limit},
+                   {"launch_limit", g_settings.select.count},
+                   {"launch_skip", g_settings.select.skip},
+                   {"each_shape", g_settings.select.each_shape},
                    {"dram_pass", g_settings.dram_pass},
                    {"metrics", warpcost::explain::metric::kAll},
                    {"dram_pass_metrics", warpcost::explain::metric::kDramPass}});

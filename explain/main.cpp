@@ -78,6 +78,8 @@ AppOutcome run_app(const Options& o, const fs::path& library, const fs::path& re
     ::setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
     ::setenv(env::kOut, records.c_str(), 1);
     ::setenv(env::kLaunches, std::to_string(o.launches).c_str(), 1);
+    ::setenv(env::kLaunchSkip, std::to_string(o.launch_skip).c_str(), 1);
+    ::setenv(env::kEachShape, o.each_shape ? "1" : "0", 1);
     ::setenv(env::kDramPass, o.dram_pass ? "1" : "0", 1);
     if (o.kernel_regex.empty()) {
       ::unsetenv(env::kKernel);
@@ -197,7 +199,7 @@ int run_explain(const Options& o) {
     figures = load_figures(o.results_dir, s.records.devices.front().name, s.figures_note);
     if (figures) s.figures = &*figures;
   }
-  s.kernels = summarise(s.records.launches);
+  s.kernels = summarise(s.records.launches, s.records.each_shape);
   const int sm_count = s.records.devices.empty() ? 0 : s.records.devices.front().sm_count;
   for (const auto& k : s.kernels) s.costs.push_back(explain_kernel(k, s.figures, sm_count));
 

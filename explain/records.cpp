@@ -72,6 +72,7 @@ Records parse_records(const std::string& text, int* skipped_lines) {
       const std::string kind = j.at("record").get<std::string>();
       if (kind == "start") {
         out.started = true;
+        out.each_shape = out.each_shape || j.value("each_shape", false);
         ++starts;
       } else if (kind == "end") {
         // One trailer a process: the counts add up over the application's processes.
@@ -139,9 +140,10 @@ Records parse_records(const std::string& text, int* skipped_lines) {
   return out;
 }
 
-std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches) {
+std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches, bool by_shape) {
   namespace m = metric;
-  using Key = std::tuple<std::string, unsigned, unsigned, unsigned>;
+  // (name, grid, block, dynamic shared bytes); grid and shared bytes zero unless by_shape.
+  using Key = std::tuple<std::string, std::array<unsigned, 3>, std::array<unsigned, 3>, unsigned>;
   std::map<Key, KernelCounters> by_kernel;
   // Weighted sums, divided at the end.
   std::map<Key, std::array<double, 4>> weighted;  // lanes*inst, pred_on*inst, warps*time, issue*time
@@ -149,7 +151,8 @@ std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches)
   std::map<Key, std::array<double, 3>> pass_bytes;  // DRAM read, written, warps launched: DRAM-pass launches
   for (const LaunchRecord& r : launches) {
     if (!r.launch_error.empty() || r.metrics.empty()) continue;
-    const Key key{r.name, r.block[0], r.block[1], r.block[2]};
+    const Key key = by_shape ? Key{r.name, r.grid, r.block, r.dynamic_shared_bytes}
+                             : Key{r.name, std::array<unsigned, 3>{}, r.block, 0u};
     KernelCounters& k = by_kernel[key];
     if (k.launches == 0) {
       k.name = r.name;

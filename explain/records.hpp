@@ -63,6 +63,7 @@ struct Records {
   std::vector<DramPassRecord> dram_passes;  // used == false: no full profile followed (launched once)
   std::vector<ErrorRecord> errors;
   long launches_seen = 0, launches_matched = 0;  // summed over the processes' trailers
+  bool each_shape = false;  // the library chose the first launch of each shape (--each-shape)
 };
 
 // Parses the records file's text. A line that is not a record (a partial last line of a crashed
@@ -101,7 +102,10 @@ struct KernelCounters {
   double block_threads() const { return static_cast<double>(block[0]) * block[1] * block[2]; }
 };
 
-// Groups successful launches by (name, block shape), largest total time first.
-std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches);
+// Groups successful launches by (name, block shape), largest total time first; with `by_shape`
+// (a run of --each-shape) by configuration, (name, grid, block, dynamic shared bytes), so a sweep
+// is explained configuration by configuration. By block alone, launches of one block at other
+// grids are priced with the DRAM pass of the first (its bytes scaled by the warps launched).
+std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches, bool by_shape = false);
 
 }  // namespace warpcost::explain

@@ -22,6 +22,7 @@
 #include "analysis/evaluation.hpp"
 #include "explain/cost_model.hpp"
 #include "explain/figures.hpp"
+#include "explain/launch_select.hpp"
 #include "explain/proof.hpp"
 #include "explain/records.hpp"
 #include "explain/report.hpp"
@@ -372,6 +373,70 @@ TEST(ExplainRecords, LaunchesAfterAReplayArePricedAtTheDramPassesMean) {
   EXPECT_EQ(k3[0].launches, 3);
   EXPECT_DOUBLE_EQ(k3[0].dram_read_bytes, 4000);
   EXPECT_DOUBLE_EQ(k3[0].dram_write_bytes, 256000);
+}
+
+// The launch selection, worked by hand on shape_sweep's order: shapes A, A, A, B, B, B, C, ...
+TEST(ExplainLaunchSelection, SkipCountAndEachShapeAsNsightComputeUsersExpect) {
+  const LaunchKey a{1, {16384, 1, 1}, {256, 1, 1}, 0};
+  const LaunchKey b{1, {4096, 1, 1}, {1024, 1, 1}, 0};
+  const LaunchKey a_shared{1, {16384, 1, 1}, {256, 1, 1}, 4096};  // A with dynamic shared memory
+  const LaunchKey other{2, {16384, 1, 1}, {256, 1, 1}, 0};       // another kernel, A's shape
+  // --launch-skip 3 --launch-count 2: launches 3 and 4 only.
+  LaunchSelector skip({3, 2, false});
+  std::vector<long> chosen;
+  const LaunchKey order[] = {a, a, a, b, b, b, a_shared};
+  for (long i = 0; i < 7; ++i) {
+    if (skip.eligible(i, order[i])) {
+      skip.choose(order[i]);
+      chosen.push_back(i);
+    }
+  }
+  EXPECT_EQ(chosen, (std::vector<long>{3, 4}));
+  // --each-shape: the first of each shape; A with shared memory and another kernel are shapes of their own.
+  LaunchSelector each({0, 100, true});
+  chosen.clear();
+  const LaunchKey sweep[] = {a, a, a, b, b, a_shared, a_shared, other, a};
+  for (long i = 0; i < 9; ++i) {
+    if (each.eligible(i, sweep[i])) {
+      each.choose(sweep[i]);
+      chosen.push_back(i);
+    }
+  }
+  EXPECT_EQ(chosen, (std::vector<long>{0, 3, 5, 7}));
+  // The count bounds each-shape too; a launch not chosen (the profiler busy) does not take its shape.
+  LaunchSelector two({0, 2, true});
+  EXPECT_TRUE(two.eligible(0, a));
+  EXPECT_TRUE(two.eligible(1, a));  // launch 0 was busy-skipped: A is still free
+  two.choose(a);
+  EXPECT_FALSE(two.eligible(2, a));
+  two.choose(b);
+  EXPECT_FALSE(two.eligible(3, a_shared));  // 2 chosen
+  EXPECT_EQ(two.chosen(), 2);
+}
+
+TEST(ExplainRecords, AnEachShapeRunIsSummarisedConfigurationByConfiguration) {
+  // Two launches of one kernel at two grids and the same block: one summary by block (the default),
+  // two by shape (a run whose start record says each_shape).
+  std::string text = dram_pass_session("0");
+  const auto at = text.find("{\"record\": \"launch\"");
+  std::string second = text.substr(at, text.find('\n', at) - at + 1);
+  const std::string named = "\"index\": 1, \"dram_pass_index\": 0";
+  ASSERT_NE(second.find(named), std::string::npos);
+  second.replace(second.find(named), named.size(), "\"index\": 2");
+  const auto grid = second.find("\"grid\": [");
+  ASSERT_NE(grid, std::string::npos);
+  second.replace(grid, second.find(']', grid) + 1 - grid, "\"grid\": [777, 1, 1]");
+  const Records merged = parse_records(text + second);
+  EXPECT_FALSE(merged.each_shape);
+  EXPECT_EQ(summarise(merged.launches, merged.each_shape).size(), 1u);
+  std::string each = text + second;
+  each.replace(each.find("{\"record\": \"start\"}"), 19, "{\"record\": \"start\", \"each_shape\": true}");
+  const Records split = parse_records(each);
+  EXPECT_TRUE(split.each_shape);
+  const std::vector<KernelCounters> k = summarise(split.launches, split.each_shape);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].launches + k[1].launches, 2);
+  EXPECT_TRUE(k[0].grid[0] == 777u || k[1].grid[0] == 777u);
 }
 
 TEST(ExplainRecords, EveryProcessesTrailerCounts) {
