@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/coalescing/evaluation.hpp"
+#include "core/coalescing/schema.hpp"
 #include "core/point_reports.hpp"
 #include "core/result_schema.hpp"
 #include "core/partial_warp/schema.hpp"
@@ -72,6 +73,80 @@ std::vector<long long> block3(const Example& ex) {
 }
 
 MeasurePlan why(const std::string& reason) { return MeasurePlan{{}, reason}; }
+
+// ---- a report must be of the call that was planned ----------------------------------------------
+
+// The planned call's arguments without --json: what the runner's report must say it ran.
+std::vector<std::string> asked_args(const Invocation& call) {
+  std::vector<std::string> a = call.args;
+  a.erase(std::remove(a.begin(), a.end(), "--json"), a.end());
+  return a;
+}
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+// The value after `flag` in the planned call, or `otherwise`.
+std::string planned_value(const Invocation& call, const std::string& flag, const std::string& otherwise) {
+  for (std::size_t i = 0; i + 1 < call.args.size(); ++i) {
+    if (call.args[i] == flag) return call.args[i + 1];
+  }
+  return otherwise;
+}
+[[noreturn]] void another_report(const Example& ex, const Invocation& call, const std::string& what) {
+  throw std::runtime_error(ex.id + ": " + call.runner + " reported " + what + ", not the planned `" + call.runner + " " +
+                           joined(asked_args(call)) + "`");
+}
+
+void require_planned(const Example& ex, const Invocation& call, const reports::DivergeReport& d) {
+  if (d.args != asked_args(call)) another_report(ex, call, "`" + joined(d.args) + "`");
+}
+
+void require_planned(const Example& ex, const Invocation& call, const reports::CoalesceReport& c) {
+  const std::string mode = call.args.at(0);
+  auto n = [&](const std::string& flag, const std::string& otherwise) { return std::stoll(planned_value(call, flag, otherwise)); };
+  std::string bench;
+  std::vector<long long> values;
+  bool same_image = true;
+  if (mode == "stride") {
+    bench = coalescing::bench::kLoadDram;
+    values = {n("--bytes", "4"), n("--stride", "1"), n("--offset", "0")};
+  } else if (mode == "block") {
+    bench = coalescing::bench::kBlock2d;
+    values = {n("--x", "0"), n("--y", "0")};
+    same_image = c.elem_bytes == n("--bytes", "4") && c.image_width == n("--width", "1920") &&
+                 c.image_height == n("--height", "1080");
+  } else {
+    bench = coalescing::bench::kPartialBlock;
+    values = {n("--block-threads", "0")};
+  }
+  if (c.benchmark != bench || c.arg_values != values || !same_image) {
+    std::string got = c.benchmark;
+    for (std::size_t i = 0; i < c.arg_values.size(); ++i) {
+      got += " " + (i < c.arg_names.size() ? c.arg_names[i] : std::string("?")) + "=" + std::to_string(c.arg_values[i]);
+    }
+    if (c.benchmark == coalescing::bench::kBlock2d) {
+      got += " over " + std::to_string(c.image_width) + "x" + std::to_string(c.image_height) + " of " +
+             std::to_string(c.elem_bytes) + " B";
+    }
+    another_report(ex, call, got);
+  }
+}
+
+void require_planned(const Example& ex, const Invocation& call, const reports::PrimitiveReport& p) {
+  if (p.primitive != planned_value(call, "--primitive", "") || std::to_string(p.lanes) != planned_value(call, "--lanes", "32")) {
+    another_report(ex, call, p.primitive + " at " + std::to_string(p.lanes) + " lanes");
+  }
+}
+
+void require_planned(const Example& ex, const Invocation& call, const reports::StreamReadReport& s) {
+  const std::string warps = planned_value(call, "--warps-per-sm", "");
+  if (std::to_string(s.alu_per_load) != planned_value(call, "--alu", "0") ||
+      (!warps.empty() && std::to_string(s.warps_per_sm) != warps)) {
+    another_report(ex, call, "W = " + std::to_string(s.alu_per_load) + " at " + std::to_string(s.warps_per_sm) + " warps/SM");
+  }
+}
 
 MeasurePlan plan_divergence(const Example& ex) {
   const auto& paths = get(ex, "paths")->value.paths;
@@ -475,6 +550,7 @@ RecordReport parse_record(const std::string& text) {
   const reports::RecordReport j = reports::record_from_json(text);
   RecordReport r;
   r.ok = true;
+  r.block = {j.block[0], j.block[1], j.block[2]};
   r.gates_passed = j.gates_passed();
   r.warps = static_cast<long long>(j.warps.size());
   for (const auto& w : j.warps) {
@@ -510,6 +586,10 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
   const auto answers = model_answers(ex);
   if (ex.kind == "block_shape" || ex.kind == "thread_map") {
     const RecordReport rep = parse_record(outputs[0]);
+    if (rep.block != block3(ex)) {
+      another_report(ex, plan.calls[0], "a block of (" + std::to_string(rep.block.at(0)) + "," + std::to_string(rep.block.at(1)) +
+                                            "," + std::to_string(rep.block.at(2)) + ")");
+    }
     if (!rep.ok || rep.lanes.empty()) throw std::runtime_error(ex.id + ": warpcost-record printed no warp table");
     long long threads = 0;
     long long full = 0;
@@ -566,6 +646,9 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
   if (ex.kind == "divergence") {
     // Two calls: the warp with an unpopulated else against the same kernel with an empty else.
     const reports::DivergeReport d = reports::diverge_from_json(outputs[0]);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      require_planned(ex, plan.calls[i], i == 0 ? d : reports::diverge_from_json(outputs[i]));
+    }
     // The kernel the first option chose must be the one that reported.
     const std::string& first = plan.calls[0].args[0];
     const std::string asked = first == "--paths" ? "switch" : first == "--leaves" ? "nested" : first == "--cases" ? "switch_cases" : "if_else";
@@ -611,10 +694,14 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
     return rows;
   }
   if (ex.kind == "coalescing") {
-    auto tbps = [](const std::string& text) { return reports::coalesce_from_json(text).useful_bytes_per_s() * 1e-12; };
-    const double mine = tbps(outputs[0]);
-    double reference = 0;
-    for (std::size_t i = 1; i < outputs.size(); ++i) reference = std::max(reference, tbps(outputs[i]));
+    std::vector<double> tbps;
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const reports::CoalesceReport c = reports::coalesce_from_json(outputs[i]);
+      require_planned(ex, plan.calls[i], c);
+      tbps.push_back(c.useful_bytes_per_s() * 1e-12);
+    }
+    const double mine = tbps[0];
+    const double reference = *std::max_element(tbps.begin() + 1, tbps.end());
     if (!(mine > 0) || !(reference > 0) || !std::isfinite(mine) || !std::isfinite(reference)) {
       throw std::runtime_error(ex.id + ": warpcost-coalesce reported no useful bandwidth");
     }
@@ -638,6 +725,7 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
     std::vector<reports::PrimitiveReport> reps;
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       reps.push_back(reports::primitive_from_json(outputs[i]));
+      require_planned(ex, plan.calls[i], reps.back());
       cycles.push_back(reps.back().median);
       if (reps.back().mode != "latency" || !(cycles.back() > 0) || !std::isfinite(cycles.back())) {
         throw std::runtime_error(ex.id + ": warpcost-primitives reported no latency (" + reps.back().primitive + ")");
@@ -688,6 +776,8 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
   // latency_hiding, scheduler_demand: this GPU's rate at the model's warps against its rate at the cap.
   const reports::StreamReadReport n_rep = reports::stream_read_from_json(outputs[0]);
   const reports::StreamReadReport cap_rep = reports::stream_read_from_json(outputs[1]);
+  require_planned(ex, plan.calls[0], n_rep);
+  require_planned(ex, plan.calls[1], cap_rep);
   const double at_n = n_rep.bytes_per_s() * 1e-12;
   const double at_cap = cap_rep.bytes_per_s() * 1e-12;
   const double latency = n_rep.loaded_latency_cycles;

@@ -1,8 +1,9 @@
 // `warpcost check FILE --measure`: each example's own point run by its family's single-point runner
 // (warpcost-record, warpcost-diverge, warpcost-coalesce, warpcost-stream, warpcost-primitives in build/<preset>/bench/),
-// read back from the runner's printed report, and judged with the family's rules beside the model
-// and the author's answer. The plan and the parsers are pure (tested on the runners' real output,
-// results/nvidia-h200/*/gpu-round-*.txt); only run_plan starts processes.
+// read back from the runner's --json report (core/point_reports.hpp), and judged with the family's
+// rules beside the model and the author's answer. The plan and the judge are pure (tested on reports
+// transcribed from the runners' real H200 output, tests/check/fixtures/); only run_plan starts
+// processes.
 #pragma once
 
 #include <array>
@@ -31,6 +32,7 @@ MeasurePlan plan_measure(const Example& example);
 struct RecordReport {
   bool ok = false;
   bool gates_passed = false;
+  std::vector<long long> block;  // (x, y, z) as recorded
   long long warps = 0;
   std::vector<int> lanes;
   std::vector<unsigned> masks;

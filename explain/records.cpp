@@ -160,6 +160,8 @@ std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches,
       k.grid = r.grid;
       k.registers_per_thread = r.registers_per_thread;
       k.shared_bytes_per_block = r.static_shared_bytes + r.dynamic_shared_bytes;
+      k.by_shape = by_shape;
+      k.dynamic_shared_bytes = r.dynamic_shared_bytes;
       k.occupancy_blocks_per_sm = r.occupancy_blocks_per_sm;
     }
     ++k.launches;

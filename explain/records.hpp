@@ -79,6 +79,9 @@ struct KernelCounters {
   std::array<unsigned, 3> block{}, grid{};  // grid of the first launch
   int registers_per_thread = 0;
   unsigned shared_bytes_per_block = 0;  // static + dynamic
+  // Summarised by shape (--each-shape): the dynamic shared bytes of the shape, part of its key.
+  bool by_shape = false;
+  unsigned dynamic_shared_bytes = 0;
   int occupancy_blocks_per_sm = 0;
   long launches = 0;
   double seconds = 0;  // gpu__time_duration summed

@@ -14,7 +14,9 @@ std::string dims(const std::array<unsigned, 3>& d) {
 }
 
 std::string kernel_params(const KernelCounters& k) {
-  return "kernel=" + params_safe(k.name) + ";block=" + dims(k.block) + ";grid=" + dims(k.grid);
+  // By shape (--each-shape) two rows may differ in their dynamic shared memory alone.
+  return "kernel=" + params_safe(k.name) + ";block=" + dims(k.block) + ";grid=" + dims(k.grid) +
+         (k.by_shape ? ";dynamic_shared=" + std::to_string(k.dynamic_shared_bytes) : "");
 }
 
 std::string num(double x) {

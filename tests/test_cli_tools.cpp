@@ -151,6 +151,9 @@ TEST(DivergeCli, OptionsOfTwoKernelsAndBadValuesAreRefused) {
   // The switch with a lane table (check --measure's runner for unequal cases).
   expect_usage_error(kDiverge + " --cases 10:384,12:192", "the cases' lanes add to 22; allowed: 32");
   expect_usage_error(kDiverge + " --cases 10-384", "--cases piece '10-384'; allowed: LANES:TRIPS");
+  expect_usage_error(kDiverge + " --cases 0:0,32:384", "case 0 = 0:0; allowed: case 0 on at least one lane with trips >= 1");
+  expect_usage_error(kDiverge + " --cases 32:0", "case 0 = 32:0; allowed: case 0 on at least one lane");
+  expect_usage_error(kDiverge + " --cases 16:384,16:1000001", "trip count of case 1 = 1000001; allowed: 0..1000000");
   expect_usage_error(kDiverge + " --cases 16:1,16:2 --trips 5", "--trips with --cases");
   expect_usage_error(kDiverge + " --cases 32:1 --paths 2", "--cases and --paths choose two different kernels");
   expect_usage_error(kDiverge + " --split 4 --cases 32:1", "--split belongs to the if/else kernel and --cases");

@@ -114,6 +114,10 @@ warpcost::DivergenceConfig parse(int argc, char** argv) {
                      " chooses another; allowed: if/else options (--split, --pattern, --if, --else, "
                      "--seed) or one of --paths, --leaves with --trips, or --cases");
   }
+  if (other_flag == "--cases" && (c.cases[0].lanes == 0 || c.cases[0].trips == 0)) {
+    throw UsageError("case 0 = " + std::to_string(c.cases[0].lanes) + ":" + std::to_string(c.cases[0].trips) +
+                     "; allowed: case 0 on at least one lane with trips >= 1 (it is the uniform reference)");
+  }
   if (trips_given && other_flag == "--cases") {
     throw UsageError("--trips with --cases; allowed: each case's trips in --cases (LANES:TRIPS)");
   }
@@ -221,8 +225,13 @@ int run(int argc, char** argv) {
       measured.push_back({c.cases[i].lanes, i == 0 ? r.cycles : measure(device, alone).cycles});
     }
     model = warpcost::model::divergence_slowdown(measured, r.cycles);
-    model_text = "T_case summed over the populated cases over T_case0 (each measured uniformly)";
-    paths_measured = true;
+    if (measured.size() == 1) {
+      // Only case 0 populated: the configuration is its own uniform reference, no model to measure.
+      model_text = "one populated case: no divergence";
+    } else {
+      model_text = "T_case summed over the populated cases over T_case0 (each measured uniformly)";
+      paths_measured = true;
+    }
   } else {
     const int n = c.kind == warpcost::BranchKind::kSwitch ? c.paths : c.leaves;
     model = static_cast<double>(n);

@@ -196,6 +196,10 @@ void launch_segment_load(const SegmentKernelArgs& args, int threads, unsigned in
 
 void launch_image_load(const ImageKernelArgs& args, int x, int y, unsigned int grid_x, unsigned int grid_y,
                        cudaStream_t stream) {
+  if (args.frame_elems < static_cast<std::uint64_t>(args.width) * static_cast<std::uint64_t>(args.height)) {
+    throw std::invalid_argument("image frame_elems = " + std::to_string(args.frame_elems) + "; allowed: at least width x height = " +
+                                std::to_string(static_cast<std::uint64_t>(args.width) * static_cast<std::uint64_t>(args.height)));
+  }
   const std::size_t shared = static_cast<std::size_t>(x) * static_cast<std::size_t>(y) * sizeof(std::uint32_t);
   const dim3 grid(grid_x, grid_y);
   const dim3 block(static_cast<unsigned int>(x), static_cast<unsigned int>(y));

@@ -153,7 +153,10 @@ std::string trips_problem(const char* name, int trips);
 std::string paths_problem(int paths);
 std::string first_path_problem(int first_path);
 std::string leaves_problem(int leaves);
-// 1..32 cases, each lanes >= 0 and trips >= 0, the lanes adding to 32, one case at least populated.
+// 1..32 cases, each lanes >= 0 and trips 0..kMostCaseTrips, the lanes adding to 32. (A case of no
+// lanes is how the runner measures one case alone; warpcost-diverge --cases also asks case 0, its
+// uniform reference, to be populated with trips >= 1.)
+inline constexpr int kMostCaseTrips = 1000000;
 std::string switch_cases_problem(const std::vector<SwitchCase>& cases);
 
 }  // namespace warpcost::kernels

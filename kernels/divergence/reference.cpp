@@ -71,6 +71,10 @@ std::string switch_cases_problem(const std::vector<SwitchCase>& cases) {
     }
     const std::string name = "of case " + std::to_string(c);
     if (const std::string p = trips_problem(name.c_str(), cases[c].trips); !p.empty()) return p;
+    if (cases[c].trips > kMostCaseTrips) {
+      return "trip count of case " + std::to_string(c) + " = " + std::to_string(cases[c].trips) + "; allowed: 0.." +
+             std::to_string(kMostCaseTrips) + " (the host replays every lane's chain)";
+    }
     lanes += cases[c].lanes;
   }
   if (lanes != 32) {

@@ -472,6 +472,21 @@ Example one_example(const std::string& body) {
   return read_examples_text(std::string(kHeader) + body, "m.toml").front();
 }
 
+// A transcribed report re-dressed as the report of the planned call (its arguments; W and warps):
+// the judge takes only a report of the call it planned.
+std::string diverge_as(const std::string& json, const std::vector<std::string>& args) {
+  reports::DivergeReport d = reports::diverge_from_json(json);
+  d.args = args;
+  return reports::to_json(d);
+}
+std::string stream_as(const std::string& json, int w, int warps_per_sm, bool run_time) {
+  reports::StreamReadReport r = reports::stream_read_from_json(json);
+  r.alu_per_load = w;
+  r.warps_per_sm = warps_per_sm;
+  r.run_time_alu = run_time;
+  return reports::to_json(r);
+}
+
 std::string replace_all_once(std::string text, const std::string& from, const std::string& to) {
   return replace_once(std::move(text), from, to);
 }
@@ -585,7 +600,8 @@ TEST(MeasureJudge, DivergenceHoldsWithinTheFamilysRuleAndAPlantedSlowdownFails) 
   const Example ex = one_example(
       "kind = \"divergence\"\npaths = [{ lanes = 20, cost = 30 }, { lanes = 12, cost = 30 }]\nuniform_cost = 30\nanswer = { slowdown = 2 }\n");
   const auto plan = plan_measure(ex);
-  auto rows = judge_measurement(ex, plan, {fixture("diverge-split-20.json")});
+  const std::string split20 = diverge_as(fixture("diverge-split-20.json"), {"--split", "20", "--if", "384", "--else", "384"});
+  auto rows = judge_measurement(ex, plan, {split20});
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].verdict, "holds");  // 1.99934 against 2: 0.03 % off, within 2 %
   EXPECT_EQ(rows[0].stated, "2");
@@ -595,12 +611,12 @@ TEST(MeasureJudge, DivergenceHoldsWithinTheFamilysRuleAndAPlantedSlowdownFails) 
   EXPECT_EQ(rows[1].verdict, "holds");
   EXPECT_EQ(rows[1].note.rfind("second-order:", 0), 0u) << rows[1].note;
   // Planted: 199441 warp cycles, 1.90x (5 % off both models).
-  rows = judge_measurement(ex, plan, {replace_all_once(fixture("diverge-split-20.json"), "\"warp_cycles\": 209869.0",
+  rows = judge_measurement(ex, plan, {replace_all_once(split20, "\"warp_cycles\": 209869.0",
                                                        "\"warp_cycles\": 199441.0")});
   EXPECT_EQ(rows[0].verdict, "fails");
   EXPECT_EQ(rows[1].verdict, "fails");
   // A planted measured-path model (2.1x) fails the second-order row alone.
-  rows = judge_measurement(ex, plan, {replace_all_once(fixture("diverge-split-20.json"), "\"model_slowdown\": 2.0",
+  rows = judge_measurement(ex, plan, {replace_all_once(split20, "\"model_slowdown\": 2.0",
                                                        "\"model_slowdown\": 2.1")});
   EXPECT_EQ(rows[0].verdict, "holds");
   EXPECT_EQ(rows[1].verdict, "fails");
@@ -615,12 +631,12 @@ TEST(MeasureJudge, AnUnequalSwitchIsJudgedByBothModelsWithTheKWayRule) {
       "uniform_cost = 40\nanswer = { slowdown = 3 }\n");
   const auto plan = plan_measure(ex);
   // warpcost-diverge --cases's report with hand-set cycles: 215190/104971 = 2.050, model 2.010.
-  const std::string out = replace_all_once(
+  const std::string out = diverge_as(replace_all_once(
       replace_all_once(replace_all_once(replace_all_once(fixture("diverge-split-20.json"), "\"shape\": \"if_else\"",
                                                          "\"shape\": \"switch_cases\""),
                                         "\"warp_cycles\": 209869.0", "\"warp_cycles\": 215190.0"),
                        "\"reference_warp_cycles\": 104969.0", "\"reference_warp_cycles\": 104971.0"),
-      "\"model_slowdown\": 2.0", "\"model_slowdown\": 2.01");
+      "\"model_slowdown\": 2.0", "\"model_slowdown\": 2.01"), {"--cases", "10:384,12:192,10:192"});
   auto rows = judge_measurement(ex, plan, {out});
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].stated, "3");
@@ -639,6 +655,82 @@ TEST(MeasureJudge, AnUnequalSwitchIsJudgedByBothModelsWithTheKWayRule) {
   rows = judge_measurement(ex, plan, {replace_all_once(out, "\"model_slowdown\": 2.01", "\"model_slowdown\": 2.2")});
   EXPECT_EQ(rows[0].verdict, "holds");
   EXPECT_EQ(rows[1].verdict, "fails");
+}
+
+// A coalescing report as warpcost-coalesce --json writes it, with a hand-set useful rate (TB/s).
+std::string coalesce_report(const std::string& bench, std::vector<std::string> names, std::vector<long long> values,
+                            int elem_bytes, int width, int height, double tb_per_s) {
+  reports::CoalesceReport c;
+  c.gpu = {"NVIDIA H200", 132, 9, 0};
+  c.benchmark = bench;
+  c.arg_names = std::move(names);
+  c.arg_values = std::move(values);
+  c.elem_bytes = elem_bytes;
+  c.image_width = width;
+  c.image_height = height;
+  c.useful_bytes = 420000000;
+  c.median_seconds = 420000000.0 / (tb_per_s * 1e12);
+  return reports::to_json(c);
+}
+std::string stride1(int bytes, double tb_per_s) {
+  return coalesce_report("load_dram", {"elem_bytes", "stride", "offset"}, {bytes, 1, 0}, bytes, 0, 0, tb_per_s);
+}
+
+// C3: a (24,24) tile over 1920x1080 2-byte pixels, useful fraction 64/96 = 0.6667 by the sector
+// model. Against the best stride-1 load (8 B at 4.2 TB/s, beside 4.0 and 4.1): 2.8 TB/s reads
+// 0.6667 (holds), 2.6 reads 0.6190 (7.1 % off, holds within 10 %), 2.3 reads 0.5476 (17.9 %, fails).
+TEST(MeasureJudge, CoalescingUsefulFractionHoldsAndAPlantedRateFails) {
+  const Example ex = one_example(
+      "kind = \"coalescing\"\nelem_bytes = 2\nblock = [24, 24]\nimage = [1920, 1080]\nanswer = { useful_fraction = 0.667 }\n");
+  const auto plan = plan_measure(ex);
+  auto tile = [](double tb) { return coalesce_report("block_2d", {"x", "y"}, {24, 24}, 2, 1920, 1080, tb); };
+  const std::vector<std::string> refs = {stride1(4, 4.0), stride1(8, 4.2), stride1(16, 4.1)};
+  auto judged = [&](double tb) {
+    const auto rows = judge_measurement(ex, plan, {tile(tb), refs[0], refs[1], refs[2]});
+    EXPECT_EQ(rows.size(), 1u);
+    return rows.at(0);
+  };
+  const MeasuredAnswer held = judged(2.8);
+  EXPECT_NEAR(held.gpu, 2.8 / 4.2, 1e-9);  // the best of the three references
+  EXPECT_EQ(held.verdict, "holds");
+  EXPECT_EQ(judged(2.6).verdict, "holds");
+  EXPECT_EQ(judged(2.3).verdict, "fails");
+  // Reports of another point than planned are errors naming the example: a 4-byte stride-1 load in
+  // the tile's place, the tile at 4-byte pixels, a reference at stride 2.
+  EXPECT_THROW(judge_measurement(ex, plan, {stride1(4, 2.8), refs[0], refs[1], refs[2]}), std::runtime_error);
+  EXPECT_THROW(judge_measurement(ex, plan, {coalesce_report("block_2d", {"x", "y"}, {24, 24}, 4, 1920, 1080, 2.8),
+                                            refs[0], refs[1], refs[2]}),
+               std::runtime_error);
+  EXPECT_THROW(judge_measurement(ex, plan, {tile(2.8), refs[0],
+                                            coalesce_report("load_dram", {"elem_bytes", "stride", "offset"}, {8, 2, 0},
+                                                            8, 0, 0, 4.2),
+                                            refs[2]}),
+               std::runtime_error);
+  // C8: a float4 load at stride 2 (0.5), against the same references: 2.0 TB/s reads 0.476 (holds).
+  const Example c8 = one_example("kind = \"coalescing\"\nelem_bytes = 16\nstride = 2\nanswer = { useful_fraction = 0.5 }\n");
+  const std::string strided = coalesce_report("load_dram", {"elem_bytes", "stride", "offset"}, {16, 2, 0}, 16, 0, 0, 2.0);
+  EXPECT_EQ(judge_measurement(c8, plan_measure(c8), {strided, refs[0], refs[1], refs[2]}).at(0).verdict, "holds");
+}
+
+// C2 and the primitives and the recorder: a report of another configuration is an error.
+TEST(MeasureJudge, AReportOfAnotherConfigurationThanPlannedIsAnError) {
+  const Example c2 = one_example(
+      "kind = \"divergence\"\nshape = \"switch\"\npaths = [{ lanes = 10, cost = 40 }, { lanes = 12, cost = 20 }, { lanes = 10, cost = 20 }]\n"
+      "uniform_cost = 40\nanswer = { slowdown = 3 }\n");
+  const std::string cases = replace_once(fixture("diverge-split-20.json"), "\"shape\": \"if_else\"", "\"shape\": \"switch_cases\"");
+  try {
+    judge_measurement(c2, plan_measure(c2), {diverge_as(cases, {"--cases", "16:384,16:384"})});
+    ADD_FAILURE() << "a report of --cases 16:384,16:384 was judged as C2's";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("X1: warpcost-diverge reported `--cases 16:384,16:384`, not the planned"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(judge_measurement(c2, plan_measure(c2), {diverge_as(cases, {"--cases", "10:384,12:192,10:192"})}));
+  const Example block = one_example("kind = \"block_shape\"\nblock = [48, 4]\nanswer = { warps = 6 }\n");
+  EXPECT_NO_THROW(judge_measurement(block, plan_measure(block), {fixture("record-48-4-1-threads.json")}));
+  const Example other = one_example("kind = \"block_shape\"\nblock = [100]\nanswer = { warps = 4 }\n");
+  EXPECT_THROW(judge_measurement(other, plan_measure(other), {fixture("record-48-4-1-threads.json")}), std::runtime_error);
 }
 
 TEST(MeasureJudge, ThreadMapFromTheRecordedThreads) {
@@ -689,12 +781,16 @@ TEST(MeasurePlan, AnElseNoLaneTakesIsHeldAgainstAnEmptyElse) {
   ASSERT_EQ(plan.calls.size(), 2u);
   EXPECT_EQ(plan.calls[1].args, (std::vector<std::string>{"--split", "32", "--if", "384", "--else", "0", "--json"}));
   // The real 20/12 report's own cycles stand in for both runs: 209869 against 104969 cycles.
-  const std::string both = fixture("diverge-split-20.json");
-  std::string uniform = replace_once(both, "\"warp_cycles\": 209869.0", "\"warp_cycles\": 104969.0");
-  auto rows = judge_measurement(ex, plan, {uniform, uniform});
+  const std::vector<std::string> first = {"--split", "32", "--if", "384", "--else", "384"};
+  const std::vector<std::string> empty_else = {"--split", "32", "--if", "384", "--else", "0"};
+  const std::string both = diverge_as(fixture("diverge-split-20.json"), first);
+  const std::string uniform = replace_once(both, "\"warp_cycles\": 209869.0", "\"warp_cycles\": 104969.0");
+  auto rows = judge_measurement(ex, plan, {uniform, diverge_as(uniform, empty_else)});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].verdict, "holds");  // equal cycles: 1x
-  rows = judge_measurement(ex, plan, {both, uniform});
+  // The two reports in the wrong order (the empty else first) are not the planned calls.
+  EXPECT_THROW(judge_measurement(ex, plan, {diverge_as(uniform, empty_else), uniform}), std::runtime_error);
+  rows = judge_measurement(ex, plan, {both, diverge_as(uniform, empty_else)});
   EXPECT_EQ(rows[0].verdict, "fails");  // the unpopulated else cost its body: 2x
   EXPECT_DOUBLE_EQ(reports::diverge_from_json(both).warp_cycles, 209869);
 }
@@ -753,7 +849,7 @@ TEST(MeasurePrimitive, ReadsTheToolsLatencyReportAndRefusesAThroughputOne) {
   EXPECT_DOUBLE_EQ(reports::primitive_from_json(kShflXor32).median, 26.65);
   EXPECT_EQ(reports::primitive_from_json(kShflXor32OneLane).mask_a, 1u);
   // A throughput report (0.9634 warp-ops a cycle an SM at 64 warps, the same round) is no latency.
-  std::string through = replace_once(kShflXor32, "\"mode\": \"latency\"", "\"mode\": \"throughput\"");
+  std::string through = replace_once(kShflXor32OneLane, "\"mode\": \"latency\"", "\"mode\": \"throughput\"");
   const Example ex = one_example("kind = \"warp_primitive\"\nprimitive = \"shfl_xor_sync\"\nactive_lanes = 1\nanswer = { cost_vs_full_warp = 1 }\n");
   try {
     judge_measurement(ex, plan_measure(ex), {through, kShflXor32});
@@ -816,6 +912,14 @@ TEST(MeasurePrimitive, ButterflyAgainstFiveShufflesAndAddsWithTheCompositionRule
   const auto half = plan_measure(one_example("kind = \"warp_primitive\"\nprimitive = \"butterfly_reduction\"\nlanes = 16\nanswer = { reduction_steps = 4 }\n"));
   EXPECT_TRUE(half.calls.empty());
   EXPECT_NE(half.why_not.find("whole warp"), std::string::npos) << half.why_not;
+}
+
+TEST(MeasurePrimitive, TheReportsSwappedAreNotThePlannedCalls) {
+  const Example any = one_example("kind = \"warp_primitive\"\nprimitive = \"shfl_xor_sync\"\nactive_lanes = 1\nanswer = { cost_vs_full_warp = 1 }\n");
+  // 32 lanes first would invert the ratio: refused, as is another primitive's report.
+  EXPECT_THROW(judge_measurement(any, plan_measure(any), {kShflXor32, kShflXor32OneLane}), std::runtime_error);
+  EXPECT_THROW(judge_measurement(any, plan_measure(any), {latency_report("shfl_up32", 1, 26.0), kShflXor32}), std::runtime_error);
+  EXPECT_NO_THROW(judge_measurement(any, plan_measure(any), {kShflXor32OneLane, kShflXor32}));
 }
 
 TEST(MeasurePrimitive, ActivemaskIsNotTimedAndSaysWhy) {
@@ -1009,7 +1113,8 @@ TEST(MeasureLatency, NoWarpCapIsMeasuredAtTheGpusOwnCapAndSaysSo) {
   ASSERT_EQ(p.calls.size(), 2u);
   EXPECT_EQ(p.calls[0].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "20", "--json"}));
   EXPECT_EQ(p.calls[1].args, (std::vector<std::string>{"read", "--alu", "16", "--json"}));
-  const auto rows = judge_measurement(ex, p, {fixture("stream-read-8-alu-16.json"), fixture("stream-read-8-alu-16.json")});
+  const std::string st = fixture("stream-read-8-alu-16.json");  // W = 16 at 8 warps/SM: the cap's call
+  const auto rows = judge_measurement(ex, p, {stream_as(st, 16, 20, false), st});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_NE(rows[0].note.find("at this GPU's own cap of 8 warps/SM: the example states none"), std::string::npos) << rows[0].note;
   // Ex 5 (L = 300, W = 15, no cap): W = 15 has no unrolled kernel, so warpcost-stream runs its
@@ -1020,17 +1125,16 @@ TEST(MeasureLatency, NoWarpCapIsMeasuredAtTheGpusOwnCapAndSaysSo) {
   EXPECT_EQ(p5.calls[0].args, (std::vector<std::string>{"read", "--alu", "15", "--warps-per-sm", "20", "--json"}));
   EXPECT_EQ(p5.calls[1].args, (std::vector<std::string>{"read", "--alu", "15", "--json"}));
   // The report of the run-time kernel at W = 15 (the fixture's numbers, its W and kernel changed).
-  const std::string w15 = replace_once(replace_once(fixture("stream-read-8-alu-16.json"), "\"alu_per_load\": 16",
-                                                    "\"alu_per_load\": 15"),
-                                       "\"run_time_alu\": false", "\"run_time_alu\": true");
-  const auto r5 = judge_measurement(ex5, p5, {w15, w15});
-  // A report of another W than the example's is an error naming the example.
-  EXPECT_THROW(judge_measurement(ex5, p5, {fixture("stream-read-8-alu-16.json"), w15}), std::runtime_error);
+  const std::string w15 = stream_as(st, 15, 8, true);
+  const auto r5 = judge_measurement(ex5, p5, {stream_as(st, 15, 20, true), w15});
+  // A report of another W, or of other warps/SM, than planned is an error naming the example.
+  EXPECT_THROW(judge_measurement(ex5, p5, {stream_as(st, 16, 20, false), w15}), std::runtime_error);
+  EXPECT_THROW(judge_measurement(ex5, p5, {stream_as(st, 15, 24, true), w15}), std::runtime_error);
   EXPECT_NE(r5[0].note.find("W = 15 has no unrolled kernel: the run-time one, a loop of FFMAs"), std::string::npos) << r5[0].note;
   EXPECT_EQ(rows[0].note.find("no unrolled kernel"), std::string::npos) << rows[0].note;  // W = 16 is compiled
   // With a cap stated, the note does not claim the GPU's own.
   const Example capped = one_example("kind = \"latency_hiding\"\nlatency = 320\ninstructions = 16\nwarp_cap = 64\nanswer = { warps_needed = 20 }\n");
-  const auto c = judge_measurement(capped, plan_measure(capped), {fixture("stream-read-8-alu-16.json"), fixture("stream-read-8-alu-16.json")});
+  const auto c = judge_measurement(capped, plan_measure(capped), {stream_as(st, 16, 20, false), stream_as(st, 16, 64, false)});
   EXPECT_EQ(c[0].note.find("own cap"), std::string::npos) << c[0].note;
 }
 

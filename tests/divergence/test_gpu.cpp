@@ -111,10 +111,10 @@ TEST(GpuDivergence, SwitchTableRunsEachCaseAtItsOwnTripsOnItsOwnLanes) {
   alone.cases = {{32, 384}};
   const WarpCycleSummary one = run_once(alone);
   EXPECT_EQ(one.votes_as_planned, one.warps);
-  alone.cases = {{0, 384}, {32, 192}};
+  alone.cases = {{32, 192}};
   const WarpCycleSummary half = run_once(alone);
   EXPECT_EQ(half.votes_as_planned, half.warps);
-  // Serialised: 384 + 192 + 192 trips against 384, at least 1.8x; the 192-trip case alone at most 0.6x.
+  // Serialised: 384 + 192 + 192 trips against 384, at least 1.8x; 192 trips alone at most 0.6x.
   EXPECT_GE(diverged.median_cycles / one.median_cycles, 1.8);
   EXPECT_LE(half.median_cycles / one.median_cycles, 0.6);
 }

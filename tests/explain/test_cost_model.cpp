@@ -437,6 +437,21 @@ TEST(ExplainRecords, AnEachShapeRunIsSummarisedConfigurationByConfiguration) {
   ASSERT_EQ(k.size(), 2u);
   EXPECT_EQ(k[0].launches + k[1].launches, 2);
   EXPECT_TRUE(k[0].grid[0] == 777u || k[1].grid[0] == 777u);
+  EXPECT_TRUE(k[0].by_shape);
+  // Two shapes that differ in dynamic shared memory alone: two summaries, told apart in the CSV.
+  std::string shared = each;
+  const auto dyn = shared.rfind("\"dynamic_shared_bytes\": ");
+  ASSERT_NE(dyn, std::string::npos);
+  const auto dyn_end = shared.find_first_of(",}", dyn);
+  shared.replace(dyn, dyn_end - dyn, "\"dynamic_shared_bytes\": 4096");
+  const auto g2 = shared.rfind("\"grid\": [777, 1, 1]");
+  ASSERT_NE(g2, std::string::npos);
+  const std::string first_grid = text.substr(text.find("\"grid\": ["), text.find(']', text.find("\"grid\": [")) + 1 - text.find("\"grid\": ["));
+  shared.replace(g2, std::string("\"grid\": [777, 1, 1]").size(), first_grid);
+  const std::vector<KernelCounters> ks = summarise(parse_records(shared).launches, true);
+  ASSERT_EQ(ks.size(), 2u);
+  EXPECT_EQ(ks[0].grid, ks[1].grid);
+  EXPECT_NE(ks[0].dynamic_shared_bytes, ks[1].dynamic_shared_bytes);
 }
 
 TEST(ExplainRecords, EveryProcessesTrailerCounts) {
