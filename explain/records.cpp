@@ -149,6 +149,8 @@ std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches,
   std::map<Key, std::array<double, 4>> weighted;  // lanes*inst, pred_on*inst, warps*time, issue*time
   std::map<Key, double> scoreboard_weighted;
   std::map<Key, std::array<double, 3>> pass_bytes;  // DRAM read, written, warps launched: DRAM-pass launches
+  // The same by (name, block) alone with their count, for a shape of no DRAM pass of its own.
+  std::map<std::pair<std::string, std::array<unsigned, 3>>, std::array<double, 4>> block_pass_bytes;
   for (const LaunchRecord& r : launches) {
     if (!r.launch_error.empty() || r.metrics.empty()) continue;
     const Key key = by_shape ? Key{r.name, r.grid, r.block, r.dynamic_shared_bytes}
@@ -185,6 +187,11 @@ std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches,
       pass_bytes[key][0] += metric_of(r, m::kDramRead);  // the DRAM pass's (take_dram_pass)
       pass_bytes[key][1] += metric_of(r, m::kDramWrite);
       pass_bytes[key][2] += metric_of(r, m::kWarpsLaunched);
+      auto& b = block_pass_bytes[{r.name, r.block}];
+      b[0] += metric_of(r, m::kDramRead);
+      b[1] += metric_of(r, m::kDramWrite);
+      b[2] += metric_of(r, m::kWarpsLaunched);
+      b[3] += 1;
       k.replayed_dram_read_bytes += r.replayed_dram_read_bytes;
       k.replayed_dram_write_bytes += r.replayed_dram_write_bytes;
       k.dram_pass_seconds += r.dram_pass_seconds;
@@ -217,6 +224,16 @@ std::vector<KernelCounters> summarise(const std::vector<LaunchRecord>& launches,
       const double scale = k.warps_launched / pass_bytes[key][2];
       k.dram_read_bytes = pass_bytes[key][0] * scale;
       k.dram_write_bytes = pass_bytes[key][1] * scale;
+    } else if (by_shape && k.dram_pass_launches == 0) {
+      // --each-shape: only the first shape had a DRAM pass (inject.cpp); another shape of the same
+      // kernel and block is priced at that pass's bytes a warp, not at its replayed range's.
+      const auto b = block_pass_bytes.find({k.name, k.block});
+      if (b != block_pass_bytes.end() && b->second[2] > 0) {
+        const double scale = k.warps_launched / b->second[2];
+        k.dram_read_bytes = b->second[0] * scale;
+        k.dram_write_bytes = b->second[1] * scale;
+        k.dram_borrowed_passes = static_cast<long>(b->second[3]);
+      }
     }
     out.push_back(k);
   }

@@ -82,6 +82,9 @@ struct KernelCounters {
   // Summarised by shape (--each-shape): the dynamic shared bytes of the shape, part of its key.
   bool by_shape = false;
   unsigned dynamic_shared_bytes = 0;
+  // By shape, a shape with no DRAM pass of its own priced at the DRAM passes' bytes a warp of the
+  // same kernel and block at other shapes (0: not borrowed).
+  long dram_borrowed_passes = 0;
   int occupancy_blocks_per_sm = 0;
   long launches = 0;
   double seconds = 0;  // gpu__time_duration summed

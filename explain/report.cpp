@@ -90,7 +90,12 @@ std::string unprofiled_reason(const DramPassRecord& d) {
 // Where a kernel's DRAM bytes come from: its DRAM passes (unreplayed launches) or the replayed range.
 std::string dram_source_text(const KernelCounters& k) {
   std::ostringstream out;
-  if (k.dram_pass_launches == 0) {
+  if (k.dram_borrowed_passes > 0) {
+    out << "from " << k.dram_borrowed_passes << " unreplayed launch(es) of this kernel and block at another shape "
+        << "(--each-shape: only the first shape gets its DRAM pass), their bytes a warp launched times this shape's "
+        << num(k.warps_launched) << " warps: " << num(k.dram_read_bytes) << " read, " << num(k.dram_write_bytes)
+        << " written";
+  } else if (k.dram_pass_launches == 0) {
     out << "from the replayed range (no DRAM pass for this kernel: --no-dram-pass, it was first chosen after a "
            "replay in its process, or the DRAM counters take more than one pass on this GPU); kernel replay can "
            "count writes the launch did not make";

@@ -438,6 +438,13 @@ TEST(ExplainRecords, AnEachShapeRunIsSummarisedConfigurationByConfiguration) {
   EXPECT_EQ(k[0].launches + k[1].launches, 2);
   EXPECT_TRUE(k[0].grid[0] == 777u || k[1].grid[0] == 777u);
   EXPECT_TRUE(k[0].by_shape);
+  // The 777-block shape had no DRAM pass of its own (it came after the replay): it is priced at the
+  // other shape's pass, 1000 B read and 64000 written a 4000 warps, times its own 4000 warps.
+  const KernelCounters& later = k[0].grid[0] == 777u ? k[0] : k[1];
+  EXPECT_EQ(later.dram_pass_launches, 0);
+  EXPECT_EQ(later.dram_borrowed_passes, 1);
+  EXPECT_DOUBLE_EQ(later.dram_read_bytes, 1000);
+  EXPECT_DOUBLE_EQ(later.dram_write_bytes, 64000);
   // Two shapes that differ in dynamic shared memory alone: two summaries, told apart in the CSV.
   std::string shared = each;
   const auto dyn = shared.rfind("\"dynamic_shared_bytes\": ");
