@@ -162,7 +162,7 @@ int run(int argc, char** argv) {
     rep.benchmark = co::bench_name(p.kind);
     rep.arg_names = co::arg_names(p.kind);
     rep.arg_values = co::args_of(p);
-    rep.elem_bytes = p.kind == co::Kind::kPartialBlock ? 4 : p.elem_bytes;
+    rep.elem_bytes = p.elem_bytes;  // partial blocks read 4-byte elements, the Point's default
     if (p.kind == co::Kind::kBlock2d) {
       rep.image_width = p.image_width;
       rep.image_height = p.image_height;
