@@ -47,6 +47,11 @@ std::optional<model::LinearCost> two_point_cost(const std::vector<const Benchmar
 // points. `description` names it.
 std::optional<model::streaming::Locus> loaded_latency_locus(const Run& run, std::string& description);
 
+// r_sat: warp instructions a cycle a scheduler of partial_warp/fma_issue's FMA chains at 8 warps a
+// scheduler, the slope between its two loop lengths (docs/models.md); nullopt without both points
+// unthrottled and counted. `source` names them.
+std::optional<double> saturated_issue_rate(const Run& run, int schedulers, std::string& source);
+
 // The run's architecture (schedulers per SM, issue interval) from its compute capability.
 model::ArchParams arch_of(const Run& run);
 // A counter-pass metric's row under its own name and unit.

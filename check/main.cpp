@@ -67,12 +67,16 @@ int measure(const std::string& file, const std::vector<ex::Example>& examples, c
     std::fprintf(stderr, "warpcost: --measure needs a GPU and nvidia-smi finds none; nothing was run or written\n");
     return kExitNoDevice;
   }
+  // The second-order rows' parameters: this GPU's newest suite run under --results that has them.
+  warpcost::analysis::Run parameter_run;
+  ex::SecondOrderSource params;
+  if (ex::second_order_parameter_run(results, gpu, parameter_run, params.why_none)) params.run = &parameter_run;
   std::vector<ex::MeasuredAnswer> rows;
   bool bad = any_disagrees;
   for (std::size_t i = 0; i < examples.size(); ++i) {
     std::vector<ex::MeasuredAnswer> mine;
     try {
-      mine = ex::judge_measurement(examples[i], plans[i], ex::run_plan(plans[i], bench_dir));
+      mine = ex::judge_measurement(examples[i], plans[i], ex::run_plan(plans[i], bench_dir), params);
     } catch (const ex::RunnerRefused& e) {
       ex::MeasuredAnswer r;
       r.example = examples[i].id;
@@ -102,7 +106,9 @@ int measure(const std::string& file, const std::vector<ex::Example>& examples, c
   const std::string run = warpcost::analysis::gpu_slug(gpu) + "/" + stamp + "-examples-" + warpcost::analysis::gpu_slug(std::filesystem::path(file).stem().string());
   const char* rev_env = std::getenv("WARPCOST_GIT_REV");
   const std::string rev = rev_env != nullptr ? rev_env : first_line_of("git rev-parse --short=12 HEAD 2>/dev/null");
-  const std::string md = ex::measured_markdown(rows, gpu + ", " + file);
+  const std::string md = ex::measured_markdown(
+      rows, gpu + ", " + file + "; second-order parameters " +
+                (params.run != nullptr ? "of run " + params.run->run_id() : "none: " + params.why_none));
   const std::string csv = ex::measured_csv(rows, run, utc, gpu, rev.empty() ? "unknown" : rev);
   // Written to a temporary folder and renamed: a run folder is whole or absent.
   namespace fs = std::filesystem;

@@ -18,6 +18,7 @@
 #include "core/partial_warp/schema.hpp"
 #include "core/streaming/schema.hpp"
 #include "analysis/evaluation.hpp"
+#include "analysis/evaluation_support.hpp"
 #include "analysis/tidy_csv.hpp"
 #include "analysis/warp_primitives/evaluation.hpp"
 
@@ -249,9 +250,15 @@ MeasurePlan plan_latency(const Example& ex) {
   if (w > kMostRunTimeAlu) {
     return why("W = " + whole(w) + ": warpcost-stream's run-time kernel takes W up to " + std::to_string(kMostRunTimeAlu));
   }
+  // At the model's warps and at the cap, each with one profiled launch (warp instructions an
+  // iteration, FFMAs a load), and at 1 warp/SM: the second-order model's T0.
   Invocation at_cap{kStream, {"read", "--alu", whole(w)}};
   if (cap_in != nullptr) at_cap.args.insert(at_cap.args.end(), {"--warps-per-sm", std::to_string(cap)});
-  return MeasurePlan{{{kStream, {"read", "--alu", whole(w), "--warps-per-sm", std::to_string(needed)}}, at_cap}, ""};
+  at_cap.args.push_back("--counters");
+  return MeasurePlan{{{kStream, {"read", "--alu", whole(w), "--warps-per-sm", std::to_string(needed), "--counters"}},
+                      at_cap,
+                      {kStream, {"read", "--alu", whole(w), "--warps-per-sm", "1"}}},
+                     ""};
 }
 
 MeasurePlan plan_coalescing(const Example& ex) {
@@ -537,6 +544,115 @@ MeasurePlan plan_kind(const Example& ex) {
   return plan_primitive(ex);
 }
 
+// The stream's FFMAs a load in one profiled launch against W (its kernel's FFMAs are W a load, so
+// another count is off by at least one a load): an instrument check of the run-time kernel's count,
+// as the SASS check is of its code.
+MeasuredAnswer ffma_count_row(const Example& ex, const reports::StreamReadReport& n) {
+  const ModelAnswer a{"ffma_per_load", Value{ValueType::kRatio, static_cast<double>(n.alu_per_load), {}, {}, {}}, ""};
+  MeasuredAnswer r = base_row(ex, a);
+  if (n.counters != "counted") {
+    r.row_kind = analysis::kind::kInfo;
+    r.verdict = analysis::verdict::kInfo;
+    r.note = "not counted: warpcost-stream --counters: " + n.counters;
+    return r;
+  }
+  r.has_gpu = true;
+  r.gpu = n.ffma_per_load;
+  r.row_kind = analysis::kind::kCheck;
+  r.verdict = std::fabs(n.ffma_per_load - n.alu_per_load) < 0.5 ? analysis::verdict::kPasses : analysis::verdict::kFails;
+  r.note = "one profiled launch at " + std::to_string(n.warps_per_sm) + " warps/SM: " + num(n.ffma_per_load) +
+           " FFMAs a load (smsp__sass_thread_inst_executed_op_ffma_pred_on.sum over the thread loads), W = " +
+           std::to_string(n.alu_per_load) + (n.run_time_alu ? " (the run-time kernel)" : " (the unrolled kernel)") +
+           "; passes within half an FFMA a load";
+  return r;
+}
+
+// An info row in the second-order column that says why nothing was judged.
+MeasuredAnswer second_order_not_judged(const Example& ex, const std::string& field, const std::string& why) {
+  MeasuredAnswer r;
+  r.example = ex.id;
+  r.kind = ex.kind;
+  r.answer = field;
+  r.row_kind = analysis::kind::kInfo;
+  r.verdict = analysis::verdict::kInfo;
+  r.note = "second-order: not judged: " + why;
+  return r;
+}
+
+MeasuredAnswer second_order_latency_row(const Example& ex, const reports::StreamReadReport& n,
+                                        const reports::StreamReadReport& cap, const reports::StreamReadReport& one,
+                                        double gpu_fraction, const SecondOrderSource& params) {
+  const std::string field = "second_order_fraction_of_cap";
+  if (params.run == nullptr) return second_order_not_judged(ex, field, params.why_none);
+  if (n.counters != "counted" || cap.counters != "counted") {
+    return second_order_not_judged(ex, field, "the stream's instructions were not counted (" +
+                                                  (n.counters != "counted" ? n.counters : cap.counters) + ")");
+  }
+  std::string how;
+  const double predicted = second_order_fraction_of_cap(n, cap, one, *params.run, how);
+  const ModelAnswer a{field, Value{ValueType::kRatio, predicted, {}, {}, {}}, ""};
+  MeasuredAnswer r = base_row(ex, a);
+  r.has_gpu = true;
+  r.gpu = gpu_fraction;
+  r.unit = "of the cap's rate";
+  r.row_kind = analysis::kind::kModel;
+  const double tol = analysis::kSecondOrderStreamTolerance;
+  r.verdict = std::fabs(gpu_fraction / predicted - 1.0) <= tol ? analysis::verdict::kHolds : analysis::verdict::kFails;
+  r.note = "second-order: " + how + "; within " + num(tol * 100) + " % (the streaming family's second-order rule)";
+  return r;
+}
+
+// The example's coalescing point and the three stride-1 references as suite points of the family,
+// each priced from the parameter run; the prediction is the example's share of the best reference.
+MeasuredAnswer second_order_coalescing_row(const Example& ex, const std::vector<reports::CoalesceReport>& reps,
+                                           double gpu_fraction, const SecondOrderSource& params) {
+  const std::string field = "second_order_useful_fraction";
+  if (params.run == nullptr) return second_order_not_judged(ex, field, params.why_none);
+  auto point_of = [](const reports::CoalesceReport& c) {
+    analysis::BenchmarkResult b;
+    b.family = coalescing::kFamily;
+    b.benchmark = c.benchmark;
+    for (std::size_t i = 0; i < c.arg_names.size() && i < c.arg_values.size(); ++i) {
+      b.params.emplace_back(c.arg_names[i], std::to_string(c.arg_values[i]));
+    }
+    if (c.benchmark == coalescing::bench::kBlock2d) {
+      b.params.emplace_back(coalescing::param::kElemBytes, std::to_string(c.elem_bytes));
+      b.counters[coalescing::work::kImageWidth] = {static_cast<double>(c.image_width)};
+      b.counters[coalescing::work::kImageHeight] = {static_cast<double>(c.image_height)};
+    }
+    return b;
+  };
+  const auto mine = analysis::coalescing_second_order_price(*params.run, point_of(reps.at(0)));
+  if (!mine) {
+    return second_order_not_judged(ex, field, "the coalescing model prices no " + reps.at(0).benchmark +
+                                                  " point from run " + params.run->run_id() + " (no fit point of its level)");
+  }
+  double reference = 0;
+  std::string reference_text;
+  for (std::size_t i = 1; i < reps.size(); ++i) {
+    const auto p = analysis::coalescing_second_order_price(*params.run, point_of(reps[i]));
+    if (p && p->predicted > reference) {
+      reference = p->predicted;
+      reference_text = std::to_string(reps[i].elem_bytes) + "-byte stride-1 " + num(p->predicted * 1e-12) + " TB/s";
+    }
+  }
+  if (!(reference > 0)) {
+    return second_order_not_judged(ex, field, "run " + params.run->run_id() + " prices none of the stride-1 references");
+  }
+  const double predicted = mine->predicted / reference;
+  const ModelAnswer a{field, Value{ValueType::kRatio, predicted, {}, {}, {}}, ""};
+  MeasuredAnswer r = base_row(ex, a);
+  r.has_gpu = true;
+  r.gpu = gpu_fraction;
+  r.row_kind = analysis::kind::kModel;
+  const double tol = analysis::kSecondOrderCoalescingTolerance;
+  r.verdict = std::fabs(gpu_fraction / predicted - 1.0) <= tol ? analysis::verdict::kHolds : analysis::verdict::kFails;
+  r.note = "second-order: " + mine->numbers + ", over the best predicted reference (" + reference_text +
+           "), parameters of run " + params.run->run_id() + "; within " + num(tol * 100) +
+           " % (the coalescing family's second-order rule)";
+  return r;
+}
+
 }  // namespace
 
 // Every runner reports in JSON (core/point_reports.hpp; warpcost-record --grid its own object):
@@ -545,6 +661,48 @@ MeasurePlan plan_measure(const Example& ex) {
   MeasurePlan plan = plan_kind(ex);
   for (auto& call : plan.calls) call.args.push_back("--json");
   return plan;
+}
+
+double second_order_fraction_of_cap(const reports::StreamReadReport& at_n, const reports::StreamReadReport& at_cap,
+                                    const reports::StreamReadReport& at_one, const analysis::Run& params, std::string& how) {
+  namespace st = model::streaming;
+  std::string locus_text;
+  std::string rate_source;
+  const model::ArchParams arch = analysis::detail::arch_of(params);
+  const std::optional<st::Locus> locus = analysis::detail::loaded_latency_locus(params, locus_text);
+  const std::optional<double> rate = analysis::detail::saturated_issue_rate(params, arch.schedulers_per_sm, rate_source);
+  const double clock = params.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  if (!locus || !rate || !(clock > 0)) {
+    throw std::runtime_error("run " + params.run_id() + " has no loaded-latency locus, r_sat or measured SM clock");
+  }
+  if (at_one.warps_per_sm != 1 || !(at_one.bytes_per_s() > 0) || !(at_n.instructions_per_iteration > 0) ||
+      !(at_cap.instructions_per_iteration > 0)) {
+    throw std::runtime_error("the second-order stream model needs a 1-warp/SM rate and counted instructions at N and the cap");
+  }
+  const double bytes_per_iteration = static_cast<double>(model::kWarpSize) * at_n.load_bytes;  // one load in flight a lane
+  const int sms = at_n.gpu.sm_count;
+  // T0: an iteration's cycles at one warp a SM, from the stream's own rate there (the suite's rule).
+  const double t0 = sms * bytes_per_iteration * clock / at_one.bytes_per_s();
+  auto predict = [&](const reports::StreamReadReport& r) {
+    st::StreamPoint p;
+    p.sms = sms;
+    p.schedulers_per_sm = arch.schedulers_per_sm;
+    p.warps_per_sm = r.warps_per_sm;
+    p.bytes_per_warp_iteration = bytes_per_iteration;
+    p.instructions_per_iteration = r.instructions_per_iteration;
+    p.unloaded_iteration_cycles = t0;
+    p.clock_hz = clock;
+    return st::predict_stream(p, *locus, *rate);
+  };
+  const st::StreamPrediction n = predict(at_n);
+  const st::StreamPrediction cap = predict(at_cap);
+  how = "predicted " + num(n.bandwidth * 1e-12) + " TB/s at " + std::to_string(at_n.warps_per_sm) + " warps/SM (I = " +
+        num(at_n.instructions_per_iteration) + ", a load waits " + num(n.loaded_cycles) + " cycles) over " +
+        num(cap.bandwidth * 1e-12) + " TB/s at " + std::to_string(at_cap.warps_per_sm) + " (I = " +
+        num(at_cap.instructions_per_iteration) + ", " + num(cap.loaded_cycles) + " cycles), T0 = " + num(t0) +
+        " cycles from the 1-warp/SM rate " + num(at_one.bytes_per_s() * 1e-12) + " TB/s; parameters of run " +
+        params.run_id() + ": r_sat " + num(*rate) + " (" + rate_source + "), " + locus_text;
+  return n.bandwidth / cap.bandwidth;
 }
 
 RecordReport parse_record(const std::string& text) {
@@ -572,7 +730,7 @@ RecordReport parse_record(const std::string& text) {
 }
 
 std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePlan& plan,
-                                              const std::vector<std::string>& outputs) {
+                                              const std::vector<std::string>& outputs, const SecondOrderSource& params) {
   std::vector<MeasuredAnswer> rows;
   if (plan.calls.empty()) {
     MeasuredAnswer r;
@@ -691,10 +849,11 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
   }
   if (ex.kind == "coalescing") {
     std::vector<double> tbps;
+    std::vector<reports::CoalesceReport> reps;
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      const reports::CoalesceReport c = reports::coalesce_from_json(outputs[i]);
-      require_planned(ex, plan.calls[i], c);
-      tbps.push_back(c.useful_bytes_per_s() * 1e-12);
+      reps.push_back(reports::coalesce_from_json(outputs[i]));
+      require_planned(ex, plan.calls[i], reps.back());
+      tbps.push_back(reps.back().useful_bytes_per_s() * 1e-12);
     }
     const double mine = tbps[0];
     const double reference = *std::max_element(tbps.begin() + 1, tbps.end());
@@ -713,6 +872,7 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
                " TB/s (best stride-1 load of 4, 8, 16 B), within " + num(analysis::coalescing_tolerance::kBandwidth * 100) +
                " % (the coalescing family's rule)";
       rows.push_back(r);
+      rows.push_back(second_order_coalescing_row(ex, reps, mine / reference, params));
     }
     return rows;
   }
@@ -772,8 +932,10 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
   // latency_hiding, scheduler_demand: this GPU's rate at the model's warps against its rate at the cap.
   const reports::StreamReadReport n_rep = reports::stream_read_from_json(outputs[0]);
   const reports::StreamReadReport cap_rep = reports::stream_read_from_json(outputs[1]);
+  const reports::StreamReadReport one_rep = reports::stream_read_from_json(outputs[2]);
   require_planned(ex, plan.calls[0], n_rep);
   require_planned(ex, plan.calls[1], cap_rep);
+  require_planned(ex, plan.calls[2], one_rep);
   const double at_n = n_rep.bytes_per_s() * 1e-12;
   const double at_cap = cap_rep.bytes_per_s() * 1e-12;
   const double latency = n_rep.loaded_latency_cycles;
@@ -799,6 +961,8 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
              "; not judged: the example's L (" + num(get(ex, "latency")->value.number) +
              " cycles) is not this GPU's loaded latency (" + num(latency) + " cycles)";
     rows.push_back(r);
+    rows.push_back(ffma_count_row(ex, n_rep));
+    rows.push_back(second_order_latency_row(ex, n_rep, cap_rep, one_rep, r.gpu, params));
   }
   return rows;
 }

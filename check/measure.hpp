@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "check/examples.hpp"
+#include "core/point_reports.hpp"
+#include "core/run_reader.hpp"
 
 namespace warpcost::examples {
 
@@ -70,9 +72,27 @@ struct MeasuredAnswer {
   std::string note;      // the rule, or why the GPU cannot answer
 };
 
+// The suite run whose measured parameters price the second-order rows of the latency and coalescing
+// examples (docs/worked-examples.md, "The second-order column"): the loaded-latency locus (the W = 0
+// sweep), r_sat (partial_warp/fma_issue) and R(D) (coalescing's 16-byte points). `run` null: no such
+// run, `why_none` says why (the rows are then info and say so).
+struct SecondOrderSource {
+  const analysis::Run* run = nullptr;
+  std::string why_none = "no suite run was given";
+};
+
 // The judged rows of one example from its runners' outputs (one output per planned call, in order).
 std::vector<MeasuredAnswer> judge_measurement(const Example& example, const MeasurePlan& plan,
-                                              const std::vector<std::string>& outputs);
+                                              const std::vector<std::string>& outputs,
+                                              const SecondOrderSource& params = {});
+
+// The second-order share of the cap's rate at N warps/SM (latency examples): the streaming family's
+// second-order model (Little's law in bytes at the loaded-latency locus, bounded by the busiest
+// scheduler's issue) at N and at the cap, each with its own counted instructions an iteration, T0
+// from the stream's own 1-warp/SM rate. Inputs: the reports at N, at the cap and at 1 warp/SM, and
+// the parameter run. `how` says what it read. Throws std::runtime_error when an input is missing.
+double second_order_fraction_of_cap(const reports::StreamReadReport& at_n, const reports::StreamReadReport& at_cap,
+                                    const reports::StreamReadReport& at_one, const analysis::Run& params, std::string& how);
 
 // A markdown table cell of `text`: one line (whitespace runs, newlines included, become one space;
 // '|' escaped), cut at a sentence or word boundary to at most about max_chars with " (…)" after.

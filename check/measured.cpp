@@ -9,6 +9,7 @@
 
 #include "core/result_schema.hpp"
 #include "analysis/evaluation.hpp"
+#include "analysis/evaluation_support.hpp"
 
 namespace warpcost::examples {
 namespace {
@@ -107,6 +108,33 @@ std::vector<fs::path> runs_of_gpu(const fs::path& results, const std::string& gp
     }
   }
   return mine;
+}
+
+bool second_order_parameter_run(const fs::path& results, const std::string& gpu, analysis::Run& run,
+                                std::string& why_none) {
+  const auto runs = runs_of_gpu(results, gpu);
+  if (runs.empty()) {
+    why_none = "no suite run of '" + gpu + "' under " + results.string() + " gives the second-order parameters";
+    return false;
+  }
+  for (const auto& dir : runs) {
+    try {
+      analysis::Run candidate = analysis::read_run(dir / "bench.json");
+      std::string text;
+      const auto arch = analysis::detail::arch_of(candidate);
+      if (!analysis::detail::loaded_latency_locus(candidate, text) ||
+          !analysis::detail::saturated_issue_rate(candidate, arch.schedulers_per_sm, text)) {
+        continue;
+      }
+      run = std::move(candidate);
+      return true;
+    } catch (const std::exception&) {
+      continue;  // an unreadable run is skipped; an older one may answer
+    }
+  }
+  why_none = "no run of '" + gpu + "' under " + results.string() +
+             " has the loaded-latency locus and fma_issue's two points (a run of the whole default suite has both)";
+  return false;
 }
 
 std::vector<Measured> measured_values(const Example& ex, const fs::path& results, const std::string& gpu,

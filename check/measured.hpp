@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "check/examples.hpp"
+#include "core/run_reader.hpp"
 
 namespace warpcost::examples {
 
@@ -33,6 +34,10 @@ struct Measured {
 
 // Run folders results/<gpu>/<run>/ of the GPU (its folder name or its device name), newest first.
 std::vector<std::filesystem::path> runs_of_gpu(const std::filesystem::path& results, const std::string& gpu);
+// The newest run of `gpu` under `results` whose points give the second-order parameters check
+// --measure prices with (the loaded-latency locus and r_sat); false with `why_none` said otherwise.
+bool second_order_parameter_run(const std::filesystem::path& results, const std::string& gpu, analysis::Run& run,
+                                std::string& why_none);
 // The newest run of `gpu` that measured the example's point; empty with `why_none` said otherwise.
 std::vector<Measured> measured_values(const Example& example, const std::filesystem::path& results,
                                       const std::string& gpu, std::string& why_none);

@@ -14,7 +14,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CoalesceReport, gpu, benchmark, arg_names, ar
                                    image_height, median_seconds, model_sectors_per_request, warp_requests, useful_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StreamReadReport, gpu, max_warps_per_sm, dram_peak_bytes_per_s, use, load_bytes,
                                    alu_per_load, run_time_alu, warps_per_sm, blocks_per_sm, warps_per_block,
-                                   shared_bytes, median_seconds, bytes_read, loaded_latency_cycles)
+                                   shared_bytes, median_seconds, bytes_read, loaded_latency_cycles, counters,
+                                   instructions_per_iteration, ffma_per_load)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StreamOnePerThreadReport, gpu, dram_peak_bytes_per_s, threads_per_block, blocks,
                                    resident_blocks_per_sm, resident_warps_per_sm, median_seconds, bytes_read)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StreamChaseReport, gpu, order, footprint_bytes, nodes, warm_steps, steps, cycles, ns)

@@ -71,6 +71,11 @@ struct StreamReadReport {
   double median_seconds = 0;
   std::uint64_t bytes_read = 0;
   double loaded_latency_cycles = 0;
+  // --counters: "counted" (one profiled launch after the timed ones), "unavailable: <why>", or
+  // "not asked"; the two counts are 0 unless counted.
+  std::string counters = "not asked";
+  double instructions_per_iteration = 0;  // smsp__inst_executed.sum / (thread loads / 32)
+  double ffma_per_load = 0;               // thread FFMAs (pred on) / thread loads
   double bytes_per_s() const { return static_cast<double>(bytes_read) / median_seconds; }
 };
 

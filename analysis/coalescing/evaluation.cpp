@@ -364,17 +364,20 @@ int resident_warps(const Run& run, int threads, int launched_blocks_per_sm) {
 
 std::optional<SecondOrderInput> second_order_input(const Run& run, const BenchmarkResult& b) {
   if (b.benchmark == co::bench::kBlock2d) {
-    const CoalescingModel m = coalescing_model(b);
     const int x = iparam(b, co::param::kX);
     const int y = iparam(b, co::param::kY);
     const int width = static_cast<int>(counter_or(b, co::work::kImageWidth, co::kImageWidth));
     const int height = static_cast<int>(counter_or(b, co::work::kImageHeight, co::kImageHeight));
-    const co::RequestTotals t = co::block_2d_totals(x, y, width, height, 4);
+    // The suite's tiles are 4-byte; a worked example's image (check --measure) names its own size.
+    const int size = b.has_param(co::param::kElemBytes) ? iparam(b, co::param::kElemBytes) : 4;
+    const co::RequestTotals t = co::block_2d_totals(x, y, width, height, size);
+    const double frame_bytes = static_cast<double>(co::block_2d_frame_sectors(x, y, width, height, size)) * co::kSectorBytes;
     SecondOrderInput in;
-    in.spacing = 4;
+    in.spacing = size;
     in.curve = co::bench::kLoadDram;
     in.useful = static_cast<double>(t.useful_bytes) / static_cast<double>(t.requests);
-    in.moved = in.useful / m.bandwidth_fraction;  // the frame's sectors, each moved once (shared through the L2)
+    // The frame's sectors, each moved once (shared through the L2).
+    in.moved = in.useful / (static_cast<double>(t.useful_bytes) / frame_bytes);
     in.moved_text = fixed(in.moved, 1) + " B a request (the frame's sectors, each moved once)";
     in.warps_per_sm = resident_warps(run, x * y, 0);
     in.bytes_in_flight_per_warp = co::kImageFramesInFlight * in.moved;
@@ -402,72 +405,105 @@ std::optional<SecondOrderInput> second_order_input(const Run& run, const Benchma
 
 }  // namespace
 
-void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
-  // R(D) of each level: the moved-byte rate of its 16-byte, offset-0 points (the declared fit set).
+namespace {
+
+// R(D) of each level: the moved-byte rate of its 16-byte, offset-0 points (the declared fit set).
+struct RateFits {
   std::map<std::string, std::vector<std::pair<double, double>>> fit;
-  std::map<std::string, std::string> fit_text;
-  std::vector<std::pair<const BenchmarkResult*, SecondOrderInput>> points;
+  std::map<std::string, std::string> text;
+};
+
+bool priced_point(const BenchmarkResult& b) {
+  return b.family == co::kFamily && !b.error && !b.seconds.empty() && b.has_counter(co::work::kUsefulBytes) &&
+         b.median_seconds() > 0;
+}
+
+RateFits rate_fits(const Run& run) {
+  RateFits f;
   for (const auto& b : run.benchmarks) {
-    if (b.family != co::kFamily || b.error || b.seconds.empty() || !b.has_counter(co::work::kUsefulBytes) ||
-        b.median_seconds() <= 0)
-      continue;
-    std::optional<SecondOrderInput> in = second_order_input(run, b);
-    if (!in || !(in->moved > 0)) continue;
-    if (in->fit_point && !is_throttled(run, b)) {
-      fit[in->curve].emplace_back(in->spacing, useful_rate(b) * in->moved / in->useful);
-      fit_text[in->curve] += (fit_text[in->curve].empty() ? "" : ", ") + fixed(in->spacing, 0) + " B " +
-                             fixed(useful_rate(b) * in->moved / in->useful / 1e12, 2);
-    }
-    points.emplace_back(&b, *in);
+    if (!priced_point(b)) continue;
+    const std::optional<SecondOrderInput> in = second_order_input(run, b);
+    if (!in || !(in->moved > 0) || !in->fit_point || is_throttled(run, b)) continue;
+    f.fit[in->curve].emplace_back(in->spacing, useful_rate(b) * in->moved / in->useful);
+    f.text[in->curve] += (f.text[in->curve].empty() ? "" : ", ") + fixed(in->spacing, 0) + " B " +
+                         fixed(useful_rate(b) * in->moved / in->useful / 1e12, 2);
   }
+  return f;
+}
+
+// `b` priced from `params` (its fits and its locus): nullopt where params has no fit of its level.
+std::optional<CoalescingSecondOrderPrice> price(const Run& params, const RateFits& fits,
+                                                const std::optional<model::streaming::Locus>& locus,
+                                                const BenchmarkResult& b, const SecondOrderInput& in) {
+  const auto curve = fits.fit.find(in.curve);
+  if (curve == fits.fit.end()) return std::nullopt;  // no unthrottled fit point of that level
+  const model::ArchParams arch = detail::arch_of(params);
+  const int sms = context_int(params, schema::key::kSmCount);
+  const double clock = params.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  const co::SpacingRate spacing_rate(curve->second);
+  const double r_d = spacing_rate.at(in.spacing);
+  double in_flight = 0;
+  std::string bound;
+  if (in.warps_per_sm > 0 && locus && sms > 0 && clock > 0) {
+    model::streaming::StreamPoint p;
+    p.sms = sms;
+    p.schedulers_per_sm = arch.schedulers_per_sm;
+    p.warps_per_sm = in.warps_per_sm;
+    p.bytes_per_warp_iteration = in.bytes_in_flight_per_warp;
+    p.instructions_per_iteration = 0;  // Little's law alone: an iteration is the loaded latency
+    p.unloaded_iteration_cycles = locus->unloaded_cycles();
+    p.clock_hz = clock;
+    in_flight = model::streaming::predict_stream(p, *locus, 1.0).bandwidth;
+    bound = "; in flight " + std::to_string(in.warps_per_sm) + " warps/SM x " + fixed(in.bytes_in_flight_per_warp, 0) +
+            " B by Little's law with the loaded-latency locus: " + fixed(in_flight / 1e12, 3) + " TB/s moved";
+  } else if (b.benchmark == co::bench::kStoreDram) {
+    bound = "; no in-flight bound (a store does not wait for its data)";
+  } else if (b.benchmark == co::bench::kLoadL2) {
+    bound = "; no in-flight bound (no L2 latency locus is measured)";
+  } else {
+    bound = "; no in-flight bound (no loaded-latency locus in this run)";
+  }
+  CoalescingSecondOrderPrice out;
+  out.predicted = co::second_order_useful_bandwidth(r_d, in_flight, in.useful, in.moved);
+  out.fit_point = in.fit_point;
+  out.numbers = fixed(in.useful, 0) + " useful B a request, moved " + in.moved_text + "; R(" + fixed(in.spacing, 0) +
+                " B) = " + fixed(r_d / 1e12, 3) + " TB/s moved (" + in.curve + " 16-byte points: " +
+                fits.text.at(in.curve) + " TB/s)" + bound + "; predicted " + fixed(out.predicted / 1e12, 3) +
+                " TB/s useful";
+  return out;
+}
+
+}  // namespace
+
+std::optional<CoalescingSecondOrderPrice> coalescing_second_order_price(const Run& params, const BenchmarkResult& point) {
+  const std::optional<SecondOrderInput> in = second_order_input(params, point);
+  if (!in || !(in->moved > 0)) return std::nullopt;
+  std::string locus_text;
+  return price(params, rate_fits(params), detail::loaded_latency_locus(params, locus_text), point, *in);
+}
+
+void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
+  const RateFits fits = rate_fits(run);
   std::string locus_text;
   const std::optional<model::streaming::Locus> locus = detail::loaded_latency_locus(run, locus_text);
-  const model::ArchParams arch = detail::arch_of(run);
-  const int sms = context_int(run, schema::key::kSmCount);
-  const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
-  for (const auto& [bp, in] : points) {
-    const BenchmarkResult& b = *bp;
-    const auto curve = fit.find(in.curve);
-    if (curve == fit.end()) continue;  // no unthrottled fit point of that level: no rows
-    const co::SpacingRate spacing_rate(curve->second);
-    const double r_d = spacing_rate.at(in.spacing);
-    double in_flight = 0;
-    std::string bound;
-    if (in.warps_per_sm > 0 && locus && sms > 0 && clock > 0) {
-      model::streaming::StreamPoint p;
-      p.sms = sms;
-      p.schedulers_per_sm = arch.schedulers_per_sm;
-      p.warps_per_sm = in.warps_per_sm;
-      p.bytes_per_warp_iteration = in.bytes_in_flight_per_warp;
-      p.instructions_per_iteration = 0;  // Little's law alone: an iteration is the loaded latency
-      p.unloaded_iteration_cycles = locus->unloaded_cycles();
-      p.clock_hz = clock;
-      in_flight = model::streaming::predict_stream(p, *locus, 1.0).bandwidth;
-      bound = "; in flight " + std::to_string(in.warps_per_sm) + " warps/SM x " + fixed(in.bytes_in_flight_per_warp, 0) +
-              " B by Little's law with the loaded-latency locus: " + fixed(in_flight / 1e12, 3) + " TB/s moved";
-    } else if (b.benchmark == co::bench::kStoreDram) {
-      bound = "; no in-flight bound (a store does not wait for its data)";
-    } else if (b.benchmark == co::bench::kLoadL2) {
-      bound = "; no in-flight bound (no L2 latency locus is measured)";
-    } else {
-      bound = "; no in-flight bound (no loaded-latency locus in this run)";
-    }
+  for (const auto& b : run.benchmarks) {
+    if (!priced_point(b)) continue;
+    const std::optional<SecondOrderInput> in = second_order_input(run, b);
+    if (!in || !(in->moved > 0)) continue;
+    const std::optional<CoalescingSecondOrderPrice> p = price(run, fits, locus, b, *in);
+    if (!p) continue;  // no unthrottled fit point of that level: no rows
     Row r = row_of(b, "second_order_useful_bandwidth", useful_rate(b), "B/s");
     r.model = std::string(kSecondOrderPrefix) + "moved bytes (granules, read-back) at the moved rate R(D) of that lane spacing, "
               "bounded by bytes in flight";
-    predict(r, co::second_order_useful_bandwidth(r_d, in_flight, in.useful, in.moved));
-    const std::string numbers = fixed(in.useful, 0) + " useful B a request, moved " + in.moved_text + "; R(" +
-                                fixed(in.spacing, 0) + " B) = " + fixed(r_d / 1e12, 3) + " TB/s moved (" + in.curve +
-                                " 16-byte points: " + fit_text[in.curve] + " TB/s)" + bound + "; predicted " +
-                                fixed(*r.predicted / 1e12, 3) + " TB/s useful";
-    if (in.fit_point) {
+    predict(r, p->predicted);
+    if (p->fit_point) {
       r.verdict = verdict::kInfo;
-      r.why = numbers + "; not judged: a 16-byte offset-0 point sets R(D) (the declared fit set)";
+      r.why = p->numbers + "; not judged: a 16-byte offset-0 point sets R(D) (the declared fit set)";
     } else {
       const double miss = std::fabs(*r.rel_error);
       detail::judge(r, miss, kSecondOrderCoalescingTolerance, detail::cv_of(b));
-      r.why = numbers + (r.verdict == verdict::kHolds ? "" : ": more than 5% apart" +
-                                                                 detail::noise_note(miss, kSecondOrderCoalescingTolerance, detail::cv_of(b)));
+      r.why = p->numbers + (r.verdict == verdict::kHolds ? "" : ": more than 5% apart" +
+                                                                    detail::noise_note(miss, kSecondOrderCoalescingTolerance, detail::cv_of(b)));
     }
     rows.push_back(r);
   }

@@ -60,6 +60,17 @@ void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<R
 // bytes its level moves at the moved rate R(D) of its lane spacing (the 16-byte points), bounded
 // by the bytes its warps keep in flight.
 void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows);
+// One point's second-order useful bandwidth (B/s) priced from `params`, a run of the same GPU whose
+// 16-byte points give R(D) and whose W = 0 sweep gives the loaded-latency locus; `numbers` says how.
+// The point is a suite point or one made from a runner's report (warpcost check --measure); a
+// block_2d point may carry elem_bytes (else 4). nullopt: no second-order input for this benchmark,
+// or `params` has no fit point of its level.
+struct CoalescingSecondOrderPrice {
+  double predicted = 0;
+  std::string numbers;
+  bool fit_point = false;  // a 16-byte offset-0 point: it sets R(D), never judged
+};
+std::optional<CoalescingSecondOrderPrice> coalescing_second_order_price(const Run& params, const BenchmarkResult& point);
 // The family's summary tables for one run (stride sweep, block shapes); empty without the family.
 std::string coalescing_summary_markdown(const EvaluatedRun& run);
 

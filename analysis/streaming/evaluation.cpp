@@ -483,30 +483,6 @@ void memory_bound_rows(const Run& run, std::vector<Row>& rows) {
 // minute.
 // ---- the second-order model (docs/models.md) -------------------------------------------------
 
-// r_sat: warp instructions a cycle a scheduler of the FMA chains at 8 warps a scheduler
-// (partial_warp/fma_issue, 32 warps a block on one SM), the slope between its two loop lengths.
-std::optional<double> saturated_issue_rate(const Run& run, int schedulers, std::string& source) {
-  namespace pw = schema::partial_warp;
-  std::vector<const BenchmarkResult*> points;
-  for (const auto& x : run.benchmarks) {
-    if (x.family != pw::kFamily || x.benchmark != pw::benchmark::kFmaIssue || x.error || x.seconds.empty()) continue;
-    if (static_cast<long long>(x.param(pw::param::kWarpsPerBlock)) != 8LL * schedulers) continue;
-    if (!x.has_counter(kInstExecuted) || !x.has_counter(schema::counter::kSmClockHz)) continue;
-    if (find_benchmark(run, x.family, x.benchmark, x.params_text()) == nullptr) return std::nullopt;  // throttled
-    points.push_back(&x);
-  }
-  if (points.size() < 2) return std::nullopt;
-  auto trips = [](const BenchmarkResult* x) { return x->param(pw::param::kTrips); };
-  const auto [lo, hi] = std::minmax_element(points.begin(), points.end(),
-                                            [&](const auto* a, const auto* b) { return trips(a) < trips(b); });
-  const double cycles = (*hi)->median_seconds() * (*hi)->counter_median(schema::counter::kSmClockHz) -
-                        (*lo)->median_seconds() * (*lo)->counter_median(schema::counter::kSmClockHz);
-  const double inst = (*hi)->counter_median(kInstExecuted) - (*lo)->counter_median(kInstExecuted);
-  if (!(cycles > 0) || !(inst > 0)) return std::nullopt;
-  source = "fma_issue " + (*lo)->params_text() + " and " + (*hi)->params_text();
-  return inst / cycles / schedulers;
-}
-
 bool is_locus_curve(const CurveKey& key) {
   return std::get<0>(key) == schema::streaming::benchmark::kReadIndependent && std::get<1>(key) == 16 &&
          std::get<2>(key) == 0 && std::get<3>(key) == 1;
@@ -812,6 +788,30 @@ std::vector<const Family*> families() {
 }  // namespace warpcost::analysis::streaming
 
 namespace warpcost::analysis {
+
+// r_sat: warp instructions a cycle a scheduler of the FMA chains at 8 warps a scheduler
+// (partial_warp/fma_issue, 32 warps a block on one SM), the slope between its two loop lengths.
+std::optional<double> detail::saturated_issue_rate(const Run& run, int schedulers, std::string& source) {
+  namespace pw = schema::partial_warp;
+  std::vector<const BenchmarkResult*> points;
+  for (const auto& x : run.benchmarks) {
+    if (x.family != pw::kFamily || x.benchmark != pw::benchmark::kFmaIssue || x.error || x.seconds.empty()) continue;
+    if (static_cast<long long>(x.param(pw::param::kWarpsPerBlock)) != 8LL * schedulers) continue;
+    if (!x.has_counter(schema::metric::kWarpInstructions) || !x.has_counter(schema::counter::kSmClockHz)) continue;
+    if (find_benchmark(run, x.family, x.benchmark, x.params_text()) == nullptr) return std::nullopt;  // throttled
+    points.push_back(&x);
+  }
+  if (points.size() < 2) return std::nullopt;
+  auto trips = [](const BenchmarkResult* x) { return x->param(pw::param::kTrips); };
+  const auto [lo, hi] = std::minmax_element(points.begin(), points.end(),
+                                            [&](const auto* a, const auto* b) { return trips(a) < trips(b); });
+  const double cycles = (*hi)->median_seconds() * (*hi)->counter_median(schema::counter::kSmClockHz) -
+                        (*lo)->median_seconds() * (*lo)->counter_median(schema::counter::kSmClockHz);
+  const double inst = (*hi)->counter_median(schema::metric::kWarpInstructions) - (*lo)->counter_median(schema::metric::kWarpInstructions);
+  if (!(cycles > 0) || !(inst > 0)) return std::nullopt;
+  source = "fma_issue " + (*lo)->params_text() + " and " + (*hi)->params_text();
+  return inst / cycles / schedulers;
+}
 
 // The loaded-latency locus (docs/models.md): the 16-byte W = 0 sweep of read_independent, each
 // unthrottled point's (bandwidth, cycles a load a warp waits); nullopt with fewer than two points.

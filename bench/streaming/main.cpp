@@ -18,6 +18,8 @@
 #include "core/models.hpp"
 #include "core/statistics.hpp"
 #include "bench/common/cli_args.hpp"
+#include "bench/common/cupti_host_config.hpp"
+#include "bench/common/cupti_profiler.hpp"
 #include "core/point_reports.hpp"
 #include "bench/common/timing.hpp"
 #include "bench/streaming/runner.hpp"
@@ -48,7 +50,30 @@ const char* const kUsage =
     "       defaults: N = the device's warp cap, W = 0, 16-byte loads, independent ALU work, M = "
     "512, T = 256,\n"
     "                 a random ring, S = 65536\n"
+    "       read: [--counters] one more launch, profiled with CUPTI after the timed ones: warp\n"
+    "                 instructions an iteration and FFMAs a load (what check --measure's second-order\n"
+    "                 row and its FFMA count read)\n"
     "       every mode: [--json] (one JSON object on stdout: core/point_reports.hpp)\n";
+
+// The counts of one profiled launch of the read stream (never a timed one): warp instructions and
+// thread FFMAs, per iteration and per load (an iteration is one load of every lane: `elements` of
+// them are thread loads). The suite's second-order streaming rows read I the same way.
+constexpr const char* kInstExecuted = "smsp__inst_executed.sum";
+constexpr const char* kFfma = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum";
+
+void count_read(warpcost::StreamRunner& runner, const warpcost::Stream& stream, warpcost::reports::StreamReadReport& rep) {
+  try {
+    warpcost::counters::CuptiProfiler profiler;
+    const warpcost::counters::Values v =
+        profiler.profile({kInstExecuted, kFfma}, "stream", [&] { runner.launch(stream); });
+    const double loads = static_cast<double>(runner.elements());
+    rep.counters = "counted";
+    rep.instructions_per_iteration = v.at(kInstExecuted) / (loads / warpcost::model::kWarpSize);
+    rep.ffma_per_load = v.at(kFfma) / loads;
+  } catch (const warpcost::counters::CountersUnavailable& e) {
+    rep.counters = std::string("unavailable: ") + e.what();
+  }
+}
 
 std::uint64_t positive(const std::string& flag, const std::string& text, std::uint64_t most) {
   const long long v = whole_number(flag, text);
@@ -157,7 +182,9 @@ double peak(const warpcost::DeviceInfo& d) {
 
 int run(int argc, char** argv) {
   const bool json = warpcost::cli::take_flag(argc, argv, "--json");
+  const bool counted = warpcost::cli::take_flag(argc, argv, "--counters");
   const Options o = parse(argc, argv);
+  if (counted && o.mode != "read") throw UsageError("--counters goes with read; " + o.mode + " counts nothing");
   std::string why;
   if (warpcost::visible_device_count(why) == 0) {
     std::fprintf(stderr, "warpcost-stream: no NVIDIA GPU or driver found (%s)\n", why.c_str());
@@ -196,6 +223,7 @@ int run(int argc, char** argv) {
       rep.median_seconds = t;
       rep.bytes_read = runner->bytes_read();
       rep.loaded_latency_cycles = runner->loaded_latency_cycles(stream);
+      if (counted) count_read(*runner, stream, rep);
       std::printf("%s", warpcost::reports::to_json(rep).c_str());
       return 0;
     }
@@ -215,6 +243,16 @@ int run(int argc, char** argv) {
         "bandwidth %.3f TB/s (%.1f%% of peak), loaded latency %.0f "
         "cycles (median)\n",
         rate * 1e-12, 100 * rate / peak(device), runner->loaded_latency_cycles(stream));
+    if (counted) {
+      warpcost::reports::StreamReadReport rep;
+      count_read(*runner, stream, rep);
+      if (rep.counters == "counted") {
+        std::printf("one profiled launch: %.2f warp instructions an iteration, %.3f FFMAs a load\n",
+                    rep.instructions_per_iteration, rep.ffma_per_load);
+      } else {
+        std::printf("counters %s\n", rep.counters.c_str());
+      }
+    }
   } else if (o.mode == "one-per-thread") {
     std::unique_ptr<warpcost::OnePerThreadRunner> runner;
     try {

@@ -19,6 +19,7 @@
 #include "check/measure.hpp"
 #include "check/measured.hpp"
 #include "core/point_reports.hpp"
+#include "core/run_reader.hpp"
 #include "analysis/report.hpp"
 
 namespace warpcost::examples {
@@ -687,7 +688,8 @@ TEST(MeasureJudge, CoalescingUsefulFractionHoldsAndAPlantedRateFails) {
   const std::vector<std::string> refs = {stride1(4, 4.0), stride1(8, 4.2), stride1(16, 4.1)};
   auto judged = [&](double tb) {
     const auto rows = judge_measurement(ex, plan, {tile(tb), refs[0], refs[1], refs[2]});
-    EXPECT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows.size(), 2u);  // the sector model's row, then the second-order one (info: no parameter run)
+    EXPECT_EQ(rows.at(1).row_kind, "info");
     return rows.at(0);
   };
   const MeasuredAnswer held = judged(2.8);
@@ -1009,8 +1011,9 @@ TEST(MeasurePlan, ThePlanOfAFileOfEveryKindNamesEachCallOrWhyNot) {
                     "warpcost-primitives latency --primitive shfl_idx32 --lanes 32 --json` | yes |"),
             std::string::npos) << md;
   // W = 25 has no unrolled kernel: warpcost-stream runs its run-time one. L = 500: ceil(500/25) = 20.
-  EXPECT_NE(md.find("| K5 | latency_hiding | `warpcost-stream read --alu 25 --warps-per-sm 20 --json; warpcost-stream read "
-                    "--alu 25 --warps-per-sm 64 --json` | yes |"),
+  EXPECT_NE(md.find("| K5 | latency_hiding | `warpcost-stream read --alu 25 --warps-per-sm 20 --counters --json; "
+                    "warpcost-stream read --alu 25 --warps-per-sm 64 --counters --json; warpcost-stream read --alu 25 "
+                    "--warps-per-sm 1 --json` | yes |"),
             std::string::npos) << md;
   const auto huge_w = plan_measure(one_example("kind = \"latency_hiding\"\nlatency = 50000\ninstructions = 5000\nwarp_cap = 64\nanswer = { warps_needed = 10 }\n"));
   EXPECT_TRUE(huge_w.calls.empty());
@@ -1019,9 +1022,11 @@ TEST(MeasurePlan, ThePlanOfAFileOfEveryKindNamesEachCallOrWhyNot) {
             std::string::npos) << md;
   // A compiled W is planned at the model's warps and at the cap: L = 500, W = 16 -> ceil(500/16) = 32.
   const auto w16 = plan_measure(one_example("kind = \"latency_hiding\"\nlatency = 500\ninstructions = 16\nwarp_cap = 64\nanswer = { warps_needed = 32 }\n"));
-  ASSERT_EQ(w16.calls.size(), 2u);
-  EXPECT_EQ(w16.calls[0].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "32", "--json"}));
-  EXPECT_EQ(w16.calls[1].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "64", "--json"}));
+  // Each counted once (I an iteration, FFMAs a load), and at 1 warp/SM for the second-order T0.
+  ASSERT_EQ(w16.calls.size(), 3u);
+  EXPECT_EQ(w16.calls[0].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "32", "--counters", "--json"}));
+  EXPECT_EQ(w16.calls[1].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "64", "--counters", "--json"}));
+  EXPECT_EQ(w16.calls[2].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "1", "--json"}));
 }
 
 TEST(ExamplesCli, PlanNeedsNoGpuAndGoesWithoutMeasure) {
@@ -1110,31 +1115,42 @@ TEST(MeasureLatency, NoWarpCapIsMeasuredAtTheGpusOwnCapAndSaysSo) {
   // warpcost-stream holds the device's own (its default).
   const Example ex = one_example("kind = \"latency_hiding\"\nlatency = 320\ninstructions = 16\nanswer = { warps_needed = 20 }\n");
   const auto p = plan_measure(ex);
-  ASSERT_EQ(p.calls.size(), 2u);
-  EXPECT_EQ(p.calls[0].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "20", "--json"}));
-  EXPECT_EQ(p.calls[1].args, (std::vector<std::string>{"read", "--alu", "16", "--json"}));
+  ASSERT_EQ(p.calls.size(), 3u);
+  EXPECT_EQ(p.calls[0].args, (std::vector<std::string>{"read", "--alu", "16", "--warps-per-sm", "20", "--counters", "--json"}));
+  EXPECT_EQ(p.calls[1].args, (std::vector<std::string>{"read", "--alu", "16", "--counters", "--json"}));
   const std::string st = fixture("stream-read-8-alu-16.json");  // W = 16 at 8 warps/SM: the cap's call
-  const auto rows = judge_measurement(ex, p, {stream_as(st, 16, 20, false), st});
-  ASSERT_EQ(rows.size(), 1u);
+  const auto rows = judge_measurement(ex, p, {stream_as(st, 16, 20, false), st, stream_as(st, 16, 1, false)});
+  // The textbook's info row, the FFMA count and the second-order row, both info here: the fixture's
+  // console run was not counted and no parameter run is given.
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].answer, "ffma_per_load");
+  EXPECT_EQ(rows[1].row_kind, "info");
+  EXPECT_NE(rows[1].note.find("not counted: warpcost-stream --counters: not asked"), std::string::npos) << rows[1].note;
+  EXPECT_EQ(rows[2].answer, "second_order_fraction_of_cap");
+  EXPECT_EQ(rows[2].row_kind, "info");
+  EXPECT_NE(rows[2].note.find("second-order: not judged: no suite run was given"), std::string::npos) << rows[2].note;
   EXPECT_NE(rows[0].note.find("at this GPU's own cap of 8 warps/SM: the example states none"), std::string::npos) << rows[0].note;
   // Ex 5 (L = 300, W = 15, no cap): W = 15 has no unrolled kernel, so warpcost-stream runs its
   // run-time one, and the note says so.
   const Example ex5 = one_example("kind = \"latency_hiding\"\nlatency = 300\ninstructions = 15\nanswer = { warps_needed = 20 }\n");
   const auto p5 = plan_measure(ex5);
-  ASSERT_EQ(p5.calls.size(), 2u);
-  EXPECT_EQ(p5.calls[0].args, (std::vector<std::string>{"read", "--alu", "15", "--warps-per-sm", "20", "--json"}));
-  EXPECT_EQ(p5.calls[1].args, (std::vector<std::string>{"read", "--alu", "15", "--json"}));
+  ASSERT_EQ(p5.calls.size(), 3u);
+  EXPECT_EQ(p5.calls[0].args, (std::vector<std::string>{"read", "--alu", "15", "--warps-per-sm", "20", "--counters", "--json"}));
+  EXPECT_EQ(p5.calls[1].args, (std::vector<std::string>{"read", "--alu", "15", "--counters", "--json"}));
   // The report of the run-time kernel at W = 15 (the fixture's numbers, its W and kernel changed).
   const std::string w15 = stream_as(st, 15, 8, true);
-  const auto r5 = judge_measurement(ex5, p5, {stream_as(st, 15, 20, true), w15});
+  const std::string one15 = stream_as(st, 15, 1, true);
+  const auto r5 = judge_measurement(ex5, p5, {stream_as(st, 15, 20, true), w15, one15});
   // A report of another W, or of other warps/SM, than planned is an error naming the example.
-  EXPECT_THROW(judge_measurement(ex5, p5, {stream_as(st, 16, 20, false), w15}), std::runtime_error);
-  EXPECT_THROW(judge_measurement(ex5, p5, {stream_as(st, 15, 24, true), w15}), std::runtime_error);
+  EXPECT_THROW(judge_measurement(ex5, p5, {stream_as(st, 16, 20, false), w15, one15}), std::runtime_error);
+  EXPECT_THROW(judge_measurement(ex5, p5, {stream_as(st, 15, 24, true), w15, one15}), std::runtime_error);
+  EXPECT_THROW(judge_measurement(ex5, p5, {stream_as(st, 15, 20, true), w15, stream_as(st, 15, 2, true)}), std::runtime_error);
   EXPECT_NE(r5[0].note.find("W = 15 has no unrolled kernel: the run-time one, a loop of FFMAs"), std::string::npos) << r5[0].note;
   EXPECT_EQ(rows[0].note.find("no unrolled kernel"), std::string::npos) << rows[0].note;  // W = 16 is compiled
   // With a cap stated, the note does not claim the GPU's own.
   const Example capped = one_example("kind = \"latency_hiding\"\nlatency = 320\ninstructions = 16\nwarp_cap = 64\nanswer = { warps_needed = 20 }\n");
-  const auto c = judge_measurement(capped, plan_measure(capped), {stream_as(st, 16, 20, false), stream_as(st, 16, 64, false)});
+  const auto c = judge_measurement(capped, plan_measure(capped),
+                                   {stream_as(st, 16, 20, false), stream_as(st, 16, 64, false), stream_as(st, 16, 1, false)});
   EXPECT_EQ(c[0].note.find("own cap"), std::string::npos) << c[0].note;
 }
 
@@ -1282,6 +1298,142 @@ TEST(MeasureRun, ARefusalIsTheRunnersFirstLineNotItsUsage) {
     EXPECT_EQ(std::string(e.what()),
               "warpcost-stream refuses these parameters: warps per SM = 64: the occupancy API allows 24 blocks of 64 threads");
   }
+}
+
+
+// ---- the second-order column (docs/worked-examples.md) -------------------------------------------
+
+// A parameter run made by hand: one SM at 1 GHz, compute capability 9.0 (4 schedulers). Its W = 0
+// sweep reads 512 B a warp iteration in 1000 cycles at 1 and at 1000 warps/SM (a flat locus of 1000
+// cycles, ceiling 5.12e11 B/s); fma_issue at 32 warps a block counts 4000 more warp instructions in
+// 1000 more cycles: r_sat = 4000 / 1000 / 4 = 1 a cycle a scheduler. Its coalescing fit: 16-byte
+// loads at strides 1 and 2, 1e6 useful bytes in 10 ms each: R(D) = 1e8 B/s at every spacing.
+analysis::Run hand_parameter_run() {
+  analysis::Run run;
+  run.context.values = {{"run_id", "hand-params"}, {"cc", "9.0"}, {"sm_count", "1"}, {"sm_clock_measured_khz", "1000000"},
+                        {"max_blocks_per_sm", "32"}, {"max_threads_per_sm", "2048"}, {"max_warps_per_sm", "64"}};
+  auto add = [&](const char* family, const char* benchmark, std::vector<std::pair<std::string, std::string>> params,
+                 double seconds, std::map<std::string, std::vector<double>> counters) {
+    analysis::BenchmarkResult b;
+    b.family = family;
+    b.benchmark = benchmark;
+    b.params = std::move(params);
+    b.seconds = {seconds};
+    b.counters = std::move(counters);
+    run.benchmarks.push_back(b);
+  };
+  // 1 warp: 512 B in 1000 cycles = 1 us a sweep of 1 iteration; 1000 warps: 1000 x 512 B in 1 us.
+  add("streaming", "read_independent", {{"load_bytes", "16"}, {"alu_per_load", "0"}, {"warps_per_sm", "1"}}, 1e-6,
+      {{"bytes_read", {512}}});
+  add("streaming", "read_independent", {{"load_bytes", "16"}, {"alu_per_load", "0"}, {"warps_per_sm", "1000"}}, 1e-6,
+      {{"bytes_read", {512000}}});
+  add("partial_warp", "fma_issue", {{"warps_per_block", "32"}, {"trips", "1"}}, 1e-6,
+      {{"smsp__inst_executed.sum", {1000}}, {"sm_clock_hz", {1e9}}});
+  add("partial_warp", "fma_issue", {{"warps_per_block", "32"}, {"trips", "2"}}, 2e-6,
+      {{"smsp__inst_executed.sum", {5000}}, {"sm_clock_hz", {1e9}}});
+  for (const char* stride : {"1", "2"}) {
+    add("coalescing", "load_dram", {{"elem_bytes", "16"}, {"stride", stride}, {"offset", "0"}}, 1e-2, {{"useful_bytes", {1e6}}});
+  }
+  return run;
+}
+
+reports::StreamReadReport hand_stream(int w, int warps_per_sm, double bytes_per_s, double instructions, double ffma) {
+  reports::StreamReadReport r;
+  r.gpu = {"hand GPU", 1, 9, 0};
+  r.max_warps_per_sm = 64;
+  r.use = "independent";
+  r.load_bytes = 16;
+  r.alu_per_load = w;
+  r.run_time_alu = true;
+  r.warps_per_sm = warps_per_sm;
+  r.median_seconds = 1.0;
+  r.bytes_read = static_cast<std::uint64_t>(bytes_per_s);
+  r.counters = instructions > 0 ? "counted" : "not asked";
+  r.instructions_per_iteration = instructions;
+  r.ffma_per_load = ffma;
+  return r;
+}
+
+// L = 400, W = 100: ceil(400/100) = 4 warps, the cap 8. At 1 warp/SM the stream reads 5.12e8 B/s:
+// T0 = 1 SM x 512 B x 1e9 / 5.12e8 = 1000 cycles. I = 110 at r_sat 1: D = 110, Z = 1000 - 110 = 890.
+// 4 warps, one a scheduler: T = 1000 cycles. 8 warps, two a scheduler (MVA): k = 1: R = 110,
+// T = 1000, q = 110/1000 = 0.11; k = 2: R = 110 x 1.11 = 122.1, T = 890 + 122.1 = 1012.1.
+// Bandwidth 4·512e9/1000 against 8·512e9/1012.1: the share at 4 warps is 0.5 x 1012.1/1000 = 0.50605.
+TEST(MeasureSecondOrder, TheLatencyExamplesShareOfTheCapByHandAndAPlantedRateFails) {
+  const analysis::Run params = hand_parameter_run();
+  const Example ex = one_example("kind = \"latency_hiding\"\nlatency = 400\ninstructions = 100\nwarp_cap = 8\nanswer = { warps_needed = 4 }\n");
+  const auto plan = plan_measure(ex);
+  ASSERT_EQ(plan.calls.size(), 3u);
+  auto outputs = [](double at_n, double ffma) {
+    return std::vector<std::string>{reports::to_json(hand_stream(100, 4, at_n, 110, ffma)),
+                                    reports::to_json(hand_stream(100, 8, 4e9, 110, 100)),
+                                    reports::to_json(hand_stream(100, 1, 5.12e8, 0, 0))};
+  };
+  std::string how;
+  EXPECT_NEAR(second_order_fraction_of_cap(hand_stream(100, 4, 2e9, 110, 100), hand_stream(100, 8, 4e9, 110, 100),
+                                           hand_stream(100, 1, 5.12e8, 0, 0), params, how),
+              0.50605, 1e-6)
+      << how;
+  // Measured 2.02e9 / 4e9 = 0.505: 0.2 % under the model, within 5 %.
+  auto rows = judge_measurement(ex, plan, outputs(2.02e9, 100), SecondOrderSource{&params, ""});
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].answer, "ffma_per_load");
+  EXPECT_EQ(rows[1].row_kind, "check");
+  EXPECT_EQ(rows[1].verdict, "passes");
+  EXPECT_EQ(rows[2].answer, "second_order_fraction_of_cap");
+  EXPECT_EQ(rows[2].row_kind, "model");
+  EXPECT_NEAR(rows[2].model_value, 0.50605, 1e-6);
+  EXPECT_NEAR(rows[2].gpu, 0.505, 1e-9);
+  EXPECT_EQ(rows[2].verdict, "holds") << rows[2].note;
+  EXPECT_NE(rows[2].note.find("parameters of run hand-params"), std::string::npos) << rows[2].note;
+  // Planted: the stream at 4 warps reads 10 % slow (0.4545 against 0.50605), and one FFMA more a load.
+  rows = judge_measurement(ex, plan, outputs(1.818e9, 101), SecondOrderSource{&params, ""});
+  EXPECT_EQ(rows[1].verdict, "fails");
+  EXPECT_EQ(rows[2].verdict, "fails") << rows[2].note;
+  // Half an FFMA off still passes; the count is W a load, give or take the per-thread set-up.
+  rows = judge_measurement(ex, plan, outputs(2.02e9, 100.4), SecondOrderSource{&params, ""});
+  EXPECT_EQ(rows[1].verdict, "passes");
+  // No parameter run: info, saying why.
+  rows = judge_measurement(ex, plan, outputs(2.02e9, 100), SecondOrderSource{nullptr, "no run of 'hand GPU' under x"});
+  EXPECT_EQ(rows[2].row_kind, "info");
+  EXPECT_NE(rows[2].note.find("not judged: no run of 'hand GPU' under x"), std::string::npos) << rows[2].note;
+}
+
+reports::CoalesceReport hand_coalesce(int bytes, int stride, int offset, double useful_bytes_per_s) {
+  reports::CoalesceReport c;
+  c.gpu = {"hand GPU", 1, 9, 0};
+  c.benchmark = "load_dram";
+  c.arg_names = {"elem_bytes", "stride", "offset"};
+  c.arg_values = {bytes, stride, offset};
+  c.elem_bytes = bytes;
+  c.median_seconds = 1.0;
+  c.useful_bytes = static_cast<std::uint64_t>(useful_bytes_per_s);
+  return c;
+}
+
+// C8: 4-byte loads offset by one element. A warp's 128 B span bytes 4..131, three 64-byte granules
+// (192 B); the 4, 8 and 16 B stride-1 references move exactly their useful bytes. R(D) is the same
+// at every spacing (1e8 B/s), so the model's share is 128/192 = 0.6667 (the granule model).
+TEST(MeasureSecondOrder, TheCoalescingExamplesShareByTheGranuleModelAndAPlantedRateFails) {
+  const analysis::Run params = hand_parameter_run();
+  const Example ex = one_example("kind = \"coalescing\"\nelem_bytes = 4\nstride = 1\noffset = 1\nanswer = { useful_fraction = 0.8 }\n");
+  const auto plan = plan_measure(ex);
+  ASSERT_EQ(plan.calls.size(), 4u);
+  auto outputs = [](double mine) {
+    return std::vector<std::string>{reports::to_json(hand_coalesce(4, 1, 1, mine)), reports::to_json(hand_coalesce(4, 1, 0, 3e12)),
+                                    reports::to_json(hand_coalesce(8, 1, 0, 3.9e12)), reports::to_json(hand_coalesce(16, 1, 0, 4e12))};
+  };
+  // 2.636 / 4.0 = 0.659, the H200's C8: 1.2 % under 2/3.
+  auto rows = judge_measurement(ex, plan, outputs(2.636e12), SecondOrderSource{&params, ""});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].verdict, "fails");  // the sector model's 0.8 (the family's 10 %)
+  EXPECT_EQ(rows[1].answer, "second_order_useful_fraction");
+  EXPECT_EQ(rows[1].row_kind, "model");
+  EXPECT_NEAR(rows[1].model_value, 128.0 / 192.0, 1e-9);
+  EXPECT_EQ(rows[1].verdict, "holds") << rows[1].note;
+  // Planted: 2.4 / 4.0 = 0.6, 10 % under: fails.
+  rows = judge_measurement(ex, plan, outputs(2.4e12), SecondOrderSource{&params, ""});
+  EXPECT_EQ(rows[1].verdict, "fails") << rows[1].note;
 }
 
 }  // namespace
