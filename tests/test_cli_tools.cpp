@@ -187,6 +187,7 @@ TEST(ToolsJson, EachToolsReportIsReadBackOnTheGpu) {
   EXPECT_EQ(sr.warps_per_sm, 8);
   EXPECT_TRUE(sr.run_time_alu);  // W = 12 has no unrolled kernel
   EXPECT_GT(sr.loaded_latency_cycles, 0);
+  EXPECT_EQ(sr.counters, "not asked");
   const Outcome p = run(primitives + " latency --primitive ballot --lanes 1 --json 2>/dev/null");
   ASSERT_EQ(p.exit_code, 0) << p.output;
   const warpcost::reports::PrimitiveReport pr = warpcost::reports::primitive_from_json(p.output);
@@ -202,6 +203,18 @@ TEST(ToolsJson, EachToolsReportIsReadBackOnTheGpu) {
   EXPECT_EQ(rr.threads[77].y, 3);
   EXPECT_EQ(rr.threads[77].lane, 13u);
   EXPECT_TRUE(rr.gates_passed());
+  // --counters: one profiled launch. The FFMAs a load are W for the run-time kernel (W = 12) and the
+  // unrolled one (W = 16); an iteration issues more warp instructions than its W FFMAs and one load.
+  for (const int w : {12, 16}) {
+    const Outcome c = run(kStream + " read --alu " + std::to_string(w) + " --warps-per-sm 8 --counters --json 2>/dev/null");
+    ASSERT_EQ(c.exit_code, 0) << c.output;
+    const warpcost::reports::StreamReadReport cr2 = warpcost::reports::stream_read_from_json(c.output);
+    if (cr2.counters.rfind("unavailable", 0) == 0) GTEST_SKIP() << "no counters on this machine: " << cr2.counters;
+    ASSERT_EQ(cr2.counters, "counted");
+    EXPECT_NEAR(cr2.ffma_per_load, w, 0.5) << c.output;
+    EXPECT_GT(cr2.instructions_per_iteration, w + 1.0) << c.output;
+    EXPECT_LT(cr2.instructions_per_iteration, 3.0 * w + 20) << c.output;
+  }
 }
 
 TEST(CoalesceCli, AnAuthorsImageIsCheckedBeforeTheDevice) {
@@ -220,6 +233,7 @@ TEST(StreamCli, BadValuesAreRefusedBeforeTheDevice) {
   expect_usage_error(kStream + " read --mib 0", "--mib = 0; allowed: 1..");
   expect_usage_error(kStream + " read --warps-per-sm -3", "warps per SM = -3");
   expect_usage_error(kStream + " chase", "chase needs --footprint-kib");
+  expect_usage_error(kStream + " chase --footprint-kib 64 --counters", "--counters goes with read; chase counts nothing");
   expect_usage_error(std::string(WARPCOST_PRIMITIVES_BIN) + " list --json", "--json with list; allowed: --json with latency, throughput or facts");
   EXPECT_EQ(run(kStream + " --help").exit_code, 0);
 }
