@@ -206,14 +206,14 @@ TEST(ToolsJson, EachToolsReportIsReadBackOnTheGpu) {
   // --counters: one profiled launch. The FFMAs a load are W for the run-time kernel (W = 12) and the
   // unrolled one (W = 16); an iteration issues more warp instructions than its W FFMAs and one load.
   for (const int w : {12, 16}) {
-    const Outcome c = run(kStream + " read --alu " + std::to_string(w) + " --warps-per-sm 8 --counters --json 2>/dev/null");
-    ASSERT_EQ(c.exit_code, 0) << c.output;
-    const warpcost::reports::StreamReadReport cr2 = warpcost::reports::stream_read_from_json(c.output);
+    const Outcome counted = run(kStream + " read --alu " + std::to_string(w) + " --warps-per-sm 8 --counters --json 2>/dev/null");
+    ASSERT_EQ(counted.exit_code, 0) << counted.output;
+    const warpcost::reports::StreamReadReport cr2 = warpcost::reports::stream_read_from_json(counted.output);
     if (cr2.counters.rfind("unavailable", 0) == 0) GTEST_SKIP() << "no counters on this machine: " << cr2.counters;
     ASSERT_EQ(cr2.counters, "counted");
-    EXPECT_NEAR(cr2.ffma_per_load, w, 0.5) << c.output;
-    EXPECT_GT(cr2.instructions_per_iteration, w + 1.0) << c.output;
-    EXPECT_LT(cr2.instructions_per_iteration, 3.0 * w + 20) << c.output;
+    EXPECT_NEAR(cr2.ffma_per_load, w, 0.5) << counted.output;
+    EXPECT_GT(cr2.instructions_per_iteration, w + 1.0) << counted.output;
+    EXPECT_LT(cr2.instructions_per_iteration, 3.0 * w + 20) << counted.output;
   }
 }
 
