@@ -1046,14 +1046,16 @@ std::string measured_markdown(const std::vector<MeasuredAnswer>& rows, const std
   md << "Worked examples on " << gpu << ": the author's answer, the model's, and what the GPU did.\n\n"
      << "| example | answer | author | model | GPU | kind | verdict | how |\n|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : rows) {
+    // The recorder's checks say what they recorded ("recorded 0x000000ff; ..."): that is the GPU's
+    // cell, and the recorder the how. Every other row shows its number and its note.
+    const std::string recorded = "recorded ";
+    const bool recorder_check = r.row_kind == "check" && r.note.rfind(recorded, 0) == 0;
     std::string gpu_text = "—";
-    if (r.has_gpu) gpu_text = r.row_kind == "check" ? r.note.substr(std::string("recorded ").size()) : num(r.gpu);
-    if (r.row_kind == "check") {
-      gpu_text = gpu_text.substr(0, gpu_text.find(';'));
-    }
+    if (r.has_gpu) gpu_text = recorder_check ? r.note.substr(recorded.size()) : num(r.gpu);
+    if (recorder_check) gpu_text = gpu_text.substr(0, gpu_text.find(';'));
     md << "| " << r.example << " | " << (r.answer.empty() ? "—" : r.answer) << " | " << (r.stated.empty() ? "—" : r.stated)
        << " | " << (r.model.empty() ? "—" : r.model) << " | " << gpu_text << " | " << r.row_kind << " | " << r.verdict
-       << " | " << (r.row_kind == "check" ? "warpcost-record" : markdown_cell(r.note, 240)) << " |\n";
+       << " | " << (recorder_check ? "warpcost-record" : markdown_cell(r.note, 240)) << " |\n";
   }
   return md.str();
 }

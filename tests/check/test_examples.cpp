@@ -1386,6 +1386,11 @@ TEST(MeasureSecondOrder, TheLatencyExamplesShareOfTheCapByHandAndAPlantedRateFai
   EXPECT_NEAR(rows[2].gpu, 0.505, 1e-9);
   EXPECT_EQ(rows[2].verdict, "holds") << rows[2].note;
   EXPECT_NE(rows[2].note.find("parameters of run hand-params"), std::string::npos) << rows[2].note;
+  // The page shows the counted FFMAs as the GPU's number and the note as the how (only the
+  // recorder's checks read "recorded ..." and name warpcost-record).
+  const std::string md = measured_markdown(rows, "GPU");
+  EXPECT_NE(md.find("| ffma_per_load | — | 100 | 100 | check | passes | one profiled launch at 4 warps/SM: 100 FFMAs a load"),
+            std::string::npos) << md;
   // Planted: the stream at 4 warps reads 10 % slow (0.4545 against 0.50605), and one FFMA more a load.
   rows = judge_measurement(ex, plan, outputs(1.818e9, 101), SecondOrderSource{&params, ""});
   EXPECT_EQ(rows[1].verdict, "fails");
