@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/coalescing/evaluation.hpp"
+#include "core/coalescing/model.hpp"
 #include "core/coalescing/schema.hpp"
 #include "core/point_reports.hpp"
 #include "core/result_schema.hpp"
@@ -272,6 +273,11 @@ MeasurePlan plan_coalescing(const Example& ex) {
     const auto b = block3(ex);
     if (b[2] != 1) return why("warpcost-coalesce block runs (x,y) blocks; this example's block has z = " + whole(static_cast<double>(b[2])));
     const auto& im = get(ex, "image")->value.coord;
+    // What the runner would refuse (an image whose frames the 2 GiB buffer cannot hold), said here.
+    if (const std::string p = coalescing::image_problem(im[0], im[1], static_cast<long long>(get(ex, "elem_bytes")->value.number));
+        !p.empty()) {
+      return why("warpcost-coalesce block refuses this image: " + p);
+    }
     plan.calls.push_back({kCoalesce, {"block", "--x", std::to_string(b[0]), "--y", std::to_string(b[1]), "--bytes", bytes,
                                       "--width", std::to_string(im[0]), "--height", std::to_string(im[1])}});
   } else {

@@ -127,13 +127,6 @@ const std::vector<Point>& sweep() {
   return s;
 }
 
-std::string elem_bytes_problem(long long elem_bytes) {
-  for (const int size : kElementSizes) {
-    if (elem_bytes == size) return {};
-  }
-  return "element size = " + std::to_string(elem_bytes) + " bytes; allowed: 1, 2, 4, 8, 16";
-}
-
 std::string stride_problem(long long stride) {
   if (stride >= 1 && stride <= 1024) return {};
   return "stride = " + std::to_string(stride) + " elements; allowed: 1..1024";
@@ -238,24 +231,6 @@ SegmentPlan plan_segments(int threads, int sm_count) {
 std::uint64_t ImagePlan::frame_elems() const {
   const std::uint64_t e = static_cast<std::uint64_t>(elem_bytes);
   return round_up(frame_words() * e, static_cast<std::uint64_t>(kLineBytes)) / e;
-}
-
-std::string image_problem(long long width, long long height, long long elem_bytes) {
-  if (const std::string p = elem_bytes_problem(elem_bytes); !p.empty()) return p;
-  constexpr long long kMostSide = 65536;
-  if (width < 1 || height < 1 || width > kMostSide || height > kMostSide) {
-    return "image " + std::to_string(width) + "x" + std::to_string(height) + "; allowed: sides 1.." +
-           std::to_string(kMostSide);
-  }
-  const std::uint64_t frame = round_up(static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) *
-                                           static_cast<std::uint64_t>(elem_bytes),
-                                       static_cast<std::uint64_t>(kLineBytes));
-  if (frame * static_cast<std::uint64_t>(kImageFramesInFlight) > kDramRegionBytes) {
-    return "image " + std::to_string(width) + "x" + std::to_string(height) + " of " + std::to_string(elem_bytes) +
-           "-byte elements: " + std::to_string(kImageFramesInFlight) + " frames of " + std::to_string(frame) +
-           " bytes; allowed: at most " + std::to_string(kDramRegionBytes) + " bytes (the family's buffer)";
-  }
-  return {};
 }
 
 ImagePlan plan_image(int x, int y, int elem_bytes, int width, int height) {

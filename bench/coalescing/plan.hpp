@@ -38,7 +38,7 @@ Point point_from_args(Kind kind, const std::vector<long long>& args);
 const std::vector<Point>& sweep();
 
 // Each parameter's one validator: "" or one sentence naming the value and what is allowed.
-std::string elem_bytes_problem(long long elem_bytes);
+// (elem_bytes_problem: core/coalescing/model.hpp, which --plan reads too)
 std::string stride_problem(long long stride);
 std::string offset_problem(long long offset);
 std::string threads_problem(long long threads, long long max_threads);
@@ -50,7 +50,7 @@ std::string point_problem(const Point& p, long long max_threads_per_block);
 // largest L2 in data/device-profiles.csv), the L2 sweep over l2_region_bytes(L2), and every launch
 // moves about 512 MiB of sectors by the model (~130 us from DRAM on an HBM3e GPU), so the launch
 // overhead is the same share of every point and cancels in the bandwidth ratio.
-inline constexpr std::uint64_t kDramRegionBytes = std::uint64_t{2} << 30;
+// (kDramRegionBytes: core/coalescing/model.hpp)
 inline constexpr int kDramRegionPerL2 = 4;
 inline constexpr std::uint64_t kMovedTargetBytes = std::uint64_t{512} << 20;
 inline constexpr std::uint32_t kPatternSeed = 17;
@@ -122,9 +122,7 @@ struct ImagePlan {
 // bad block (block_shape_problem), element size, or an image whose frames the 2 GiB buffer cannot
 // hold (image_problem).
 ImagePlan plan_image(int x, int y, int elem_bytes = 4, int width = kImageWidth, int height = kImageHeight);
-// "" or one sentence naming the image and what is allowed: sides 1..65536 and kImageFramesInFlight
-// frames of it within the family's 2 GiB buffer.
-std::string image_problem(long long width, long long height, long long elem_bytes);
+// (image_problem: core/coalescing/model.hpp, which `warpcost check --plan` reads too)
 
 // ---- host replays ----------------------------------------------------------------------------
 // The byte at `address` of the pattern-filled buffer (little-endian pattern words).

@@ -14,6 +14,9 @@
 
 namespace warpcost::coalescing {
 
+// The DRAM sweep's buffer (bench/coalescing/plan.hpp says why 2 GiB).
+inline constexpr std::uint64_t kDramRegionBytes = std::uint64_t{2} << 30;
+
 using warpcost::kSectorBytes;
 using warpcost::kWarpSize;
 inline constexpr int kLineBytes = 128;
@@ -113,5 +116,12 @@ double second_order_useful_bandwidth(double spacing_rate, double in_flight_rate,
 
 // "" or one sentence naming (x, y) and what is allowed: sides of 1 or more, x*y <= max_threads.
 std::string block_shape_problem(long long x, long long y, long long max_threads);
+
+// "" or one sentence naming the element size and what is allowed (1, 2, 4, 8, 16 bytes).
+std::string elem_bytes_problem(long long elem_bytes);
+// "" or one sentence naming the image and what is allowed: sides 1..65536 and kImageFramesInFlight
+// frames of it, each padded to whole lines, within the family's 2 GiB buffer. Host-only, so
+// `warpcost check --plan` refuses what the runner would.
+std::string image_problem(long long width, long long height, long long elem_bytes);
 
 }  // namespace warpcost::coalescing

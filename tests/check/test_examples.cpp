@@ -545,6 +545,13 @@ TEST(MeasurePlan, EachKindRunsItsFamilysRunnerOrSaysWhy) {
   EXPECT_EQ(tile.calls[0].args, (std::vector<std::string>{"block", "--x", "24", "--y", "24", "--bytes", "2", "--width",
                                                           "1920", "--height", "1080", "--json"}));
   EXPECT_EQ(tile.calls[3].args, (std::vector<std::string>{"stride", "--bytes", "16", "--stride", "1", "--offset", "0", "--json"}));
+  // 16384 x 16384 of 16 B: a frame of 4 GiB, 8 of them in flight, past the family's 2 GiB buffer; the
+  // plan says so before any GPU is booked (the runner would refuse it the same way).
+  const auto huge = plan_measure(one_example(
+      "kind = \"coalescing\"\nelem_bytes = 16\nblock = [16, 16]\nimage = [16384, 16384]\nanswer = { useful_fraction = 1 }\n"));
+  EXPECT_TRUE(huge.calls.empty());
+  EXPECT_NE(huge.why_not.find("warpcost-coalesce block refuses this image: image 16384x16384 of 16-byte elements"),
+            std::string::npos) << huge.why_not;
   const auto part = plan_measure(one_example("kind = \"coalescing\"\nelem_bytes = 4\nblock_threads = 48\nanswer = { useful_fraction = 0.75 }\n"));
   ASSERT_EQ(part.calls.size(), 4u) << part.why_not;
   EXPECT_EQ(part.calls[0].args, (std::vector<std::string>{"partial", "--block-threads", "48", "--json"}));
