@@ -9,7 +9,9 @@
 //                                                DIR/<gpu>/<utc>-examples-<file>/{examples.md,examples.csv}
 //   warpcost-examples predict KIND key=value ... [--results DIR] [--gpu NAME]
 //                                                the model's answers, and the measured value of the
-//                                                newest run of the GPU under DIR (default results)
+//                                                newest run of the GPU under DIR (default results);
+//                                                stream_bandwidth and coalescing_bandwidth take the
+//                                                GPU's parameters they are not given from that run
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -180,6 +182,26 @@ int predict(const std::vector<std::string>& args) {
       ++i;
     } else {
       key_values.push_back(args[i]);
+    }
+  }
+  // The second-order kinds a suite run measures the GPU's side of: what the command line leaves out
+  // comes from the GPU's newest run that has it (--gpu NAME, else the visible GPU's).
+  if (args[0] == "stream_bandwidth" || args[0] == "coalescing_bandwidth") {
+    const std::string source_gpu = gpu.empty() ? visible_gpu() : gpu;
+    warpcost::analysis::Run run;
+    std::string why_none;
+    if (!source_gpu.empty() && ex::second_order_parameter_run(results, source_gpu, run, why_none)) {
+      std::string how;
+      const auto filled = ex::gpu_parameters_from_run(args[0], key_values, run, how);
+      std::cout << "GPU parameters from " << how << "\n";
+      if (!filled.empty()) {
+        std::cout << " ";
+        for (const auto& kv : filled) std::cout << " " << kv;
+        std::cout << "\n";
+      }
+      key_values.insert(key_values.end(), filled.begin(), filled.end());
+    } else if (!source_gpu.empty()) {
+      std::cout << "GPU parameters: none from a run (" << why_none << "); the command line's alone\n";
     }
   }
   const ex::Example example = ex::example_from_arguments(args[0], key_values);

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "core/result_schema.hpp"
 #include "analysis/evaluation.hpp"
 #include "analysis/evaluation_support.hpp"
+#include "analysis/coalescing/evaluation.hpp"
+#include "core/coalescing/schema.hpp"
 
 namespace warpcost::examples {
 namespace {
@@ -135,6 +138,70 @@ bool second_order_parameter_run(const fs::path& results, const std::string& gpu,
   why_none = "no run of '" + gpu + "' under " + results.string() +
              " has the loaded-latency locus and fma_issue's two points (a run of the whole default suite has both)";
   return false;
+}
+
+std::vector<std::string> gpu_parameters_from_run(const std::string& kind, const std::vector<std::string>& user,
+                                                 const analysis::Run& run, std::string& how) {
+  std::map<std::string, std::string> given;
+  for (const auto& kv : user) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos) throw BadInput("warpcost predict: '" + kv + "' is not a key=value");
+    given[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  std::vector<std::string> out;
+  auto add = [&](const std::string& key, double value) {
+    if (given.count(key) != 0) return;  // the user's own value stands
+    out.push_back(key + "=" + analysis::format_number("%.6g", value));
+  };
+  const std::string id = run.run_id();
+  if (kind == "stream_bandwidth") {
+    std::string locus_text;
+    std::string rate_source;
+    const model::ArchParams arch = analysis::detail::arch_of(run);
+    const auto locus = analysis::detail::loaded_latency_locus(run, locus_text);
+    const auto rate = analysis::detail::saturated_issue_rate(run, arch.schedulers_per_sm, rate_source);
+    if (!locus || !rate) {
+      how = "run " + id + " has no loaded-latency locus or fma_issue r_sat: state the GPU's parameters by hand";
+      return {};
+    }
+    add("sms", run.context.number(schema::key::kSmCount));
+    add("schedulers", arch.schedulers_per_sm);
+    add("clock_mhz", run.context.number(schema::key::kSmClockMeasuredKhz) / 1e3);
+    add("issue_rate", *rate);
+    add("latency", locus->unloaded_cycles());
+    add("loaded_latency", locus->cycles_at(locus->ceiling()));
+    add("peak_gbps", locus->ceiling() / 1e9);
+    how = "run " + id + ": " + locus_text + " (its two ends: a line between them), r_sat from " + rate_source;
+    return out;
+  }
+  if (kind == "coalescing_bandwidth") {
+    auto whole = [&](const std::string& key, long long otherwise) -> long long {
+      const auto it = given.find(key);
+      if (it == given.end()) return otherwise;
+      const auto v = analysis::parse_whole_double(it->second);
+      if (!v) throw BadInput("warpcost predict: " + key + " = '" + it->second + "'; allowed: a whole number");
+      return static_cast<long long>(*v);
+    };
+    const std::string level = given.count("level") ? given.at("level") : std::string("dram");
+    analysis::BenchmarkResult point;
+    point.family = coalescing::kFamily;
+    point.benchmark = level == "l2" ? coalescing::bench::kLoadL2 : level == "store" ? coalescing::bench::kStoreDram
+                                                                                   : coalescing::bench::kLoadDram;
+    point.params = {{coalescing::param::kElemBytes, std::to_string(whole("elem_bytes", 4))},
+                    {coalescing::param::kStride, std::to_string(whole("stride", 1))},
+                    {coalescing::param::kOffset, std::to_string(whole("offset", 0))}};
+    const auto price = analysis::coalescing_second_order_price(run, point);
+    if (!price) {
+      how = "run " + id + " has no coalescing " + point.benchmark + " 16-byte points to give R(D): state moved_rate_gbps by hand";
+      return {};
+    }
+    add("moved_rate_gbps", price->moved_rate / 1e9);
+    if (price->in_flight > 0) add("in_flight_gbps", price->in_flight / 1e9);
+    how = "run " + id + ": " + price->numbers;
+    return out;
+  }
+  how = "predict reads no " + kind + " parameters from a run: state them by hand (the run's `second-order:` rows say them)";
+  return {};
 }
 
 std::vector<Measured> measured_values(const Example& ex, const fs::path& results, const std::string& gpu,

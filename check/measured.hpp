@@ -38,6 +38,15 @@ std::vector<std::filesystem::path> runs_of_gpu(const std::filesystem::path& resu
 // --measure prices with (the loaded-latency locus and r_sat); false with `why_none` said otherwise.
 bool second_order_parameter_run(const std::filesystem::path& results, const std::string& gpu, analysis::Run& run,
                                 std::string& why_none);
+// `warpcost predict KIND ... --gpu NAME` for the second-order kinds whose GPU parameters a suite run
+// measures: the key=value inputs `run` gives that `user` (the command line's key=values) does not
+// state: stream_bandwidth's sms, schedulers, clock_mhz, issue_rate (r_sat), latency, loaded_latency
+// and peak_gbps (the locus' two ends: its unloaded cycles, its cycles at its ceiling, the ceiling);
+// coalescing_bandwidth's moved_rate_gbps and in_flight_gbps (the coalescing family's R(D) at the
+// request's spacing and level, and its bytes-in-flight bound). Empty for other kinds; `how` names
+// the run and what it read, or why it gives nothing. Throws BadInput for a malformed key=value.
+std::vector<std::string> gpu_parameters_from_run(const std::string& kind, const std::vector<std::string>& user,
+                                                 const analysis::Run& run, std::string& how);
 // The newest run of `gpu` that measured the example's point; empty with `why_none` said otherwise.
 std::vector<Measured> measured_values(const Example& example, const std::filesystem::path& results,
                                       const std::string& gpu, std::string& why_none);

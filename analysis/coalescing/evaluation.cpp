@@ -465,6 +465,8 @@ std::optional<CoalescingSecondOrderPrice> price(const Run& params, const RateFit
   }
   CoalescingSecondOrderPrice out;
   out.predicted = co::second_order_useful_bandwidth(r_d, in_flight, in.useful, in.moved);
+  out.moved_rate = r_d;
+  out.in_flight = in_flight;
   out.fit_point = in.fit_point;
   out.numbers = fixed(in.useful, 0) + " useful B a request, moved " + in.moved_text + "; R(" + fixed(in.spacing, 0) +
                 " B) = " + fixed(r_d / 1e12, 3) + " TB/s moved (" + in.curve + " 16-byte points: " +

@@ -67,6 +67,8 @@ void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows);
 // or `params` has no fit point of its level.
 struct CoalescingSecondOrderPrice {
   double predicted = 0;
+  double moved_rate = 0;  // R(D) at the point's spacing, moved B/s
+  double in_flight = 0;   // the bytes-in-flight bound, moved B/s; 0: none at this level
   std::string numbers;
   bool fit_point = false;  // a 16-byte offset-0 point: it sets R(D), never judged
 };

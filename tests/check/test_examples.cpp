@@ -1448,6 +1448,48 @@ TEST(MeasureSecondOrder, TheCoalescingExamplesShareByTheGranuleModelAndAPlantedR
   EXPECT_EQ(rows[1].verdict, "fails") << rows[1].note;
 }
 
+
+// `predict --gpu`: the GPU's side of the second-order models from a run. The hand-made run above:
+// one SM at 1000 MHz, 4 schedulers, r_sat 1, a flat locus of 1000 cycles up to 512 GB/s, R(D) = 0.1
+// GB/s. A stream of 4 warps (one a scheduler), 512 B an iteration, T0 = 1000, I = 110: an iteration
+// is 1000 cycles, so 4 x 512 B x 1e9 / 1000 = 2.048 GB/s. C8's request (4 B, offset 1) moves three
+// 64-byte granules for 128 useful bytes; in flight, 8 blocks of 256 threads = 64 warps x 4 loads x
+// 192 B in 1000 cycles at 1 GHz = 49.152 GB/s, over R(D): 0.1 x 128/192 = 0.0667 GB/s useful.
+TEST(PredictFromRun, TheGpusParametersOfTheTwoKindsARunMeasuresByHand) {
+  const analysis::Run run = hand_parameter_run();
+  std::string how;
+  const std::vector<std::string> stream_user = {"warps_per_sm=4", "load_bytes=16", "instructions=110", "unloaded_cycles=1000",
+                                                "issue_rate=1"};
+  const auto stream = gpu_parameters_from_run("stream_bandwidth", stream_user, run, how);
+  EXPECT_EQ(stream, (std::vector<std::string>{"sms=1", "schedulers=4", "clock_mhz=1000", "latency=1000", "loaded_latency=1000",
+                                              "peak_gbps=512"}))
+      << how;  // issue_rate is the user's own
+  EXPECT_NE(how.find("run hand-params"), std::string::npos) << how;
+  std::vector<std::string> all = stream_user;
+  all.insert(all.end(), stream.begin(), stream.end());
+  const auto answers = model_answers(example_from_arguments("stream_bandwidth", all));
+  ASSERT_FALSE(answers.empty());
+  EXPECT_EQ(answers[0].field, "bandwidth_gbps");
+  EXPECT_NEAR(answers[0].value.number, 2.048, 1e-6);
+  const std::vector<std::string> co_user = {"elem_bytes=4", "stride=1", "offset=1"};
+  const auto co = gpu_parameters_from_run("coalescing_bandwidth", co_user, run, how);
+  EXPECT_EQ(co, (std::vector<std::string>{"moved_rate_gbps=0.1", "in_flight_gbps=49.152"})) << how;
+  std::vector<std::string> co_all = co_user;
+  co_all.insert(co_all.end(), co.begin(), co.end());
+  double useful = 0;
+  for (const auto& a : model_answers(example_from_arguments("coalescing_bandwidth", co_all))) {
+    if (a.field == "useful_bandwidth_gbps") useful = a.value.number;
+  }
+  EXPECT_NEAR(useful, 0.1 * 128.0 / 192.0, 1e-9);
+  // The L2 has no 16-byte points in that run, and a primitive's pipe is not read from a run: nothing
+  // is filled, and `how` says to state them.
+  EXPECT_TRUE(gpu_parameters_from_run("coalescing_bandwidth", {"elem_bytes=4", "stride=2", "level=l2"}, run, how).empty());
+  EXPECT_NE(how.find("state moved_rate_gbps by hand"), std::string::npos) << how;
+  EXPECT_TRUE(gpu_parameters_from_run("primitive_throughput", {"warps_per_sm=8"}, run, how).empty());
+  EXPECT_NE(how.find("state them by hand"), std::string::npos) << how;
+  EXPECT_THROW(gpu_parameters_from_run("coalescing_bandwidth", {"stride=two"}, run, how), BadInput);
+}
+
 }  // namespace
 }  // namespace warpcost::examples
 
