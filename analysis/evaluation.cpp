@@ -117,16 +117,33 @@ Row counter_row(const BenchmarkResult& b, const std::string& metric, const std::
   return r;
 }
 
-Row relative_check(Row r, const std::string& model, double predicted, double tolerance,
-                   const std::string& why) {
+Row relative_check(Row r, const std::string& model, double predicted, double tolerance, Reason reason) {
   r.model = model;
   r = with_prediction(r, predicted);
   // One profiled launch: no repetitions to call a miss noise, so a miss fails.
   const bool holds = std::fabs(*r.rel_error) <= tolerance;
   r.kind = kind::kModel;
   r.verdict = holds ? verdict::kHolds : verdict::kFails;
+  r.reason = std::move(reason);
+  r.reason.flag("check_holds", holds).number("check_tolerance", tolerance);
+  return r;
+}
+
+// TRANSITION (issue 32): a row whose family still writes its sentence itself.
+Row relative_check(Row r, const std::string& model, double predicted, double tolerance, const std::string& why) {
+  r = relative_check(std::move(r), model, predicted, tolerance, Reason());
+  const bool holds = r.verdict == verdict::kHolds;
+  r.reason = Reason();
   r.why = why + (holds ? "" : "; off by more than " + fixed(100 * tolerance, 0) + "%");
   return r;
+}
+
+void prefix_reason(Row& r, Reason note) {
+  if (r.reason.code.empty()) {  // TRANSITION (issue 32): a sentence its family wrote itself
+    r.why = render_reason(note) + "; " + r.why;
+    return;
+  }
+  r.reason.prefixes.insert(r.reason.prefixes.begin(), std::move(note));
 }
 
 }  // namespace detail
@@ -198,6 +215,7 @@ using detail::miss_verdict;
 using detail::noise_note;
 using detail::with_prediction;
 using detail::judge;
+using detail::prefix_reason;
 
 
 void add_time_rows(const BenchmarkResult& b, std::vector<Row>& rows) {
@@ -206,7 +224,7 @@ void add_time_rows(const BenchmarkResult& b, std::vector<Row>& rows) {
   t.value = b.median_seconds();
   t.unit = "s";
   t.verdict = verdict::kInfo;
-  t.why = std::to_string(b.seconds.size()) + " repetition(s)";
+  t.reason = Reason("core/repetitions").number("repetitions", static_cast<double>(b.seconds.size()));
   rows.push_back(t);
   if (b.seconds.size() < 2) return;
 
@@ -218,13 +236,12 @@ void add_time_rows(const BenchmarkResult& b, std::vector<Row>& rows) {
   cv.predicted = kCvTarget;
   if (t.value < kCvMinSeconds) {
     cv.verdict = verdict::kInfo;
-    cv.why = "kernel shorter than 50 us: launch jitter dominates, no CV target";
+    cv.reason = Reason("core/cv_short_kernel");
   } else {
     cv.kind = kind::kTarget;
     const bool met = cv.value <= kCvTarget;
     cv.verdict = met ? verdict::kMet : verdict::kMissed;
-    cv.why = "CV " + fixed(100 * cv.value, 3) + "% over " + std::to_string(b.seconds.size()) +
-             " repetitions" + (met ? "" : ": above 0.5%, noisy, repeat the run");
+    cv.reason = Reason("core/cv").number("cv", cv.value).number("repetitions", static_cast<double>(b.seconds.size())).flag("met", met);
   }
   rows.push_back(cv);
 }
@@ -241,10 +258,7 @@ void evaluate_sm_clock(const Run& run, const BenchmarkResult& b, std::vector<Row
   // A bound, not a model: the clock cannot exceed its maximum, and a low clock flags the point as
   // throttled (is_throttled) rather than failing anything here.
   r.verdict = verdict::kInfo;
-  r.why = "ran at " + fixed(100 * share, 1) + "% of the maximum clock" +
-          (share > 1.02 ? ": above the maximum, so clock64 and %globaltimer disagree with the "
-                          "attribute"
-                        : "");
+  r.reason = Reason("core/sm_clock").number("share", share);
   rows.push_back(r);
 }
 
@@ -276,7 +290,7 @@ void evaluate_counters(const Run& run, const Family* family, const BenchmarkResu
     if (done.count(m) != 0) continue;
     Row r = detail::counter_row(b, m, units.count(m) ? units.at(m) : "");
     r.verdict = verdict::kInfo;
-    r.why = source_note();
+    r.reason = Reason("core/counter_pass");
     rows.push_back(r);
   }
 }
@@ -287,7 +301,7 @@ void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Ro
     e.metric = "error";
     e.value = 1.0;
     e.verdict = verdict::kError;
-    e.why = b.error ? b.error_message : "no timed repetitions";
+    e.reason = b.error ? Reason("core/benchmark_error").text("message", b.error_message) : Reason("core/no_repetitions");
     rows.push_back(e);
     return;
   }
@@ -348,7 +362,7 @@ void mark_point_states(const Run& run, const BenchmarkResult& b, std::vector<Row
     for (std::size_t i = first; i < rows.size(); ++i) {
       add_machine_state(rows[i], machine_state::kOtherProcess);
       if (rows[i].kind == kind::kModel || rows[i].kind == kind::kTarget) {
-        rows[i].why = "another process computed on the GPU while this point ran; " + rows[i].why;
+        prefix_reason(rows[i], Reason("core/state_other_process"));
       }
     }
   }
@@ -359,20 +373,22 @@ void mark_point_states(const Run& run, const BenchmarkResult& b, std::vector<Row
   const std::string reasons = b.has_counter(schema::counter::kWarpcostClockEventReasons)
                                   ? clock_event_reasons_text(b.counter_median(schema::counter::kWarpcostClockEventReasons))
                                   : "";
-  const std::string note = "throttled: SM clock fell to " + fixed(low_mhz, 0) + " MHz, under 95% of the " +
-                           (runs_at_application_clocks(run) ? "application clock" : "maximum") + reasons;
+  const Reason note = Reason("core/state_throttled")
+                          .number("low_mhz", low_mhz)
+                          .flag("application_clocks", runs_at_application_clocks(run))
+                          .text("clock_event_reasons", reasons);
   for (std::size_t i = first; i < rows.size(); ++i) {
     add_machine_state(rows[i], machine_state::kThrottled);
     if (rows[i].kind != kind::kModel) continue;
     rows[i].verdict = verdict::kThrottled;
-    rows[i].why = note + "; " + rows[i].why;
+    prefix_reason(rows[i], note);
   }
   Row t = base_row(b);
   t.metric = "sm_clock_low_mhz";
   t.value = low_mhz;
   t.unit = "MHz";
   t.verdict = verdict::kThrottled;
-  t.why = note + ": kept out of every model verdict";
+  t.reason = Reason(note).flag("marker", true);
   add_machine_state(t, machine_state::kThrottled);
   rows.push_back(t);
 }
@@ -406,7 +422,7 @@ void mark_throttled_references(const Run& run, const BenchmarkResult& b,
     if (independent) continue;
     add_machine_state(rows[i], machine_state::kThrottled);
     rows[i].verdict = verdict::kThrottled;
-    rows[i].why = "throttled: its reference point " + names + " ran under 95% of the reference clock; " + rows[i].why;
+    prefix_reason(rows[i], Reason("core/state_throttled_reference").text("names", names));
   }
 }
 
@@ -420,7 +436,7 @@ Row evaluation_error_row(const std::string& family, const std::string& benchmark
   e.metric = "evaluation_error";
   e.value = 1.0;
   e.verdict = verdict::kError;
-  e.why = "the analysis could not evaluate this: " + what;
+  e.reason = Reason("core/evaluation_error").text("what", what);
   return e;
 }
 
@@ -474,11 +490,13 @@ void second_order_mae_rows(std::vector<Row>& rows) {
     m.model = std::string(kSecondOrderPrefix) + "mean |rel_error| of the family's judged " + t.metric + " rows";
     m.kind = kind::kTarget;
     m.verdict = m.value <= t.target ? verdict::kMet : verdict::kMissed;
-    m.why = "MAE " + fixed(100 * m.value, 2) + "% over " + std::to_string(n) + " judged rows (" +
-            std::to_string(fails) + " past their tolerance), target at most " + fixed(100 * t.target, 0) +
-            "% (docs/models.md); the family's textbook model rows: MAE " +
-            (textbook_n > 0 ? fixed(100 * textbook_sum / textbook_n, 2) + "% over " + std::to_string(textbook_n) + " rows"
-                            : std::string("none"));
+    m.reason = Reason("core/second_order_mae")
+                   .number("mae", m.value)
+                   .number("rows", n)
+                   .number("past_tolerance", fails)
+                   .number("target", t.target)
+                   .number("textbook_rows", textbook_n)
+                   .number("textbook_mae", textbook_n > 0 ? textbook_sum / textbook_n : 0.0);
     added.push_back(m);
   }
   rows.insert(rows.end(), added.begin(), added.end());
@@ -522,14 +540,14 @@ std::vector<Row> evaluate_run(const Run& run) {
           b.counter_median(schema::counter::kWarpcostOtherProcesses) > 0.0) {
         add_machine_state(rows[i], machine_state::kOtherProcess);
         if (rows[i].kind == kind::kModel || rows[i].kind == kind::kTarget) {
-          rows[i].why = "another process computed on the GPU while this point ran; " + rows[i].why;
+          prefix_reason(rows[i], Reason("core/state_other_process"));
         }
       }
       if (is_throttled(run, b)) {
         add_machine_state(rows[i], machine_state::kThrottled);
         if (rows[i].kind == kind::kModel) {
           rows[i].verdict = verdict::kThrottled;
-          rows[i].why = "throttled: SM clock under 95% of the reference; " + rows[i].why;
+          prefix_reason(rows[i], Reason("core/state_throttled_point"));
         }
       }
     }
@@ -538,7 +556,72 @@ std::vector<Row> evaluate_run(const Run& run) {
   for (const char* state : run_states(run)) {
     for (Row& r : rows) add_machine_state(r, state);
   }
+  // Every row's reason as its sentence: the one place a `why` is written.
+  for (Row& r : rows) {
+    if (!r.reason.code.empty()) r.why = render_reason(r.reason);
+  }
   return rows;
+}
+
+namespace {
+
+// The shared sentences: the rows every benchmark gets, the machine states, the MAE targets.
+std::string render_core(const Reason& r) {
+  const std::string s = r.sentence();
+  auto count = [&](const char* key) { return std::to_string(std::llround(r.n(key))); };
+  if (s == "repetitions") return count("repetitions") + " repetition(s)";
+  if (s == "cv_short_kernel") return "kernel shorter than 50 us: launch jitter dominates, no CV target";
+  if (s == "cv") {
+    return "CV " + fixed(100 * r.n("cv"), 3) + "% over " + count("repetitions") + " repetitions" +
+           (r.f("met") ? "" : ": above 0.5%, noisy, repeat the run");
+  }
+  if (s == "sm_clock") {
+    return "ran at " + fixed(100 * r.n("share"), 1) + "% of the maximum clock" +
+           (r.n("share") > 1.02 ? ": above the maximum, so clock64 and %globaltimer disagree with the attribute" : "");
+  }
+  if (s == "counter_pass") return source_note();
+  if (s == "benchmark_error") return r.t("message");
+  if (s == "no_repetitions") return "no timed repetitions";
+  if (s == "evaluation_error") return "the analysis could not evaluate this: " + r.t("what");
+  if (s == "state_other_process") return "another process computed on the GPU while this point ran";
+  if (s == "state_throttled") {
+    return "throttled: SM clock fell to " + fixed(r.n("low_mhz"), 0) + " MHz, under 95% of the " +
+           (r.f("application_clocks") ? "application clock" : "maximum") + r.t("clock_event_reasons") +
+           (r.has_flag("marker") && r.f("marker") ? ": kept out of every model verdict" : "");
+  }
+  if (s == "state_throttled_reference") {
+    return "throttled: its reference point " + r.t("names") + " ran under 95% of the reference clock";
+  }
+  if (s == "state_throttled_point") return "throttled: SM clock under 95% of the reference";
+  if (s == "second_order_mae") {
+    return "MAE " + fixed(100 * r.n("mae"), 2) + "% over " + count("rows") + " judged rows (" + count("past_tolerance") +
+           " past their tolerance), target at most " + fixed(100 * r.n("target"), 0) +
+           "% (docs/models.md); the family's textbook model rows: MAE " +
+           (r.n("textbook_rows") > 0 ? fixed(100 * r.n("textbook_mae"), 2) + "% over " + count("textbook_rows") + " rows"
+                                     : std::string("none"));
+  }
+  throw std::logic_error("no shared sentence '" + r.code + "'");
+}
+
+}  // namespace
+
+std::string render_reason(const Reason& reason) {
+  std::string out;
+  for (const Reason& p : reason.prefixes) out += render_reason(p) + "; ";
+  const auto slash = reason.code.find('/');
+  const std::string owner = reason.code.substr(0, slash);
+  std::string sentence;
+  if (owner == "core") {
+    sentence = render_core(reason);
+  } else if (const Family* family = family_named(owner); family != nullptr && slash != std::string::npos) {
+    sentence = family->render_reason(reason);
+  } else {
+    throw std::logic_error("no renderer for reason '" + reason.code + "'");
+  }
+  if (reason.has_flag("check_holds") && !reason.f("check_holds")) {
+    sentence += "; off by more than " + fixed(100 * reason.n("check_tolerance"), 0) + "%";
+  }
+  return out + sentence;
 }
 
 }  // namespace warpcost::analysis

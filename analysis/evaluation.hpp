@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/run_reader.hpp"
+#include "analysis/reason.hpp"
 
 namespace warpcost::analysis {
 
@@ -54,6 +55,9 @@ struct Row {
   std::optional<double> rel_error;
   std::string kind = kind::kInfo;
   std::string verdict;
+  // Why the row reads as it does, as data: the evaluators fill `reason`, and evaluate_run renders
+  // it into `why` once every row is made (analysis/reason.hpp).
+  Reason reason;
   std::string why;
   // The machine states this row depends on (machine_state::k..., ';'-joined; "" for none): the
   // CSV's machine_state column, docs/running.md's table of machine states.
@@ -116,6 +120,11 @@ inline constexpr double kDramBytesTolerance = 0.02;
 inline constexpr double kSameSlotsTolerance = 0.02;
 
 std::vector<Row> evaluate_run(const Run& run);
+
+// The sentence of a Reason (its prefixes first, each followed by "; "): the shared sentences
+// ("core/…") here, a family's from its Family::render_reason. Throws std::logic_error for a code
+// no renderer knows, and std::out_of_range for a value the sentence needs and the reason lacks.
+std::string render_reason(const Reason& reason);
 
 // The if/else and nested slowdowns' tolerance the evaluators use: kSplitTolerance, unless a
 // ScopedSplitTolerance lives. Only the verdict lock's negative control sets one (it changes this

@@ -56,9 +56,13 @@ std::optional<double> saturated_issue_rate(const Run& run, int schedulers, std::
 model::ArchParams arch_of(const Run& run);
 // A counter-pass metric's row under its own name and unit.
 Row counter_row(const BenchmarkResult& b, const std::string& metric, const std::string& unit);
-// A counter check of one profiled launch: holds within `tolerance` of `predicted`, else fails.
-Row relative_check(Row r, const std::string& model, double predicted, double tolerance,
-                   const std::string& why);
+// A counter check of one profiled launch: holds within `tolerance` of `predicted`, else fails. Its
+// reason is `reason` with the check's outcome (flag check_holds, number check_tolerance), which the
+// renderer turns into "; off by more than N%" after the sentence when it failed.
+Row relative_check(Row r, const std::string& model, double predicted, double tolerance, Reason reason);
+Row relative_check(Row r, const std::string& model, double predicted, double tolerance, const std::string& why);
+// Puts `note` before the row's sentence (a machine state the row depends on: "note; sentence").
+void prefix_reason(Row& r, Reason note);
 
 }  // namespace detail
 

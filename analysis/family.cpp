@@ -1,5 +1,7 @@
 #include "analysis/family.hpp"
 
+#include <stdexcept>
+
 // Generated from WARPCOST_FAMILIES: includes analysis/<folder>/family.hpp of every family and
 // defines WARPCOST_FOR_EACH_FAMILY(X) as X(folder) X(folder) ...
 #include "warpcost/analysis_families.inc"
@@ -11,6 +13,9 @@ void Family::evaluate_counters(const Run&, const BenchmarkResult&, const Counter
                                std::vector<Row>&, std::set<std::string>&) const {}
 void Family::evaluate_run(const Run&, std::vector<Row>&) const {}
 std::string Family::report_section(const EvaluatedRun&) const { return {}; }
+std::string Family::render_reason(const Reason& reason) const {
+  throw std::logic_error(std::string("family ") + descriptor().name + " renders no reason '" + reason.code + "'");
+}
 
 const std::vector<const Family*>& families() {
   static const std::vector<const Family*> all = [] {

@@ -37,6 +37,9 @@ class Family {
   virtual void evaluate_run(const Run& run, std::vector<Row>& rows) const;
   // A summary section of one run's report (markdown, without its heading); "" for none.
   virtual std::string report_section(const EvaluatedRun& run) const;
+  // The sentence of one of this family's reasons (code "<family>/<sentence>", analysis/reason.hpp),
+  // without the shared prefixes; throws std::logic_error for a sentence it does not know.
+  virtual std::string render_reason(const Reason& reason) const;
 };
 
 // Every registered family, in WARPCOST_FAMILIES order (the order rows and sections come in).
