@@ -33,11 +33,7 @@ void evaluate_d2d_copy(const Run& run, const BenchmarkResult& b, std::vector<Row
   // A bound: reaching it or not tests no model; passing it is impossible, so the measurement is wrong.
   const bool impossible = share > 1.0 + kPeakMeasurementTolerance;
   r.verdict = impossible ? verdict::kError : verdict::kInfo;
-  r.why = "the copy (bytes read + written) reached " + fixed(100 * share, 1) +
-          "% of the theoretical peak" +
-          (impossible ? ": above the peak by more than 2%, impossible for DRAM, so the bytes, the "
-                        "timing or the memory clock is wrong, or the copy ran from L2"
-                      : "");
+  r.reason = Reason("calibration/copy_share_of_peak").number("share", share).flag("impossible", impossible);
   rows.push_back(r);
 
   Row pct = base_row(b);
@@ -46,7 +42,7 @@ void evaluate_d2d_copy(const Run& run, const BenchmarkResult& b, std::vector<Row
   pct.unit = "%";
   pct.model = "share of memory clock x bus width/8 x 2";
   pct.verdict = verdict::kInfo;
-  pct.why = "device-to-device cudaMemcpy, the reference the streaming family is held against";
+  pct.reason = Reason("calibration/copy_reference");
   rows.push_back(pct);
 }
 
@@ -57,8 +53,7 @@ void evaluate_launch_overhead(const BenchmarkResult& b, std::vector<Row>& rows) 
   r.value = b.median_seconds() / launches;
   r.unit = "s";
   r.verdict = verdict::kInfo;
-  r.why = launches == 1 ? "one empty kernel between two events: the launch latency floor"
-                        : fixed(launches, 0) + " empty kernels back to back: the issue rate";
+  r.reason = Reason("calibration/launch_overhead").number("launches", launches);
   rows.push_back(r);
 }
 
@@ -69,6 +64,7 @@ class Calibration final : public Family {
     if (b.benchmark == names::benchmark::kD2dCopy) evaluate_d2d_copy(run, b, rows);
     if (b.benchmark == names::benchmark::kLaunchOverhead) evaluate_launch_overhead(b, rows);
   }
+  std::string render_reason(const Reason& reason) const override { return render(reason); }
 };
 
 }  // namespace
