@@ -87,7 +87,8 @@ int measure(const std::string& file, const std::vector<ex::Example>& examples, c
       r.verdict = "not measured";
       r.note = e.what();
       mine = {r};
-    } catch (const std::runtime_error& e) {
+    } catch (const std::exception& e) {
+      // Whatever a report or the models refused: one error row naming it, the other examples go on.
       ex::MeasuredAnswer r;
       r.example = examples[i].id;
       r.kind = examples[i].kind;

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -145,9 +146,14 @@ void require_planned(const Example& ex, const Invocation& call, const reports::P
 
 void require_planned(const Example& ex, const Invocation& call, const reports::StreamReadReport& s) {
   const std::string warps = planned_value(call, "--warps-per-sm", "");
-  if (std::to_string(s.alu_per_load) != planned_value(call, "--alu", "0") ||
-      (!warps.empty() && std::to_string(s.warps_per_sm) != warps)) {
+  // No --warps-per-sm: the runner holds the device's own cap.
+  const bool warps_as_planned = warps.empty() ? s.warps_per_sm == s.max_warps_per_sm : std::to_string(s.warps_per_sm) == warps;
+  if (std::to_string(s.alu_per_load) != planned_value(call, "--alu", "0") || !warps_as_planned) {
     another_report(ex, call, "W = " + std::to_string(s.alu_per_load) + " at " + std::to_string(s.warps_per_sm) + " warps/SM");
+  }
+  const bool counters_asked = std::find(call.args.begin(), call.args.end(), "--counters") != call.args.end();
+  if (counters_asked != (s.counters != "not asked")) {
+    another_report(ex, call, std::string("a report whose counters were ") + (counters_asked ? "not asked" : "asked"));
   }
 }
 
@@ -585,17 +591,41 @@ MeasuredAnswer second_order_not_judged(const Example& ex, const std::string& fie
   return r;
 }
 
+// "" when the runner's GPU is the parameter run's (its name and SM count), else why not.
+std::string other_gpu(const reports::Gpu& gpu, const analysis::Run& run) {
+  const std::string name = run.context.values.count(schema::key::kGpuName) ? run.context.text(schema::key::kGpuName) : "";
+  const double sms = run.context.values.count(schema::key::kSmCount) ? run.context.number(schema::key::kSmCount) : 0;
+  if (name == gpu.name && static_cast<int>(sms) == gpu.sm_count) return "";
+  return "the parameter run " + run.run_id() + " is of " + name + " (" + num(sms) + " SMs), the runner ran on " + gpu.name +
+         " (" + std::to_string(gpu.sm_count) + " SMs)";
+}
+
+// A second-order row whose inputs could not be priced (a report or run the model refuses): an
+// error row of its own, the example's other rows kept.
+MeasuredAnswer second_order_error(const Example& ex, const std::string& field, const std::string& what) {
+  MeasuredAnswer r = second_order_not_judged(ex, field, "");
+  r.verdict = analysis::verdict::kError;
+  r.note = "second-order: could not be priced: " + what;
+  return r;
+}
+
 MeasuredAnswer second_order_latency_row(const Example& ex, const reports::StreamReadReport& n,
                                         const reports::StreamReadReport& cap, const reports::StreamReadReport& one,
                                         double gpu_fraction, const SecondOrderSource& params) {
   const std::string field = "second_order_fraction_of_cap";
   if (params.run == nullptr) return second_order_not_judged(ex, field, params.why_none);
+  if (const std::string other = other_gpu(n.gpu, *params.run); !other.empty()) return second_order_not_judged(ex, field, other);
   if (n.counters != "counted" || cap.counters != "counted") {
     return second_order_not_judged(ex, field, "the stream's instructions were not counted (" +
                                                   (n.counters != "counted" ? n.counters : cap.counters) + ")");
   }
   std::string how;
-  const double predicted = second_order_fraction_of_cap(n, cap, one, *params.run, how);
+  double predicted = 0;
+  try {
+    predicted = second_order_fraction_of_cap(n, cap, one, *params.run, how);
+  } catch (const std::exception& e) {
+    return second_order_error(ex, field, e.what());
+  }
   const ModelAnswer a{field, Value{ValueType::kRatio, predicted, {}, {}, {}}, ""};
   MeasuredAnswer r = base_row(ex, a);
   r.has_gpu = true;
@@ -614,6 +644,9 @@ MeasuredAnswer second_order_coalescing_row(const Example& ex, const std::vector<
                                            double gpu_fraction, const SecondOrderSource& params) {
   const std::string field = "second_order_useful_fraction";
   if (params.run == nullptr) return second_order_not_judged(ex, field, params.why_none);
+  if (const std::string other = other_gpu(reps.at(0).gpu, *params.run); !other.empty()) {
+    return second_order_not_judged(ex, field, other);
+  }
   auto point_of = [](const reports::CoalesceReport& c) {
     analysis::BenchmarkResult b;
     b.family = coalescing::kFamily;
@@ -628,19 +661,30 @@ MeasuredAnswer second_order_coalescing_row(const Example& ex, const std::vector<
     }
     return b;
   };
-  const auto mine = analysis::coalescing_second_order_price(*params.run, point_of(reps.at(0)));
+  std::optional<analysis::CoalescingSecondOrderPrice> mine;
+  double reference = 0;
+  std::string reference_text;
+  try {
+    mine = analysis::coalescing_second_order_price(*params.run, point_of(reps.at(0)));
+    for (std::size_t i = 1; i < reps.size() && mine; ++i) {
+      const auto p = analysis::coalescing_second_order_price(*params.run, point_of(reps[i]));
+      if (p && p->predicted > reference) {
+        reference = p->predicted;
+        reference_text = std::to_string(reps[i].elem_bytes) + "-byte stride-1 " + num(p->predicted * 1e-12) + " TB/s";
+      }
+    }
+  } catch (const std::exception& e) {
+    return second_order_error(ex, field, e.what());
+  }
   if (!mine) {
     return second_order_not_judged(ex, field, "the coalescing model prices no " + reps.at(0).benchmark +
                                                   " point from run " + params.run->run_id() + " (no fit point of its level)");
   }
-  double reference = 0;
-  std::string reference_text;
-  for (std::size_t i = 1; i < reps.size(); ++i) {
-    const auto p = analysis::coalescing_second_order_price(*params.run, point_of(reps[i]));
-    if (p && p->predicted > reference) {
-      reference = p->predicted;
-      reference_text = std::to_string(reps[i].elem_bytes) + "-byte stride-1 " + num(p->predicted * 1e-12) + " TB/s";
-    }
+  // A 16-byte offset-0 load is one of the points R(D) is fitted on: its price is the parameter
+  // run's own measurement of the same kernel, no prediction (the suite's rows say the same).
+  if (mine->fit_point) {
+    return second_order_not_judged(ex, field, "a 16-byte offset-0 load is a point R(D) is fitted on (run " +
+                                                  params.run->run_id() + " measured this kernel: " + mine->numbers + ")");
   }
   if (!(reference > 0)) {
     return second_order_not_judged(ex, field, "run " + params.run->run_id() + " prices none of the stride-1 references");

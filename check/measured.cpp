@@ -123,20 +123,32 @@ bool second_order_parameter_run(const fs::path& results, const std::string& gpu,
   for (const auto& dir : runs) {
     try {
       analysis::Run candidate = analysis::read_run(dir / "bench.json");
+      // A partial run (interrupted, or a device lost) or one on a MIG instance measured another
+      // machine than the whole GPU the runners use: an older whole run answers instead.
+      const auto status = candidate.context.values.find(schema::key::kRunStatus);
+      if (status != candidate.context.values.end() && status->second.rfind("partial", 0) == 0) continue;
+      if (!analysis::mig_instance(candidate).empty()) continue;
       std::string text;
       const auto arch = analysis::detail::arch_of(candidate);
       if (!analysis::detail::loaded_latency_locus(candidate, text) ||
           !analysis::detail::saturated_issue_rate(candidate, arch.schedulers_per_sm, text)) {
         continue;
       }
+      // The coalescing family's R(D): its 16-byte stride-1 DRAM load prices (a run without it is a filtered one).
+      analysis::BenchmarkResult reference;
+      reference.family = coalescing::kFamily;
+      reference.benchmark = coalescing::bench::kLoadDram;
+      reference.params = {{coalescing::param::kElemBytes, "16"}, {coalescing::param::kStride, "1"}, {coalescing::param::kOffset, "0"}};
+      if (!analysis::coalescing_second_order_price(candidate, reference)) continue;
       run = std::move(candidate);
       return true;
     } catch (const std::exception&) {
       continue;  // an unreadable run is skipped; an older one may answer
     }
   }
-  why_none = "no run of '" + gpu + "' under " + results.string() +
-             " has the loaded-latency locus and fma_issue's two points (a run of the whole default suite has both)";
+  why_none = "no whole run of '" + gpu + "' under " + results.string() +
+             " has the loaded-latency locus, fma_issue's two points and coalescing's 16-byte loads (a run of the whole "
+             "default suite has them)";
   return false;
 }
 

@@ -34,8 +34,9 @@ struct Measured {
 
 // Run folders results/<gpu>/<run>/ of the GPU (its folder name or its device name), newest first.
 std::vector<std::filesystem::path> runs_of_gpu(const std::filesystem::path& results, const std::string& gpu);
-// The newest run of `gpu` under `results` whose points give the second-order parameters check
-// --measure prices with (the loaded-latency locus and r_sat); false with `why_none` said otherwise.
+// The newest whole run of `gpu` under `results` (not partial, not on a MIG instance) whose points
+// give the second-order parameters check --measure prices with (the loaded-latency locus, r_sat and
+// the coalescing family's 16-byte DRAM loads); false with `why_none` said otherwise.
 bool second_order_parameter_run(const std::filesystem::path& results, const std::string& gpu, analysis::Run& run,
                                 std::string& why_none);
 // `warpcost predict KIND ... --gpu NAME` for the second-order kinds whose GPU parameters a suite run
