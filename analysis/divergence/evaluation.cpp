@@ -37,9 +37,22 @@ double span(const BenchmarkResult& b) {
 double spread(const BenchmarkResult& b) {
   return b.counter_median(schema::divergence::counter::kWarpCyclesP90) / b.counter_median(schema::divergence::counter::kWarpCyclesP10);
 }
-std::string us(double seconds) { return fixed(seconds * 1e6, 1) + " us"; }
-
 bool within(const Row& r, double tolerance) { return std::fabs(*r.rel_error) <= tolerance; }
+
+// The reason "divergence/<sentence>" with the values of `subject`, what its sentence starts with: the
+// point (the split, the control or the switch/nested point, and its residency), or the configuration
+// a counter row names (DivergenceShape).
+Reason about(const Reason& subject, const char* sentence) {
+  Reason r = subject;
+  r.code = std::string(kFamily) + "/" + sentence;
+  return r;
+}
+
+// Whether a judged row's model holds and, for the renderer's noise note (noise_note) after a miss,
+// the miss, the tolerance and the sigma.
+Reason& with_miss(Reason& r, bool holds, double miss, double tolerance, double sigma) {
+  return r.flag("holds", holds).number("miss", miss).number("tolerance", tolerance).number("sigma", sigma);
+}
 
 // One configuration against its uniform reference (the same kernel with every lane on path 0).
 struct Comparison {
@@ -53,7 +66,7 @@ struct Comparison {
   // Trips a warp runs over its populated paths (the second-order row's S_cfg); < 0: the model's
   // slowdown x the reference's trips, which is that sum wherever the slowdown counts paths.
   double trips_cfg = -1.0;
-  std::string tag;
+  Reason subject;
 };
 
 // The second-order model's parameters for a configuration's kernel at its residency (docs/models.md):
@@ -66,6 +79,7 @@ const char* path_cost_benchmark(const BenchmarkResult& b) {
   return nullptr;
 }
 
+// `source` names the two parameter points the cost is read from.
 std::optional<model::LinearCost> path_cost(const Run& run, const BenchmarkResult& b, std::string& source) {
   const char* name = path_cost_benchmark(b);
   if (name == nullptr) return std::nullopt;
@@ -77,10 +91,8 @@ std::optional<model::LinearCost> path_cost(const Run& run, const BenchmarkResult
     if (find(run, x.benchmark, x.params_text()) == nullptr) return std::nullopt;  // throttled
     points.push_back(&x);
   }
-  auto cost = two_point_cost(points, [](const BenchmarkResult* x) { return x->param(schema::divergence::param::kTrips); },
-                             source);
-  source = std::string(name) + " " + source;
-  return cost;
+  return two_point_cost(points, [](const BenchmarkResult* x) { return x->param(schema::divergence::param::kTrips); },
+                        source);
 }
 
 void second_order_row(const Run& run, const Comparison& c, std::vector<Row>& rows) {
@@ -103,10 +115,16 @@ void second_order_row(const Run& run, const Comparison& c, std::vector<Row>& row
   const double noise = std::hypot(cv_of(b), cv_of(ref));
   const bool holds = within(r, kSecondOrderSlowdownTolerance);
   judge(r, std::fabs(*r.rel_error), kSecondOrderSlowdownTolerance, noise);
-  r.why = c.tag + fixed(trips_cfg, 0) + " trips a warp against " + fixed(trips_ref, 0) + "; F = " +
-          us(cost->fixed_seconds) + ", t = " + fixed(cost->seconds_per_unit * 1e9, 2) + " ns a trip (" + source +
-          "): predicted " + fixed(*r.predicted, 3) + "x, measured " + fixed(r.value, 3) + "x" +
-          (holds ? "" : noise_note(std::fabs(*r.rel_error), kSecondOrderSlowdownTolerance, noise));
+  r.reason = about(c.subject, "second_order_grid_slowdown")
+                 .number("trips_cfg", trips_cfg)
+                 .number("trips_ref", trips_ref)
+                 .number("fixed_seconds", cost->fixed_seconds)
+                 .number("seconds_per_trip", cost->seconds_per_unit)
+                 .text("parameter_benchmark", path_cost_benchmark(b))
+                 .text("parameter_points", source)
+                 .number("predicted", *r.predicted)
+                 .number("measured", r.value);
+  with_miss(r.reason, holds, std::fabs(*r.rel_error), kSecondOrderSlowdownTolerance, noise);
   rows.push_back(r);
 }
 
@@ -124,18 +142,15 @@ void compare(const Run& run, const Comparison& c, std::vector<Row>& rows) {
                                        counter_cv(ref, schema::divergence::counter::kWarpCyclesMedian));
   const bool warp_holds = within(w, c.tolerance);
   judge(w, std::fabs(*w.rel_error), c.tolerance, warp_noise);
-  w.why = c.tag + "a warp took " + fixed(cycles(b), 0) + " cycles, the uniform warp " +
-          fixed(cycles(ref), 0) + ": " + fixed(w.value, 3) + "x against " + fixed(c.model, 3) + "x";
-  if (!warp_holds) {
-    w.why += noise_note(std::fabs(*w.rel_error), c.tolerance, warp_noise);
-    if (spread(ref) > kContentionSpread) {
-      w.why += "; the uniform warps alone spread " + fixed(b.counter_median(schema::divergence::counter::kWarpCyclesP10), 0) +
-               ".." + fixed(b.counter_median(schema::divergence::counter::kWarpCyclesP90), 0) +
-               " cycles (p10..p90 here): with several warps per scheduler a warp's cycles include "
-               "the issue slots it waited for while the others ran, so they stop measuring its "
-               "own paths; the grid time is the measure at this residency";
-    }
-  }
+  w.reason = about(c.subject, "warp_slowdown")
+                 .number("cycles", cycles(b))
+                 .number("uniform_cycles", cycles(ref))
+                 .number("measured", w.value)
+                 .number("model", c.model)
+                 .flag("uniform_warps_contend", spread(ref) > kContentionSpread)
+                 .number("p10", b.counter_median(schema::divergence::counter::kWarpCyclesP10))
+                 .number("p90", b.counter_median(schema::divergence::counter::kWarpCyclesP90));
+  with_miss(w.reason, warp_holds, std::fabs(*w.rel_error), c.tolerance, warp_noise);
   rows.push_back(w);
 
   const double t = b.median_seconds();
@@ -152,17 +167,15 @@ void compare(const Run& run, const Comparison& c, std::vector<Row>& rows) {
   // glance counts the grid misses whose warp row holds in a column of their own.
   const bool grid_holds = within(g, c.tolerance);
   judge(g, std::fabs(*g.rel_error), c.tolerance, time_noise);
-  g.why = c.tag + "the grid took " + us(t) + ", the uniform grid " + us(t_ref) + ": " +
-          fixed(g.value, 3) + "x against " + fixed(c.model, 3) + "x";
-  if (!grid_holds) {
-    g.why += noise_note(std::fabs(*g.rel_error), c.tolerance, time_noise);
-    if (warp_holds) g.why += "; the per-warp model holds (warp_slowdown)";
-    if (fixed_part > 0) {
-      g.why += "; " + us(fixed_part) + " of the uniform grid lie outside the branch region (launch, "
-               "prologue, stores: grid time minus the region's span), and divergence does not "
-               "multiply them (grid_slowdown_fixed_cost)";
-    }
-  }
+  g.reason = about(c.subject, "grid_slowdown")
+                 .number("seconds", t)
+                 .number("uniform_seconds", t_ref)
+                 .number("measured", g.value)
+                 .number("model", c.model)
+                 .flag("warp_holds", warp_holds)
+                 .flag("has_fixed_part", fixed_part > 0)
+                 .number("fixed_part_seconds", fixed_part);
+  with_miss(g.reason, grid_holds, std::fabs(*g.rel_error), c.tolerance, time_noise);
   rows.push_back(g);
 
   if (c.populated_spans > 0 && fixed_part > 0) {
@@ -175,37 +188,42 @@ void compare(const Run& run, const Comparison& c, std::vector<Row>& rows) {
     f = with_prediction(f, predicted_time / t_ref);
     const bool holds = within(f, c.tolerance);
     judge(f, std::fabs(*f.rel_error), c.tolerance, time_noise);
-    f.why = c.tag + us(fixed_part) + " fixed + " + us(c.populated_spans) +
-            " of populated paths' regions = " + us(predicted_time) + "; measured " + us(t) +
-            (holds ? "" : noise_note(std::fabs(*f.rel_error), c.tolerance, time_noise));
+    f.reason = about(c.subject, "grid_slowdown_fixed_cost")
+                   .number("fixed_part_seconds", fixed_part)
+                   .number("populated_spans_seconds", c.populated_spans)
+                   .number("predicted_seconds", predicted_time)
+                   .number("seconds", t);
+    with_miss(f.reason, holds, std::fabs(*f.rel_error), c.tolerance, time_noise);
     rows.push_back(f);
   }
   second_order_row(run, c, rows);
 }
 
-void reference_rows(const BenchmarkResult& b, const std::string& tag, long long trips,
+void reference_rows(const BenchmarkResult& b, const Reason& subject, long long trips,
                     std::vector<Row>& rows) {
   Row r = base_row(b);
   r.metric = "path_cycles_per_trip";
   r.value = trips > 0 ? cycles(b) / static_cast<double>(trips) : 0.0;
   r.unit = "cycles";
   r.verdict = verdict::kInfo;
-  r.why = tag + "the uniform reference: every lane on one path, " + fixed(cycles(b), 0) +
-          " cycles a warp for " + std::to_string(trips) + " trips of its dependent FMA loop";
+  r.reason = about(subject, "uniform_reference")
+                 .number("cycles", cycles(b))
+                 .number("trips", static_cast<double>(trips));
   rows.push_back(r);
 }
 
-void common_rows(const BenchmarkResult& b, const std::string& tag, std::vector<Row>& rows) {
+void common_rows(const BenchmarkResult& b, const Reason& subject, std::vector<Row>& rows) {
   Row c = base_row(b);
   c.metric = "warp_cycles";
   c.value = cycles(b);
   c.unit = "cycles";
   c.verdict = verdict::kInfo;
-  c.why = tag + "median over " + fixed(b.counter_median(schema::divergence::counter::kWarps), 0) + " warps; p10..p90 " +
-          fixed(b.counter_median(schema::divergence::counter::kWarpCyclesP10), 0) + ".." +
-          fixed(b.counter_median(schema::divergence::counter::kWarpCyclesP90), 0) +
-          (b.has_counter(schema::divergence::counter::kRegionSpanS) ? "; the region spanned " + us(span(b)) + " of the grid"
-                                          : std::string());
+  c.reason = about(subject, "warp_cycles")
+                 .number("warps", b.counter_median(schema::divergence::counter::kWarps))
+                 .number("p10", b.counter_median(schema::divergence::counter::kWarpCyclesP10))
+                 .number("p90", b.counter_median(schema::divergence::counter::kWarpCyclesP90))
+                 .flag("has_region_span", b.has_counter(schema::divergence::counter::kRegionSpanS))
+                 .number("region_span_seconds", span(b));
   rows.push_back(c);
   // The spread over warps as rows of its own: where it is wide, warps shared their scheduler.
   for (const char* q : {"p10", "p90"}) {
@@ -214,7 +232,7 @@ void common_rows(const BenchmarkResult& b, const std::string& tag, std::vector<R
     p.value = b.counter_median(p.metric);
     p.unit = "cycles";
     p.verdict = verdict::kInfo;
-    p.why = tag + q + " of the warps' cycles in the branch region";
+    p.reason = about(subject, "warp_cycles_quantile").text("quantile", q);
     rows.push_back(p);
   }
 
@@ -230,17 +248,21 @@ void common_rows(const BenchmarkResult& b, const std::string& tag, std::vector<R
   // The set-up the bench aims at, not a model of the hardware: a target.
   r.kind = kind::kTarget;
   r.verdict = exact ? verdict::kMet : verdict::kMissed;
-  r.why = tag + "every one of " + fixed(b.counter_median(schema::divergence::counter::kSmsObserved), 0) + " SMs ran " +
-          (exact ? fixed(r.value, 0) + " warps"
-                 : fixed(lowest, 0) + ".." + fixed(r.value, 0) + " warps, not " +
-                       std::to_string(requested));
+  r.reason = about(subject, "resident_warps_per_sm")
+                 .number("sms", b.counter_median(schema::divergence::counter::kSmsObserved))
+                 .flag("exact", exact)
+                 .number("fewest", lowest)
+                 .number("most", r.value)
+                 .number("requested", static_cast<double>(requested));
   rows.push_back(r);
 }
 
-// Warps per scheduler from the run's architecture (4 schedulers an SM from Volta to Blackwell).
-std::string residency_tag(const Run& run, long long warps) {
-  return std::to_string(warps) + " warps/SM (" +
-         std::to_string(warps / arch_of(run).schedulers_per_sm) + " per scheduler)";
+// A point's residency, as every sentence about it names it: warps/SM and warps per scheduler, from
+// the run's architecture (4 schedulers an SM from Volta to Blackwell).
+Reason residency(const Run& run, long long warps) {
+  return Reason()
+      .number("warps_per_sm", static_cast<double>(warps))
+      .number("warps_per_scheduler", static_cast<double>(warps / arch_of(run).schedulers_per_sm));
 }
 
 void evaluate_split(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
@@ -249,24 +271,24 @@ void evaluate_split(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   const long long else_trips = iparam(b, schema::divergence::param::kElseTrips);
   const long long warps = iparam(b, schema::divergence::param::kWarpsPerSm);
   const std::string pattern = b.benchmark.substr(std::string("split_").size());
-  const std::string tag = "k = " + std::to_string(k) + " of 32 (" + pattern + "), " +
-                          residency_tag(run, warps) + ": ";
-  common_rows(b, tag, rows);
+  const Reason subject =
+      residency(run, warps).text("point", "split").number("k", static_cast<double>(k)).text("pattern", pattern);
+  common_rows(b, subject, rows);
   const BenchmarkResult* ref_if = find(run, b.benchmark, split_params(32, if_trips, else_trips, warps));
   const BenchmarkResult* ref_else = find(run, b.benchmark, split_params(0, if_trips, else_trips, warps));
   if (k == 32) {
-    reference_rows(b, tag, if_trips, rows);
+    reference_rows(b, subject, if_trips, rows);
     return;
   }
   if (ref_if == nullptr) return;
   Comparison c;
   c.b = &b;
   c.ref = ref_if;
-  c.tag = tag;
+  c.subject = subject;
   const bool equal = if_trips == else_trips;
   if (k == 0) {
     if (!equal) {
-      reference_rows(b, tag, else_trips, rows);
+      reference_rows(b, subject, else_trips, rows);
       return;
     }
     c.model = 1.0;
@@ -298,9 +320,8 @@ void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector
   const long long if_trips = iparam(b, schema::divergence::param::kIfTrips);
   const long long else_trips = iparam(b, schema::divergence::param::kElseTrips);
   const long long warps = iparam(b, schema::divergence::param::kWarpsPerSm);
-  const std::string tag = "warp-uniform control (even warps if, odd warps else), " +
-                          residency_tag(run, warps) + ": ";
-  common_rows(b, tag, rows);
+  const Reason subject = residency(run, warps).text("point", "warp_uniform");
+  common_rows(b, subject, rows);
   const BenchmarkResult* ref_if = find(run, schema::divergence::benchmark::kSplitLow, split_params(32, if_trips, else_trips, warps));
   const BenchmarkResult* ref_else = find(run, schema::divergence::benchmark::kSplitLow, split_params(0, if_trips, else_trips, warps));
   auto side = [&](const char* metric, const char* counter, const BenchmarkResult* ref,
@@ -315,9 +336,11 @@ void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector
     const bool holds = within(r, split_tolerance());
     const double noise = std::hypot(counter_cv(b, counter), counter_cv(*ref, schema::divergence::counter::kWarpCyclesMedian));
     judge(r, std::fabs(*r.rel_error), split_tolerance(), noise);
-    r.why = tag + "the " + what + " warps took " + fixed(b.counter_median(counter), 0) +
-            " cycles, the all-" + what + " grid's warps " + fixed(cycles(*ref), 0) +
-            (holds ? "" : noise_note(std::fabs(*r.rel_error), split_tolerance(), noise));
+    r.reason = about(subject, "side_warp_slowdown")
+                   .text("side", what)
+                   .number("cycles", b.counter_median(counter))
+                   .number("uniform_cycles", cycles(*ref));
+    with_miss(r.reason, holds, std::fabs(*r.rel_error), split_tolerance(), noise);
     rows.push_back(r);
   };
   side("if_warp_slowdown", "first_path_warp_cycles_median", ref_if, "if");
@@ -329,7 +352,7 @@ void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector
     c.ref = ref_if;
     c.model = 1.0;
     c.model_text = "no warp diverges: time = one path's, although half the threads take each side";
-    c.tag = tag;
+    c.subject = subject;
     compare(run, c, rows);
     return;
   }
@@ -341,9 +364,7 @@ void evaluate_warp_uniform(const Run& run, const BenchmarkResult& b, std::vector
   g.unit = "ratio";
   g.verdict = verdict::kInfo;
   const double mix = 0.5 * (ref_if->median_seconds() + ref_else->median_seconds()) / ref_if->median_seconds();
-  g.why = tag + "the grid took " + fixed(g.value, 3) + "x the all-if grid. A grid whose warps all run "
-          "at once waits for its slowest warp (1.000x); an SM whose schedulers are saturated issues "
-          "the mix of both kinds (" + fixed(mix, 3) + "x)";
+  g.reason = about(subject, "unequal_sides_grid_slowdown").number("measured", g.value).number("mix", mix);
   rows.push_back(g);
 }
 
@@ -361,13 +382,15 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
            (has_first ? ";first_path=" + std::to_string(first_path) : std::string()) +
            ";trips=" + std::to_string(trips) + ";warps_per_sm=" + std::to_string(warps);
   };
-  const std::string tag = std::to_string(n) + (is_switch ? " switch paths" : " nested-if leaves") +
-                          (first != 0 ? " from path " + std::to_string(first) : std::string()) +
-                          " of " + std::to_string(trips) + " trips, " + residency_tag(run, warps) + ": ";
-  common_rows(b, tag, rows);
+  const Reason subject = residency(run, warps)
+                            .text("point", is_switch ? "switch" : "nested")
+                            .number("paths", static_cast<double>(n))
+                            .number("first_path", static_cast<double>(first))
+                            .number("trips", static_cast<double>(trips));
+  common_rows(b, subject, rows);
   const BenchmarkResult* ref = find(run, b.benchmark, params(1, 0));
   if (n == 1) {
-    reference_rows(b, tag, trips, rows);
+    reference_rows(b, subject, trips, rows);
     if (first == 0 || ref == nullptr) return;
     // One case alone: its code differs from case 0's only in its constants and its place in the
     // binary, so the model says it costs the same.
@@ -380,10 +403,10 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
     const bool holds = within(r, split_tolerance());
     const double noise = std::hypot(counter_cv(b, schema::divergence::counter::kWarpCyclesMedian), counter_cv(*ref, schema::divergence::counter::kWarpCyclesMedian));
     judge(r, std::fabs(*r.rel_error), split_tolerance(), noise);
-    r.why = tag + "case " + std::to_string(first) + " alone took " + fixed(cycles(b), 0) +
-            " cycles a warp, case 0 alone " + fixed(cycles(*ref), 0) +
-            (holds ? "" : ": the same instructions cost differently at another place in the binary" +
-                              noise_note(std::fabs(*r.rel_error), split_tolerance(), noise));
+    r.reason = about(subject, "path_cost_vs_first_path")
+                   .number("cycles", cycles(b))
+                   .number("first_path_cycles", cycles(*ref));
+    with_miss(r.reason, holds, std::fabs(*r.rel_error), split_tolerance(), noise);
     rows.push_back(r);
     return;
   }
@@ -397,7 +420,7 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
                            : "two-level if, equal leaves: T = number of populated leaves x T_leaf";
   c.tolerance = is_switch ? kKWayTolerance : split_tolerance();
   c.populated_spans = static_cast<double>(n) * span(*ref);
-  c.tag = tag;
+  c.subject = subject;
 
   // Where every populated case was also run alone, the sum of their own costs replaces n x case 0.
   std::vector<model::BranchPath> measured;
@@ -423,9 +446,10 @@ void evaluate_paths(const Run& run, const BenchmarkResult& b, std::vector<Row>& 
   const bool holds = within(m, c.tolerance);
   const double noise = std::hypot(counter_cv(b, schema::divergence::counter::kWarpCyclesMedian), counter_cv(*ref, schema::divergence::counter::kWarpCyclesMedian));
   judge(m, std::fabs(*m.rel_error), c.tolerance, noise);
-  m.why = tag + "the cases alone sum to " + fixed(model::divergent_time(measured), 0) +
-          " cycles; the divergent warp took " + fixed(cycles(b), 0) +
-          (holds ? "" : noise_note(std::fabs(*m.rel_error), c.tolerance, noise));
+  m.reason = about(subject, "warp_slowdown_measured_paths")
+                 .number("cases_cycles", model::divergent_time(measured))
+                 .number("cycles", cycles(b));
+  with_miss(m.reason, holds, std::fabs(*m.rel_error), c.tolerance, noise);
   rows.push_back(m);
 }
 
@@ -435,7 +459,9 @@ struct DivergenceShape {
   double lanes = 32.0;    // predicted active lanes per instruction of the branch region
   int populated = 1;      // paths with at least one lane
   std::string reference;  // the same kernel's one-path benchmark: "benchmark|params"
-  std::string text;
+  // The configuration, as the counter rows' sentences name it: text "shape" (path_cost, split,
+  // warp_uniform, one_side, switch or nested) and the lanes, trips or paths that shape has.
+  Reason description;
 };
 
 bool is_path_cost(const BenchmarkResult& b) { return b.benchmark.rfind("path_cost_", 0) == 0; }
@@ -443,7 +469,7 @@ bool is_path_cost(const BenchmarkResult& b) { return b.benchmark.rfind("path_cos
 DivergenceShape divergence_shape(const BenchmarkResult& b) {
   DivergenceShape s;
   if (is_path_cost(b)) {  // a parameter benchmark: every lane on the first path, no reference
-    s.text = "every lane on the first path (a parameter point of the second-order model)";
+    s.description.text("shape", "path_cost");
     return s;
   }
   const std::string warps = ";warps_per_sm=" + std::to_string(iparam(b, schema::divergence::param::kWarpsPerSm));
@@ -461,10 +487,14 @@ DivergenceShape divergence_shape(const BenchmarkResult& b) {
           {static_cast<int>(model::kWarpSize - k), static_cast<double>(else_trips)}};
       s.lanes = model::kWarpSize * model::predicted_lane_efficiency(paths);
       s.populated = 2;
-      s.text = "k = " + std::to_string(k) + " lanes x " + std::to_string(if_trips) + " trips and " +
-               std::to_string(model::kWarpSize - k) + " x " + std::to_string(else_trips);
+      s.description.text("shape", "split")
+          .number("if_lanes", static_cast<double>(k))
+          .number("if_trips", static_cast<double>(if_trips))
+          .number("else_lanes", static_cast<double>(model::kWarpSize - k))
+          .number("else_trips", static_cast<double>(else_trips));
     } else {
-      s.text = b.benchmark == schema::divergence::benchmark::kWarpUniform ? "warp-uniform: each warp on one side" : "one side populated";
+      s.description.text("shape",
+                         b.benchmark == schema::divergence::benchmark::kWarpUniform ? "warp_uniform" : "one_side");
     }
     return s;
   }
@@ -475,7 +505,7 @@ DivergenceShape divergence_shape(const BenchmarkResult& b) {
   // Equal paths: sum over paths of lanes x T over n T is 32/n however the lanes are spread.
   s.populated = static_cast<int>(std::min<long long>(n, model::kWarpSize));
   s.lanes = static_cast<double>(model::kWarpSize) / s.populated;
-  s.text = std::to_string(s.populated) + (is_switch ? " equal switch paths" : " equal leaves");
+  s.description.text("shape", is_switch ? "switch" : "nested").number("populated", s.populated);
   return s;
 }
 
@@ -484,10 +514,10 @@ void divergence_checks(const Run& run, const BenchmarkResult& b, std::vector<Row
   const DivergenceShape s = divergence_shape(b);
   if (b.has_counter(kLanes)) {
     Row r = counter_row(b, kLanes, "lanes");
-    r = relative_check(
-        r, "32 x lane efficiency = sum of lanes_p x cost_p / sum of cost_p (populated paths)", s.lanes,
-        kLaneTolerance,
-        s.text + ": " + fixed(r.value, 3) + " lanes on per instruction, the model " + fixed(s.lanes, 3));
+    const Reason reason =
+        about(s.description, "lanes_per_instruction").number("lanes", r.value).number("model_lanes", s.lanes);
+    r = relative_check(r, "32 x lane efficiency = sum of lanes_p x cost_p / sum of cost_p (populated paths)",
+                       s.lanes, kLaneTolerance, reason);
     rows.push_back(r);
     done.insert(kLanes);
   }
@@ -512,9 +542,10 @@ void divergence_checks(const Run& run, const BenchmarkResult& b, std::vector<Row
   // an instrument check (ISSUE-33-CHECKS).
   r.kind = kind::kCheck;
   r.verdict = holds ? verdict::kPasses : verdict::kFails;
-  r.why = s.text + ": " + fixed(b.counter_median(kDivergent), 0) + " divergent targets over " +
-          fixed(warps, 0) + " warps, " + fixed(ref->counter_median(kDivergent), 0) +
-          " in the one-path run (each warp's lane-0 record and each block's clock sample)";
+  r.reason = about(s.description, "divergent_branch_targets_per_warp")
+                 .number("divergent_targets", b.counter_median(kDivergent))
+                 .number("warps", warps)
+                 .number("one_path_divergent_targets", ref->counter_median(kDivergent));
   rows.push_back(r);
 }
 
@@ -539,6 +570,7 @@ class Divergence final : public Family {
   std::string report_section(const EvaluatedRun& run) const override {
     return divergence_summary_markdown(run);
   }
+  std::string render_reason(const Reason& reason) const override { return render(reason); }
 };
 
 }  // namespace

@@ -12,4 +12,6 @@ std::vector<const Family*> families();
 // The family's summary tables for one run (analysis/divergence/report.cpp); empty when it has no
 // divergence sweep.
 std::string divergence_summary_markdown(const EvaluatedRun& run);
+// The family's sentences (analysis/divergence/report.cpp): the why of each of its reasons.
+std::string render(const Reason& reason);
 }  // namespace warpcost::analysis::divergence

@@ -1,8 +1,11 @@
 // The divergence family's summary tables: the split sweep, the k-way switch, the nested if and the
-// residency sweep, each a grid of slowdowns beside the model, built from the evaluated rows.
+// residency sweep, each a grid of slowdowns beside the model, built from the evaluated rows; and its
+// sentences: each reason its evaluator gives (analysis/reason.hpp) as the why of its row.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -58,7 +61,139 @@ std::string split(long long k, const std::string& if_trips, const std::string& e
                                           std::stoll(warps));
 }
 
+// Seconds as microseconds to one decimal: "12.3 us".
+std::string us(double seconds) { return fixed(seconds * 1e6, 1) + " us"; }
+
+// A whole number the evaluator stored as a double (a count, a parameter), as std::to_string writes it.
+std::string count(const Reason& r, const std::string& key) { return std::to_string(std::llround(r.n(key))); }
+
+// After a judged sentence whose model missed: ", x% past the tolerance, ...: too noisy to decide"
+// where the miss lies within the statistic's uncertainty (detail::noise_note), else "".
+std::string miss_note(const Reason& r) {
+  return r.f("holds") ? "" : detail::noise_note(r.n("miss"), r.n("tolerance"), r.n("sigma"));
+}
+
+// What every sentence about a benchmark point starts with: the point and its residency.
+std::string subject(const Reason& r) {
+  const std::string residency =
+      count(r, "warps_per_sm") + " warps/SM (" + count(r, "warps_per_scheduler") + " per scheduler)";
+  const std::string& point = r.t("point");
+  if (point == "split") return "k = " + count(r, "k") + " of 32 (" + r.t("pattern") + "), " + residency + ": ";
+  if (point == "warp_uniform") {
+    return "warp-uniform control (even warps if, odd warps else), " + residency + ": ";
+  }
+  if (point == "switch" || point == "nested") {
+    return count(r, "paths") + (point == "switch" ? " switch paths" : " nested-if leaves") +
+           (std::llround(r.n("first_path")) != 0 ? " from path " + count(r, "first_path") : std::string()) + " of " +
+           count(r, "trips") + " trips, " + residency + ": ";
+  }
+  throw std::logic_error("divergence reason '" + r.code + "' names no point it knows ('" + point + "')");
+}
+
+// The configuration a counter row's sentence names (DivergenceShape in the evaluator).
+std::string shape(const Reason& r) {
+  const std::string& s = r.t("shape");
+  if (s == "path_cost") return "every lane on the first path (a parameter point of the second-order model)";
+  if (s == "split") {
+    return "k = " + count(r, "if_lanes") + " lanes x " + count(r, "if_trips") + " trips and " + count(r, "else_lanes") +
+           " x " + count(r, "else_trips");
+  }
+  if (s == "warp_uniform") return "warp-uniform: each warp on one side";
+  if (s == "one_side") return "one side populated";
+  if (s == "switch") return count(r, "populated") + " equal switch paths";
+  if (s == "nested") return count(r, "populated") + " equal leaves";
+  throw std::logic_error("divergence reason '" + r.code + "' names no shape it knows ('" + s + "')");
+}
+
 }  // namespace
+
+std::string render(const Reason& r) {
+  const std::string s = r.sentence();
+  if (s == "warp_cycles") {
+    return subject(r) + "median over " + fixed(r.n("warps"), 0) + " warps; p10..p90 " + fixed(r.n("p10"), 0) + ".." +
+           fixed(r.n("p90"), 0) +
+           (r.f("has_region_span") ? "; the region spanned " + us(r.n("region_span_seconds")) + " of the grid"
+                                   : std::string());
+  }
+  if (s == "warp_cycles_quantile") return subject(r) + r.t("quantile") + " of the warps' cycles in the branch region";
+  if (s == "resident_warps_per_sm") {
+    return subject(r) + "every one of " + fixed(r.n("sms"), 0) + " SMs ran " +
+           (r.f("exact") ? fixed(r.n("most"), 0) + " warps"
+                         : fixed(r.n("fewest"), 0) + ".." + fixed(r.n("most"), 0) + " warps, not " +
+                               count(r, "requested"));
+  }
+  if (s == "uniform_reference") {
+    return subject(r) + "the uniform reference: every lane on one path, " + fixed(r.n("cycles"), 0) +
+           " cycles a warp for " + count(r, "trips") + " trips of its dependent FMA loop";
+  }
+  if (s == "warp_slowdown") {
+    std::string why = subject(r) + "a warp took " + fixed(r.n("cycles"), 0) + " cycles, the uniform warp " +
+                      fixed(r.n("uniform_cycles"), 0) + ": " + fixed(r.n("measured"), 3) + "x against " +
+                      fixed(r.n("model"), 3) + "x" + miss_note(r);
+    if (!r.f("holds") && r.f("uniform_warps_contend")) {
+      why += "; the uniform warps alone spread " + fixed(r.n("p10"), 0) + ".." + fixed(r.n("p90"), 0) +
+             " cycles (p10..p90 here): with several warps per scheduler a warp's cycles include "
+             "the issue slots it waited for while the others ran, so they stop measuring its "
+             "own paths; the grid time is the measure at this residency";
+    }
+    return why;
+  }
+  if (s == "grid_slowdown") {
+    std::string why = subject(r) + "the grid took " + us(r.n("seconds")) + ", the uniform grid " +
+                      us(r.n("uniform_seconds")) + ": " + fixed(r.n("measured"), 3) + "x against " +
+                      fixed(r.n("model"), 3) + "x" + miss_note(r);
+    if (!r.f("holds")) {
+      if (r.f("warp_holds")) why += "; the per-warp model holds (warp_slowdown)";
+      if (r.f("has_fixed_part")) {
+        why += "; " + us(r.n("fixed_part_seconds")) +
+               " of the uniform grid lie outside the branch region (launch, "
+               "prologue, stores: grid time minus the region's span), and divergence does not "
+               "multiply them (grid_slowdown_fixed_cost)";
+      }
+    }
+    return why;
+  }
+  if (s == "grid_slowdown_fixed_cost") {
+    return subject(r) + us(r.n("fixed_part_seconds")) + " fixed + " + us(r.n("populated_spans_seconds")) +
+           " of populated paths' regions = " + us(r.n("predicted_seconds")) + "; measured " + us(r.n("seconds")) +
+           miss_note(r);
+  }
+  if (s == "second_order_grid_slowdown") {
+    return subject(r) + fixed(r.n("trips_cfg"), 0) + " trips a warp against " + fixed(r.n("trips_ref"), 0) +
+           "; F = " + us(r.n("fixed_seconds")) + ", t = " + fixed(r.n("seconds_per_trip") * 1e9, 2) +
+           " ns a trip (" + r.t("parameter_benchmark") + " " + r.t("parameter_points") + "): predicted " +
+           fixed(r.n("predicted"), 3) + "x, measured " + fixed(r.n("measured"), 3) + "x" + miss_note(r);
+  }
+  if (s == "side_warp_slowdown") {
+    return subject(r) + "the " + r.t("side") + " warps took " + fixed(r.n("cycles"), 0) + " cycles, the all-" +
+           r.t("side") + " grid's warps " + fixed(r.n("uniform_cycles"), 0) + miss_note(r);
+  }
+  if (s == "unequal_sides_grid_slowdown") {
+    return subject(r) + "the grid took " + fixed(r.n("measured"), 3) +
+           "x the all-if grid. A grid whose warps all run at once waits for its slowest warp (1.000x); an SM "
+           "whose schedulers are saturated issues the mix of both kinds (" + fixed(r.n("mix"), 3) + "x)";
+  }
+  if (s == "path_cost_vs_first_path") {
+    return subject(r) + "case " + count(r, "first_path") + " alone took " + fixed(r.n("cycles"), 0) +
+           " cycles a warp, case 0 alone " + fixed(r.n("first_path_cycles"), 0) +
+           (r.f("holds") ? ""
+                         : ": the same instructions cost differently at another place in the binary" + miss_note(r));
+  }
+  if (s == "warp_slowdown_measured_paths") {
+    return subject(r) + "the cases alone sum to " + fixed(r.n("cases_cycles"), 0) +
+           " cycles; the divergent warp took " + fixed(r.n("cycles"), 0) + miss_note(r);
+  }
+  if (s == "lanes_per_instruction") {
+    return shape(r) + ": " + fixed(r.n("lanes"), 3) + " lanes on per instruction, the model " +
+           fixed(r.n("model_lanes"), 3);
+  }
+  if (s == "divergent_branch_targets_per_warp") {
+    return shape(r) + ": " + fixed(r.n("divergent_targets"), 0) + " divergent targets over " + fixed(r.n("warps"), 0) +
+           " warps, " + fixed(r.n("one_path_divergent_targets"), 0) +
+           " in the one-path run (each warp's lane-0 record and each block's clock sample)";
+  }
+  throw std::logic_error("divergence renders no reason '" + r.code + "'");
+}
 
 std::string divergence_summary_markdown(const EvaluatedRun& er) {
   const RowIndex idx(er.rows);
