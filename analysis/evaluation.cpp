@@ -621,6 +621,7 @@ std::string render_reason(const Reason& reason) {
   if (reason.has_flag("check_holds") && !reason.f("check_holds")) {
     sentence += "; off by more than " + fixed(100 * reason.n("check_tolerance"), 0) + "%";
   }
+  for (const Reason& a : reason.after_check) sentence += render_reason(a);
   return out + sentence;
 }
 

@@ -121,9 +121,10 @@ inline constexpr double kSameSlotsTolerance = 0.02;
 
 std::vector<Row> evaluate_run(const Run& run);
 
-// The sentence of a Reason (its prefixes first, each followed by "; "): the shared sentences
-// ("core/…") here, a family's from its Family::render_reason. Throws std::logic_error for a code
-// no renderer knows, and std::out_of_range for a value the sentence needs and the reason lacks.
+// The sentence of a Reason (its prefixes first, each followed by "; "; then its own sentence, the
+// check's outcome and its after_check notes): the shared sentences ("core/…") here, a family's
+// from its Family::render_reason. Throws std::logic_error for a code no renderer knows, and
+// std::out_of_range for a value the sentence needs and the reason lacks.
 std::string render_reason(const Reason& reason);
 
 // The if/else and nested slowdowns' tolerance the evaluators use: kSplitTolerance, unless a

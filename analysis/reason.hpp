@@ -22,6 +22,10 @@ struct Reason {
   // Notes the shared evaluation puts before the sentence (a machine state the row depends on), in
   // the order they are shown, each a Reason of its own ("core/state_…").
   std::vector<Reason> prefixes;
+  // Notes after the sentence and the check's outcome ("; off by more than N%", relative_check): the
+  // cause a row gives for its failed check, each a Reason of its own, its sentence with its own
+  // leading punctuation.
+  std::vector<Reason> after_check;
 
   Reason() = default;
   explicit Reason(std::string c) : code(std::move(c)) {}

@@ -29,7 +29,6 @@ using detail::counter_row;
 using detail::cv_of;
 using detail::iparam;
 using detail::judge;
-using detail::noise_note;
 using detail::relative_check;
 using detail::find_benchmark;
 using detail::with_prediction;
@@ -37,9 +36,6 @@ using namespace schema::metric;
 using schema::partial_warp::descriptor;
 namespace bench = schema::partial_warp::benchmark;
 namespace param = schema::partial_warp::param;
-
-
-std::string hex_mask(double v) { return analysis::hex_mask(static_cast<std::uint32_t>(v)); }
 
 // Which worked example or lesson case a recorded shape answers.
 std::string example_of(long long x, long long y, long long z) {
@@ -60,10 +56,10 @@ std::string example_of(long long x, long long y, long long z) {
 
 // An instrument check: a count the programming model fixes (warps of a block, the tail's mask and
 // full warps, every thread's place), read back to prove the instrument reads what it should. No
-// GPU measurement could move it, so it passes or fails apart from the model checks.
+// GPU measurement could move it, so it passes or fails apart from the model checks. Its reason is
+// `reason` with flag matches (the count is the model's).
 Row exact_row(const BenchmarkResult& b, const std::string& metric, double measured,
-              const std::string& model, double predicted, const std::string& why_holds,
-              const std::string& why_fails) {
+              const std::string& model, double predicted, Reason reason) {
   Row r = base_row(b);
   r.metric = metric;
   r.value = measured;
@@ -73,17 +69,31 @@ Row exact_row(const BenchmarkResult& b, const std::string& metric, double measur
   const bool same = measured == predicted;
   r.kind = kind::kCheck;
   r.verdict = same ? verdict::kPasses : verdict::kFails;
-  r.why = same ? why_holds : why_fails;
+  r.reason = std::move(reason);
+  r.reason.flag("matches", same);
   return r;
 }
 
 // A count no model owes (one clock64 value per warp, which independent thread scheduling may
-// split): shown as info, with the model beside it.
-Row construction_row(Row r, const std::string& note) {
+// split): shown as info, with the model beside it; flag not_a_model_check says so in its sentence.
+Row construction_row(Row r) {
   r.kind = kind::kInfo;
   r.verdict = verdict::kInfo;
-  r.why += " (" + note + ")";
+  r.reason.flag("not_a_model_check", true);
   return r;
+}
+
+// A schedule point's reason: its worked example and its threads a block P, which every sentence
+// of the point opens with.
+Reason schedule_reason(const char* sentence, const std::string& example, long long p) {
+  return Reason(std::string("partial_warp/") + sentence).text("example", example).number("p", static_cast<double>(p));
+}
+
+// A grid-tail point's reason: its N and B, which every sentence of the point opens with.
+Reason grid_tail_reason(const char* sentence, long long total, long long block) {
+  return Reason(std::string("partial_warp/") + sentence)
+      .number("total_threads", static_cast<double>(total))
+      .number("block_threads", static_cast<double>(block));
 }
 
 void evaluate_schedule(const BenchmarkResult& b, std::vector<Row>& rows) {
@@ -91,44 +101,40 @@ void evaluate_schedule(const BenchmarkResult& b, std::vector<Row>& rows) {
   const long long y = static_cast<long long>(b.param(schema::partial_warp::param::kY));
   const long long z = static_cast<long long>(b.param(schema::partial_warp::param::kZ));
   const long long p = model::threads_per_block({x, y, z});
-  const std::string tag = example_of(x, y, z) + ", P = " + std::to_string(p) + ": ";
+  const std::string example = example_of(x, y, z);
   const double warps = b.counter_median(schema::partial_warp::counter::kWarpsObserved);
   const long long model_warps = model::warps_per_block(p);
   rows.push_back(exact_row(b, "warps_per_block", warps, "ceil(P/32)", static_cast<double>(model_warps),
-                           tag + fixed(warps, 0) + " threads read %laneid 0: one per warp, as ceil(" +
-                               std::to_string(p) + "/32) = " + std::to_string(model_warps),
-                           tag + fixed(warps, 0) + " warps observed, model " +
-                               std::to_string(model_warps)));
+                           schedule_reason("schedule_warps_per_block", example, p)
+                               .number("warps", warps)
+                               .number("model_warps", static_cast<double>(model_warps))));
   const double mask = b.counter_median(schema::partial_warp::counter::kTailMaskObserved);
   Row m = exact_row(b, "tail_mask", mask, "(1 << (P mod 32)) - 1, all 32 bits when P mod 32 = 0",
                     static_cast<double>(model::tail_mask(p)),
-                    tag + "the last warp's mask is " + hex_mask(mask) + ", " +
-                        std::to_string(model::tail_lanes(p)) + " lanes",
-                    tag + "the last warp's mask is " + hex_mask(mask) + ", model " +
-                        hex_mask(model::tail_mask(p)));
+                    schedule_reason("schedule_tail_mask", example, p)
+                        .number("mask", mask)
+                        .number("model_mask", static_cast<double>(model::tail_mask(p)))
+                        .number("tail_lanes", static_cast<double>(model::tail_lanes(p))));
   m.unit = "mask";
   rows.push_back(m);
   const double mapped = b.counter_median(schema::partial_warp::counter::kThreadsMappedAsModel);
   rows.push_back(exact_row(
       b, "threads_mapped_as_model", mapped,
       "lane = linear mod 32, (x,y,z) = inverse of linear (x fastest), mask of its warp",
-      static_cast<double>(p), tag + "every thread's %laneid, coordinates and mask match the model",
-      tag + fixed(static_cast<double>(p) - mapped, 0) + " threads off the model"));
+      static_cast<double>(p), schedule_reason("schedule_threads_mapped", example, p).number("mapped", mapped)));
   const double one_clock = b.counter_median(schema::partial_warp::counter::kWarpsWithOneClock);
   // Independent thread scheduling may split a warp's lanes (allowed since cc 7.0), so one clock
   // value per warp is no model the hardware owes: info.
   Row one = exact_row(b, "warps_with_one_clock", one_clock,
                       "the lanes of a warp issue together: one clock64 value per warp",
                       static_cast<double>(model_warps),
-                      tag + "every warp's lanes read one clock64 value",
-                      tag + fixed(static_cast<double>(model_warps) - one_clock, 0) +
-                          " warps read several clock64 values: independent thread scheduling "
-                          "split them");
-  rows.push_back(construction_row(one, "allowed since cc 7.0, not a model check"));
+                      schedule_reason("schedule_one_clock", example, p)
+                          .number("one_clock", one_clock)
+                          .number("model_warps", static_cast<double>(model_warps)));
+  rows.push_back(construction_row(one));
   // One block runs on one SM by the programming model: an instrument check of the %smid reads.
   rows.push_back(exact_row(b, "distinct_sms", b.counter_median(schema::partial_warp::counter::kDistinctSms),
-                           "one block runs on one SM", 1.0, tag + "all threads on one SM",
-                           tag + "threads of one block reported several SMs"));
+                           "one block runs on one SM", 1.0, schedule_reason("schedule_one_sm", example, p)));
 }
 
 const BenchmarkResult* find_benchmark(const Run& run, const std::string& benchmark,
@@ -150,8 +156,9 @@ void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Ro
   rate.value = useful_fma_rate(b);
   rate.unit = "inst/s";
   rate.verdict = verdict::kInfo;
-  rate.why = "useful thread-FMAs per second: " + fixed(b.counter_median(schema::partial_warp::counter::kUsefulThreads), 0) +
-             " threads x " + fixed(b.counter_median(schema::partial_warp::counter::kFmaPerThread), 0) + " FMAs";
+  rate.reason = Reason("partial_warp/useful_fma_rate")
+                    .number("useful_threads", b.counter_median(schema::partial_warp::counter::kUsefulThreads))
+                    .number("fma_per_thread", b.counter_median(schema::partial_warp::counter::kFmaPerThread));
   rows.push_back(rate);
 
   if (p % model::kWarpSize != 0) {
@@ -165,10 +172,12 @@ void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Ro
       // With equal block counts this is (P/next)·(t_next/t_P): the step-flatness check restated,
       // so it is shown, not judged (step_time_spread judges it).
       f.verdict = verdict::kInfo;
-      f.why = "useful rate at P = " + std::to_string(p) + " is " + fixed(100 * f.value, 2) +
-              "% of P = " + std::to_string(next) + "'s; P/32ceil(P/32) = " +
-              fixed(100 * *f.predicted, 2) + "% (" + std::to_string(warps) + " warps carry " +
-              std::to_string(p) + " useful lanes); judged as step_time_spread";
+      f.reason = Reason("partial_warp/useful_fraction")
+                     .number("p", static_cast<double>(p))
+                     .number("next", static_cast<double>(next))
+                     .number("fraction", f.value)
+                     .number("predicted", *f.predicted)
+                     .number("warps", static_cast<double>(warps));
       rows.push_back(f);
     }
   }
@@ -188,14 +197,13 @@ void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Ro
   // an instrument check (the launch reserves what the sweep assumes), not a model of the GPU.
   occ.kind = kind::kCheck;
   occ.verdict = same ? verdict::kPasses : verdict::kFails;
-  occ.why = std::string(same ? "the occupancy API reserves " : "the occupancy API gives ") +
-            fixed(occ.value, 0) + " blocks of " + std::to_string(warps) + " warp slots (" +
-            fixed(occ.value * static_cast<double>(warps), 0) + " of " + fixed(max_warps, 0) +
-            " warps)" +
-            (same ? (by_warps < max_blocks ? ": the warp cap binds, counted in whole warps"
-                                           : ": the block cap binds")
-                  : "; the model predicts " + fixed(predicted, 0) +
-                        ": registers or shared memory bind first");
+  occ.reason = Reason("partial_warp/resident_blocks")
+                   .number("blocks", occ.value)
+                   .number("warps", static_cast<double>(warps))
+                   .number("max_warps", max_warps)
+                   .number("predicted", predicted)
+                   .flag("matches", same)
+                   .flag("warp_cap_binds", by_warps < max_blocks);
   rows.push_back(occ);
 }
 
@@ -253,8 +261,17 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     // The step's block sizes as two whole numbers (one type per CSV column, docs/csv.md).
     r.params = "warps_per_block=" + std::to_string(k) + ";" + std::string(param::kBlockThreads) + "_min=" +
                std::to_string(p_lo) + ";" + std::string(param::kBlockThreads) + "_max=" + std::to_string(p_hi);
-    const std::string left_out_note =
-        left_out.empty() ? "" : "; " + std::to_string(left_out.size()) + " throttled point(s) left out (" + left_out_text + ")";
+    // What every row of the step says: its points, its warps, and the throttled points it left out.
+    const Reason step = Reason()
+                            .number("points", static_cast<double>(members.size()))
+                            .number("warps", static_cast<double>(k))
+                            .number("left_out_count", static_cast<double>(left_out.size()))
+                            .text("left_out", left_out_text);
+    auto step_reason = [&step](const char* sentence) {
+      Reason reason = step;
+      reason.code = std::string("partial_warp/") + sentence;
+      return reason;
+    };
     if (members.size() < 2) {
       // Too few unthrottled points to spread: the step's rows are throttled, not missing.
       r.unit = "ratio";
@@ -262,7 +279,7 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
       r.kind = kind::kModel;
       r.verdict = verdict::kThrottled;
       r.machine_state = machine_state::kThrottled;
-      r.why = "throttled: fewer than two of the step's points ran unthrottled" + left_out_note;
+      r.reason = step_reason("step_throttled");
       r.value = std::nan("");
       r.metric = "step_time_spread";
       rows.push_back(r);
@@ -278,10 +295,11 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     r.predicted = 0.0;
     const bool holds = r.value <= kStepSpreadTolerance;
     judge(r, r.value, kStepSpreadTolerance, time.noise);
-    r.why = std::to_string(members.size()) + " block sizes of " + std::to_string(k) +
-            " warps: times spread " + fixed(100 * r.value, 2) + "% (max - min) / min" +
-            (holds ? "" : " (more than 1%)" + noise_note(r.value, kStepSpreadTolerance, time.noise)) +
-            left_out_note;
+    r.reason = step_reason("step_time_spread")
+                   .number("spread", r.value)
+                   .number("tolerance", kStepSpreadTolerance)
+                   .number("noise", time.noise)
+                   .flag("holds", holds);
     rows.push_back(r);
     if (!all_clocked) continue;
 
@@ -295,11 +313,13 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     c.value = cyc.value;
     const bool cycles_hold = c.value <= kStepSpreadTolerance;
     judge(c, c.value, kStepSpreadTolerance, cyc.noise);
-    c.why = std::to_string(members.size()) + " block sizes of " + std::to_string(k) +
-            " warps: SM cycles spread " + fixed(100 * c.value, 2) + "% (times " +
-            fixed(100 * r.value, 2) + "%)" +
-            (holds || !cycles_hold ? "" : ": the time spread is the SM clock moving between benchmarks") +
-            (cycles_hold ? "" : noise_note(c.value, kStepSpreadTolerance, cyc.noise)) + left_out_note;
+    c.reason = step_reason("step_cycle_spread")
+                   .number("spread", c.value)
+                   .number("time_spread", r.value)
+                   .number("tolerance", kStepSpreadTolerance)
+                   .number("noise", cyc.noise)
+                   .flag("holds", cycles_hold)
+                   .flag("time_holds", holds);
     rows.push_back(c);
   }
 }
@@ -324,9 +344,9 @@ std::optional<model::LinearCost> fma_cost(const Run& run, long long warps_per_sc
 
 // The grid tail beside the textbook (docs/models.md): one warp a scheduler cannot cover the FMA
 // latency, so a tail block costs its own measured cycles an FMA, plus the launch's fixed cost.
+// `reason` is the row's, with the point's N, B and launch floor; the row adds its values.
 void second_order_tail_row(const Run& run, const BenchmarkResult& b, long long busiest_warps,
-                           long long full_warps, double floor_s, const std::string& floor_note,
-                           const std::string& tag, std::vector<Row>& rows) {
+                           long long full_warps, double floor_s, Reason reason, std::vector<Row>& rows) {
   const model::ArchParams arch = detail::arch_of(run);
   const long long n_tail = (busiest_warps + arch.schedulers_per_sm - 1) / arch.schedulers_per_sm;
   const long long n_full = (full_warps + arch.schedulers_per_sm - 1) / arch.schedulers_per_sm;
@@ -348,12 +368,20 @@ void second_order_tail_row(const Run& run, const BenchmarkResult& b, long long b
   const double noise = std::hypot(cv_of(b), cv_of(*full_b));
   const bool holds = std::fabs(*r.rel_error) <= kSecondOrderTailTolerance;
   judge(r, std::fabs(*r.rel_error), kSecondOrderTailTolerance, noise);
-  r.why = tag + std::to_string(n_tail) + " warp(s) a scheduler at the busiest block: F = " +
-          fixed(tail->fixed_seconds * 1e6, 2) + " us, " + fixed(tail->seconds_per_unit * 1e12, 3) +
-          " ps an FMA (fma_issue " + tail_source + "); a full block " + std::to_string(n_full) + " a scheduler: F = " +
-          fixed(full->fixed_seconds * 1e6, 2) + " us, " + fixed(full->seconds_per_unit * 1e12, 3) +
-          " ps an FMA; predicted " + fixed(100 * *r.predicted, 1) + "%, measured " + fixed(100 * r.value, 1) + "%" +
-          floor_note + (holds ? "" : ": more than 2% apart" + noise_note(std::fabs(*r.rel_error), kSecondOrderTailTolerance, noise));
+  r.reason = std::move(reason);
+  r.reason.number("tail_warps_per_scheduler", static_cast<double>(n_tail))
+      .number("tail_fixed_s", tail->fixed_seconds)
+      .number("tail_fma_s", tail->seconds_per_unit)
+      .text("tail_source", tail_source)
+      .number("full_warps_per_scheduler", static_cast<double>(n_full))
+      .number("full_fixed_s", full->fixed_seconds)
+      .number("full_fma_s", full->seconds_per_unit)
+      .number("predicted", *r.predicted)
+      .number("measured", r.value)
+      .number("miss", std::fabs(*r.rel_error))
+      .number("tolerance", kSecondOrderTailTolerance)
+      .number("noise", noise)
+      .flag("holds", holds);
   rows.push_back(r);
 }
 
@@ -361,24 +389,21 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
   const long long block = static_cast<long long>(b.param(param::kBlockThreads));
   const long long total = static_cast<long long>(b.param(param::kTotalThreads));
   const model::GridTail g = model::grid_tail(total, block);
-  const std::string tag = "N = " + std::to_string(total) + ", B = " + std::to_string(block) + ": ";
   // The bench counts the threads that passed the kernel's own guard i < N: equal to the model by
   // construction, an instrument check of the bench's own count.
   rows.push_back(exact_row(b, "tail_active_threads", b.counter_median(schema::partial_warp::counter::kTailActiveThreadsObserved),
                            "N - B(ceil(N/B) - 1)", static_cast<double>(g.last_block_threads),
-                           tag + "the last block runs " + std::to_string(g.last_block_threads) +
-                               " threads (the guard i < N sets it)",
-                           tag + "the last block ran a different number of threads"));
+                           grid_tail_reason("tail_active_threads", total, block)
+                               .number("last_block_threads", static_cast<double>(g.last_block_threads))));
   rows.push_back(exact_row(b, "tail_full_warps", b.counter_median(schema::partial_warp::counter::kTailFullWarpsObserved),
                            "floor(last / 32)", static_cast<double>(g.last_block_full_warps),
-                           tag + std::to_string(g.last_block_full_warps) + " full warps + " +
-                               std::to_string(g.last_block_partial_lanes) + " lanes",
-                           tag + "full warps in the last block differ from the model"));
+                           grid_tail_reason("tail_full_warps", total, block)
+                               .number("full_warps", static_cast<double>(g.last_block_full_warps))
+                               .number("partial_lanes", static_cast<double>(g.last_block_partial_lanes))));
   const std::uint32_t tail_mask = model::tail_mask(g.last_block_threads);
   Row m = exact_row(b, "tail_mask", b.counter_median(schema::partial_warp::counter::kTailLastMaskObserved),
                     "(1 << (last mod 32)) - 1", static_cast<double>(tail_mask),
-                    tag + "the last warp runs with mask " + hex_mask(tail_mask),
-                    tag + "the last warp's mask differs from " + hex_mask(tail_mask));
+                    grid_tail_reason("grid_tail_mask", total, block).number("model_mask", static_cast<double>(tail_mask)));
   m.unit = "mask";
   rows.push_back(m);
 
@@ -398,9 +423,10 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
   const BenchmarkResult* floor_b = detail::find_benchmark(run, schema::calibration::kFamily, schema::calibration::benchmark::kLaunchOverhead, schema::calibration::descriptor().params_text(schema::calibration::benchmark::kLaunchOverhead, {1}));
   const double floor_s = floor_b != nullptr ? floor_b->median_seconds() : 0.0;
   auto work = [floor_s](const BenchmarkResult& x) { return x.median_seconds() - floor_s; };
-  const std::string floor_note =
-      floor_b != nullptr ? " (launch floor " + fixed(floor_s * 1e6, 2) + " us taken off each time)"
-                         : " (no launch floor in this run: times include it)";
+  // A time row's reason: the point's N and B, and the launch floor taken off (or none in the run).
+  auto time_reason = [&](const char* sentence) {
+    return grid_tail_reason(sentence, total, block).flag("launch_floor", floor_b != nullptr).number("launch_floor_s", floor_s);
+  };
   // The partial warp's claim itself: N threads cost what 32·ceil(N/32) cost.
   const long long whole = model::kWarpSize * model::warps_per_block(total);
   if (whole != total) {
@@ -415,9 +441,13 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
       const bool same = std::fabs(*ww.rel_error) <= kFractionTolerance;
       const double noise = std::hypot(cv_of(b), cv_of(*w));
       judge(ww, std::fabs(*ww.rel_error), kFractionTolerance, noise);
-      ww.why = tag + "took " + fixed(100 * ww.value, 2) + "% of N = " + std::to_string(whole) +
-               "'s time" + floor_note +
-               (same ? "" : ": more than 2% apart" + noise_note(std::fabs(*ww.rel_error), kFractionTolerance, noise));
+      ww.reason = time_reason("time_vs_whole_warps")
+                      .number("ratio", ww.value)
+                      .number("whole", static_cast<double>(whole))
+                      .number("miss", std::fabs(*ww.rel_error))
+                      .number("tolerance", kFractionTolerance)
+                      .number("noise", noise)
+                      .flag("holds", same);
       rows.push_back(ww);
       if (b.has_counter(schema::counter::kSmClockHz) && w->has_counter(schema::counter::kSmClockHz)) {
         // The same in SM cycles, taking out the clock's drift between the two benchmarks.
@@ -427,9 +457,13 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
         wc = with_prediction(wc, 1.0);
         const bool same_cycles = std::fabs(*wc.rel_error) <= kFractionTolerance;
         judge(wc, std::fabs(*wc.rel_error), kFractionTolerance, noise);
-        wc.why = tag + "took " + fixed(100 * wc.value, 2) + "% of N = " + std::to_string(whole) +
-                 "'s SM cycles" +
-                 (same_cycles ? "" : ": more than 2% apart" + noise_note(std::fabs(*wc.rel_error), kFractionTolerance, noise));
+        wc.reason = grid_tail_reason("cycles_vs_whole_warps", total, block)
+                        .number("ratio", wc.value)
+                        .number("whole", static_cast<double>(whole))
+                        .number("miss", std::fabs(*wc.rel_error))
+                        .number("tolerance", kFractionTolerance)
+                        .number("noise", noise)
+                        .flag("holds", same_cycles);
         rows.push_back(wc);
       }
     }
@@ -454,14 +488,16 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
   const double issue_here = per_scheduler(busiest) * fma / (work(b) * clock_of(b));
   const double issue_full =
       per_scheduler(model::warps_per_block(block)) * fma / (work(*full) * clock_of(*full));
-  t.why = tag + "took " + fixed(100 * t.value, 1) + "% of one full block's time; the busiest block has " +
-          std::to_string(busiest) + " warps, " + fixed(per_scheduler(busiest), 0) +
-          " per scheduler, issuing " + fixed(issue_here, 2) + " FMA/cycle per scheduler (full block: " +
-          fixed(issue_full, 2) + ")" + floor_note +
-          (holds ? "" : ": off by more than 5%, because so few warps per scheduler cannot cover the "
-                        "FMA latency, so time is not proportional to warps per scheduler");
+  t.reason = time_reason("relative_time")
+                 .number("share", t.value)
+                 .number("busiest_warps", static_cast<double>(busiest))
+                 .number("busiest_per_scheduler", per_scheduler(busiest))
+                 .number("issue_here", issue_here)
+                 .number("issue_full", issue_full)
+                 .flag("holds", holds);
   rows.push_back(t);
-  second_order_tail_row(run, b, busiest, model::warps_per_block(block), floor_s, floor_note, tag, rows);
+  second_order_tail_row(run, b, busiest, model::warps_per_block(block), floor_s,
+                        time_reason("second_order_relative_time"), rows);
 }
 
 
@@ -488,7 +524,10 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
     return;
   }
   const long long warps = model::warps_per_block(p);
-  const std::string tag = "P = " + std::to_string(p) + ": ";
+  // Every counter row's sentence opens with the point's P.
+  auto counter_reason = [p](const char* sentence) {
+    return Reason(std::string("partial_warp/") + sentence).number("p", static_cast<double>(p));
+  };
 
   if (b.has_counter(kWarpsLaunched)) {
     Row r = counter_row(b, kWarpsLaunched, units.count(kWarpsLaunched) ? units.at(kWarpsLaunched) : "");
@@ -498,10 +537,11 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
     // The launch configuration fixes the warps launched: an instrument check of the counter pass.
     r.kind = kind::kCheck;
     r.verdict = same ? verdict::kPasses : verdict::kFails;
-    r.why = tag + "the hardware launched " + fixed(r.value, 0) + " warps for " + fixed(blocks, 0) +
-            " block(s): " +
-            (same ? "ceil(P/32) = " + std::to_string(warps) + " each"
-                  : "not ceil(P/32) = " + std::to_string(warps) + " each");
+    r.reason = counter_reason("warps_launched")
+                   .number("launched", r.value)
+                   .number("blocks", blocks)
+                   .number("warps", static_cast<double>(warps))
+                   .flag("matches", same);
     rows.push_back(r);
     done.insert(kWarpsLaunched);
   }
@@ -515,13 +555,14 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
         useful * (b.benchmark == schema::partial_warp::benchmark::kGridTail ? 1.0 : blocks) / static_cast<double>(working);
     Row r = counter_row(b, kLanes, "lanes");
     r = relative_check(r, "active lanes per warp instruction = P / ceil(P/32)", model_lanes, kLaneTolerance,
-                       tag + fixed(r.value, 3) + " lanes on per instruction; " + fixed(useful, 0) +
-                           " working threads in " + std::to_string(working) + " warps give " +
-                           fixed(model_lanes, 3));
+                       counter_reason("lanes_per_instruction")
+                           .number("lanes", r.value)
+                           .number("useful", useful)
+                           .number("working_warps", static_cast<double>(working))
+                           .number("model_lanes", model_lanes));
     if (r.verdict == std::string(verdict::kFails) && b.benchmark == schema::partial_warp::benchmark::kGridTail) {
-      r.why +=
-          ": the warps past the total still issue their guard and exit with all lanes on, "
-          "which weighs against so few useful lanes";
+      // The cause of the miss, said after it ("; off by more than N%").
+      r.reason.after_check.push_back(Reason("partial_warp/idle_warps_issue_guard"));
     }
     rows.push_back(r);
     done.insert(kLanes);
@@ -533,11 +574,10 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
     r = with_prediction(r, slots);
     // At most the reserved slots is a bound the hardware cannot break: info.
     r.verdict = verdict::kInfo;
-    r.why = tag + "achieved " + fixed(r.value, 1) + " of " + fixed(slots, 0) + " reserved warp slots (" +
-            fixed(100 * r.value / slots, 1) +
-            "%): 4 full waves, each block's warps start and retire together, so the SM averages "
-            "below its reservation between a block's end and the next one's start" +
-            (r.value > slots * 1.001 ? "; above the reservation, so the occupancy figure is wrong" : "");
+    r.reason = counter_reason("achieved_warps")
+                   .number("achieved", r.value)
+                   .number("slots", slots)
+                   .flag("above_reservation", r.value > slots * 1.001);
     rows.push_back(r);
     done.insert(kWarpsActive);
 
@@ -556,9 +596,10 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
                            "ceil(P/32): a partial warp holds a whole warp slot, so P and 32 ceil(P/32) "
                            "threads achieve the same warps",
                            1.0, kSameSlotsTolerance,
-                           tag + fixed(r.value, 2) + " achieved warps/SM against " +
-                               fixed(whole->counter_median(kWarpsActive), 2) +
-                               " at P = " + std::to_string(next));
+                           counter_reason("achieved_warps_vs_whole_warp_block")
+                               .number("achieved", r.value)
+                               .number("whole_achieved", whole->counter_median(kWarpsActive))
+                               .number("next", static_cast<double>(next)));
         rows.push_back(s);
       }
     }
@@ -584,6 +625,7 @@ class PartialWarp final : public Family {
   void evaluate_run(const Run& run, std::vector<Row>& rows) const override {
     evaluate_staircase_steps(run, rows);
   }
+  std::string render_reason(const Reason& reason) const override { return render(reason); }
 };
 
 }  // namespace
