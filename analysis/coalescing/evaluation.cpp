@@ -11,6 +11,7 @@
 #include "core/result_schema.hpp"
 #include "core/statistics.hpp"
 #include "core/text_format.hpp"
+#include "analysis/coalescing/family.hpp"
 #include "analysis/evaluation_support.hpp"
 
 namespace warpcost::analysis {
@@ -156,28 +157,33 @@ CoalescingModel coalescing_model(const BenchmarkResult& b) {
   return m;
 }
 
-// "32 blocks, 64 warps on the NVIDIA H200": the caps as the run's context records them.
-std::string residency_caps(const Run& run) {
+namespace {
+
+// The residency caps as the run's context records them ("?" for one it lacks), as texts of `r`.
+void add_residency_caps(const Run& run, Reason& r) {
   const auto& v = run.context.values;
-  auto text = [&v](const std::string& key) {
+  for (const char* key : {schema::key::kMaxBlocksPerSm, schema::key::kMaxWarpsPerSm, schema::key::kGpuName}) {
     const auto it = v.find(key);
-    return it == v.end() ? std::string("?") : it->second;
-  };
-  return text(schema::key::kMaxBlocksPerSm) + " blocks, " + text(schema::key::kMaxWarpsPerSm) + " warps on the " +
-         text(schema::key::kGpuName);
+    r.text(key, it == v.end() ? std::string("?") : it->second);
+  }
 }
+
+}  // namespace
 
 void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
   const CoalescingModel m = coalescing_model(b);
-  const std::string example = m.example.empty() ? "" : m.example + "; ";
+  // Each reason carries the worked example the point measures (text "example", "" for none), which
+  // starts the sentences that name it.
   // Model rows carry kind model; a throttled point's model rows become throttled in evaluate_run
   // (is_throttled, the shared rule).
 
   Row eff = row_of(b, co::row::kEfficiency, m.useful_per_moved, "ratio");
   eff.model = "(active lanes x size) / (32 x sectors)";
   eff.verdict = verdict::kInfo;
-  eff.why = example + fixed(m.sectors_per_request, 3) + " sectors, " + fixed(m.lines_per_request, 3) +
-            " lines a request (model)";
+  eff.reason = Reason("coalescing/efficiency")
+                   .text("example", m.example)
+                   .number("sectors_per_request", m.sectors_per_request)
+                   .number("lines_per_request", m.lines_per_request);
   rows.push_back(eff);
 
   // Counted sectors per request: loads' or stores' L1TEX metrics, from the counter pass.
@@ -190,8 +196,11 @@ void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<R
     predict(s, m.sectors_per_request);
     // Counts are exact: neither noise nor the clock moves them (sigma 0: no warn).
     detail::judge(s, std::fabs(*s.rel_error), tol::kSectors, 0.0);
-    s.why = example + std::string(sectors_metric) + " / " + requests_metric +
-            (s.verdict == verdict::kHolds ? "" : "; off by more than 1%: the coalescer merged or split lanes unlike the model");
+    s.reason = Reason("coalescing/sectors_per_request")
+                   .text("example", m.example)
+                   .text("sectors_metric", sectors_metric)
+                   .text("requests_metric", requests_metric)
+                   .flag("holds", s.verdict == verdict::kHolds);
     rows.push_back(s);
   }
 
@@ -202,19 +211,19 @@ void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<R
     const BenchmarkResult* ref = m.reference_benchmark.empty() ? nullptr : best_reference(run, m.reference_benchmark);
     if (m.reference_benchmark.empty()) {
       bw.verdict = verdict::kInfo;
-      bw.why = example + "blocks of " + std::to_string(iparam(b, co::param::kBlockThreads)) +
-               " threads are bound by how many an SM holds (" + residency_caps(run) + "), not by sectors: "
-               "no bandwidth model";
+      bw.reason = Reason("coalescing/bandwidth_residency_bound")
+                      .text("example", m.example)
+                      .number("block_threads", iparam(b, co::param::kBlockThreads));
+      add_residency_caps(run, bw.reason);
     } else if (m.is_reference && ref == &b) {
       // The best candidate is the reference itself: predicted from itself it would prove nothing.
       // The other candidates are judged like every stride-1 point (issue 21).
       bw.verdict = verdict::kInfo;
       bw.model = "a coalesced reference candidate";
-      bw.why = std::string("stride 1, offset 0 at 4, 8 or 16 B: the best of these three (this one) is the ") +
-               m.reference_benchmark + " rate every other point is predicted from";
+      bw.reason = Reason("coalescing/bandwidth_reference").text("reference_benchmark", m.reference_benchmark);
     } else if (ref == nullptr) {
       bw.verdict = verdict::kInfo;
-      bw.why = "no unthrottled coalesced reference (" + m.reference_benchmark + " stride 1, offset 0, 4/8/16 B) in this run";
+      bw.reason = Reason("coalescing/bandwidth_no_reference").text("reference_benchmark", m.reference_benchmark);
     } else {
       const double ref_rate = useful_rate(*ref);
       bw.model = "best coalesced rate of the level x useful bytes per moved byte";
@@ -226,31 +235,26 @@ void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<R
       detail::judge(bw, miss, tol::kBandwidth, sigma);
       const bool stride1 = b.benchmark != co::bench::kLoadPermuted && b.benchmark != co::bench::kBlock2d &&
                            iparam(b, co::param::kStride) == 1 && iparam(b, co::param::kOffset) == 0;
-      std::string reason;
-      if (stride1 && ratio < 1) {
-        reason = "too few bytes in flight: a warp of " + std::to_string(iparam(b, co::param::kElemBytes)) +
-                 "-byte elements keeps 32 x size x 4 (unroll) bytes in flight, and by Little's law "
-                 "bandwidth = bytes in flight / latency, short of the coalesced rate";
-      } else if (!m.l2_resident && std::fabs(bw.value - pred64) <= tol::kBandwidth * pred64 &&
-                 m.bandwidth_fraction_64 < m.bandwidth_fraction) {
-        reason = "matches the 64-byte promoted-fetch model (" + fixed(m.bandwidth_fraction_64, 3) +
-                 " of the coalesced rate): the L2 fetched two sectors from DRAM for each one asked";
-      } else if (ratio > 1) {
-        reason = "faster than the sector model: sectors a request did not need still came cheaper than a full "
-                 "DRAM sector (L2 hits on shared lines, DRAM burst and prefetch); see the DRAM bytes row";
-      } else {
-        reason = "slower than the sector model: more requests per useful byte than the memory pipeline "
-                 "serves at the coalesced rate (request throughput, not DRAM, bounds the point)";
-      }
-      const std::string base = example + fixed(100 * m.bandwidth_fraction, 1) + "% of the coalesced " +
-                               fixed(ref_rate * 1e-12, 3) + " TB/s (" + ref->params_text() + ")";
-      if (bw.verdict == verdict::kHolds) {
-        bw.why = base;
-      } else if (bw.verdict == verdict::kWarn) {
-        bw.why = base + "; off by " + fixed(100 * miss, 1) + "%" + detail::noise_note(miss, tol::kBandwidth, sigma);
-      } else {
-        bw.why = base + "; measured " + fixed(ratio, 3) + "x the prediction; " + reason;
-      }
+      // Why a failing point misses, in the renderer's order: too few bytes in flight, else the
+      // 64-byte promoted-fetch model, else faster or slower than the sector model (by the ratio).
+      const bool few_bytes_in_flight = stride1 && ratio < 1;
+      const bool promoted_fetch = !m.l2_resident && std::fabs(bw.value - pred64) <= tol::kBandwidth * pred64 &&
+                                  m.bandwidth_fraction_64 < m.bandwidth_fraction;
+      bw.reason = Reason("coalescing/useful_bandwidth")
+                      .text("example", m.example)
+                      .number("bandwidth_fraction", m.bandwidth_fraction)
+                      .number("reference_rate", ref_rate)
+                      .text("reference_params", ref->params_text())
+                      .flag("holds", bw.verdict == verdict::kHolds)
+                      .flag("warn", bw.verdict == verdict::kWarn)
+                      .number("miss", miss)
+                      .number("tolerance", tol::kBandwidth)
+                      .number("sigma", sigma)
+                      .number("ratio", ratio)
+                      .flag("few_bytes_in_flight", few_bytes_in_flight)
+                      .flag("promoted_fetch", promoted_fetch)
+                      .number("bandwidth_fraction_64", m.bandwidth_fraction_64);
+      if (few_bytes_in_flight) bw.reason.number("elem_bytes", iparam(b, co::param::kElemBytes));
     }
     rows.push_back(bw);
   }
@@ -262,16 +266,12 @@ void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<R
   if (have_dram && m.dram_bytes) {
     const double value = m.store ? b.counter_median(co::metric::kDramWrite) + b.counter_median(co::metric::kDramRead)
                                  : b.counter_median(co::metric::kDramRead);
-    const std::string source = m.store ? std::string(co::metric::kDramRead) + " + " + co::metric::kDramWrite
-                                       : std::string(co::metric::kDramRead);
     Row d = row_of(b, co::row::kDramBytes, value, "B");
     if (m.l2_resident) {
       d.verdict = verdict::kInfo;
       // Not judged (docs/verdicts.md, "Info rows that carry a prediction"): the one profiled launch
       // does not share the timed launches' L2 state.
-      d.why = source + " of the one profiled launch; not judged: that launch does not share the timed "
-                       "launches' L2 state (the count can be the whole region read once), so it says "
-                       "nothing about the timed launches' residency";
+      d.reason = Reason("coalescing/dram_bytes_not_judged").flag("store", m.store);
     } else {
       d.model = m.store ? "warp requests x (sectors + partly written sectors) x 32 B"
                         : "warp requests x sectors a request x 32 B";
@@ -280,15 +280,15 @@ void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<R
       const double ratio = d.value / *d.predicted;
       const bool promoted = !m.store && m.dram_bytes_64 && *m.dram_bytes_64 > *m.dram_bytes &&
                             std::fabs(d.value - *m.dram_bytes_64) <= tol::kDramBytes * *m.dram_bytes_64;
-      const std::string reason =
-          promoted ? "matches 64-byte granules (" + fixed(*m.dram_bytes_64 / *m.dram_bytes, 2) +
-                         "x the sectors): L2 sector promotion"
-          : ratio > 1 ? std::string("DRAM moved more than the modelled sectors (burst granularity, prefetch)")
-                      : std::string("DRAM moved less than the modelled sectors: some came from the L2");
       // A count of one launch, not a timed statistic: sigma 0, no warn.
       detail::judge(d, std::fabs(*d.rel_error), tol::kDramBytes, 0.0);
-      const bool holds = d.verdict == verdict::kHolds;
-      d.why = example + source + " of one profiled launch" + (holds ? "" : "; " + fixed(ratio, 3) + "x: " + reason);
+      d.reason = Reason("coalescing/dram_bytes")
+                     .text("example", m.example)
+                     .flag("store", m.store)
+                     .flag("holds", d.verdict == verdict::kHolds)
+                     .number("ratio", ratio)
+                     .flag("promoted", promoted);
+      if (promoted) d.reason.number("promoted_ratio", *m.dram_bytes_64 / *m.dram_bytes);
     }
     rows.push_back(d);
   }
@@ -302,7 +302,11 @@ struct SecondOrderInput {
   double spacing = 0;           // D: bytes between neighbouring lanes' elements (dense: the element size)
   double useful = 0;            // useful bytes a request (or a block's requests)
   double moved = 0;             // bytes the level moves for them
-  std::string moved_text;       // how `moved` was counted
+  // How `moved` was counted, which the benchmark says (render_second_order_price): a store's sectors
+  // written and partly written sectors read back, a DRAM tile's pitch.
+  double written = 0;
+  double readback = 0;
+  double tile_pitch = 0;
   const char* curve = nullptr;  // the benchmark whose 16-byte points give R(D)
   int warps_per_sm = 0;         // resident warps an SM, for the in-flight bound (0: no bound)
   double bytes_in_flight_per_warp = 0;
@@ -334,19 +338,17 @@ SecondOrderInput tile_input(const Run& run, const BenchmarkResult& b) {
   const std::uint64_t pitch = co::tile_pitch_bytes(r);
   in.useful = static_cast<double>(co::kWarpSize) * size;
   if (b.benchmark == co::bench::kStoreDram) {
-    const double written = co::moved_bytes_per_tile(r, pitch, co::kSectorBytes);
-    const double readback = static_cast<double>(co::partial_sectors(r)) * co::kSectorBytes;
-    in.moved = written + readback;
-    in.moved_text = fixed(written, 0) + " B of sectors written + " + fixed(readback, 0) + " B of partly written sectors read back";
+    in.written = co::moved_bytes_per_tile(r, pitch, co::kSectorBytes);
+    in.readback = static_cast<double>(co::partial_sectors(r)) * co::kSectorBytes;
+    in.moved = in.written + in.readback;
     return in;  // a store does not wait for its data: no in-flight bound
   }
   if (b.benchmark == co::bench::kLoadL2) {
     in.moved = co::moved_bytes_per_tile(r, pitch, co::kSectorBytes);
-    in.moved_text = fixed(in.moved, 0) + " B of sectors";
     return in;  // no L2 latency locus is measured: no in-flight bound at this level
   }
   in.moved = co::moved_bytes_per_tile(r, pitch, co::kPromotedGranuleBytes);
-  in.moved_text = fixed(in.moved, 0) + " B of 64-byte granules (tiles every " + std::to_string(pitch) + " B)";
+  in.tile_pitch = static_cast<double>(pitch);
   const int blocks = std::min(context_int(run, schema::key::kMaxBlocksPerSm),
                               context_int(run, schema::key::kMaxThreadsPerSm) / co::kTileBlockThreads);
   in.warps_per_sm = blocks * (co::kTileBlockThreads / co::kWarpSize);
@@ -378,7 +380,6 @@ std::optional<SecondOrderInput> second_order_input(const Run& run, const Benchma
     in.useful = static_cast<double>(t.useful_bytes) / static_cast<double>(t.requests);
     // The frame's sectors, each moved once (shared through the L2).
     in.moved = in.useful / (static_cast<double>(t.useful_bytes) / frame_bytes);
-    in.moved_text = fixed(in.moved, 1) + " B a request (the frame's sectors, each moved once)";
     in.warps_per_sm = resident_warps(run, x * y, 0);
     in.bytes_in_flight_per_warp = co::kImageFramesInFlight * in.moved;
     return in;
@@ -391,7 +392,6 @@ std::optional<SecondOrderInput> second_order_input(const Run& run, const Benchma
     in.curve = co::bench::kLoadDram;
     in.useful = static_cast<double>(t.useful_bytes) / static_cast<double>(t.requests);
     in.moved = static_cast<double>(t.granules64 * co::kPromotedGranuleBytes) / static_cast<double>(t.requests);
-    in.moved_text = fixed(in.moved, 1) + " B of 64-byte granules a request";
     in.warps_per_sm = resident_warps(run, threads, co::kPartialBlocksPerSm);
     in.bytes_in_flight_per_warp = co::kUnroll * in.moved;
     return in;
@@ -407,10 +407,10 @@ std::optional<SecondOrderInput> second_order_input(const Run& run, const Benchma
 
 namespace {
 
-// R(D) of each level: the moved-byte rate of its 16-byte, offset-0 points (the declared fit set).
+// R(D) of each level: the moved-byte rate of its 16-byte, offset-0 points (the declared fit set),
+// (spacing, moved B/s) in the run's order.
 struct RateFits {
   std::map<std::string, std::vector<std::pair<double, double>>> fit;
-  std::map<std::string, std::string> text;
 };
 
 bool priced_point(const BenchmarkResult& b) {
@@ -425,16 +425,21 @@ RateFits rate_fits(const Run& run) {
     const std::optional<SecondOrderInput> in = second_order_input(run, b);
     if (!in || !(in->moved > 0) || !in->fit_point || is_throttled(run, b)) continue;
     f.fit[in->curve].emplace_back(in->spacing, useful_rate(b) * in->moved / in->useful);
-    f.text[in->curve] += (f.text[in->curve].empty() ? "" : ", ") + fixed(in->spacing, 0) + " B " +
-                         fixed(useful_rate(b) * in->moved / in->useful / 1e12, 2);
   }
   return f;
 }
 
+// A priced point and the values its `numbers` text is made of (render_second_order_price), which
+// its second-order row's reason carries.
+struct PricedPoint {
+  CoalescingSecondOrderPrice price;
+  Reason values;
+};
+
 // `b` priced from `params` (its fits and its locus): nullopt where params has no fit of its level.
-std::optional<CoalescingSecondOrderPrice> price(const Run& params, const RateFits& fits,
-                                                const std::optional<model::streaming::Locus>& locus,
-                                                const BenchmarkResult& b, const SecondOrderInput& in) {
+std::optional<PricedPoint> price(const Run& params, const RateFits& fits,
+                                 const std::optional<model::streaming::Locus>& locus,
+                                 const BenchmarkResult& b, const SecondOrderInput& in) {
   const auto curve = fits.fit.find(in.curve);
   if (curve == fits.fit.end()) return std::nullopt;  // no unthrottled fit point of that level
   const model::ArchParams arch = detail::arch_of(params);
@@ -443,8 +448,8 @@ std::optional<CoalescingSecondOrderPrice> price(const Run& params, const RateFit
   const co::SpacingRate spacing_rate(curve->second);
   const double r_d = spacing_rate.at(in.spacing);
   double in_flight = 0;
-  std::string bound;
-  if (in.warps_per_sm > 0 && locus && sms > 0 && clock > 0) {
+  const bool in_flight_bound = in.warps_per_sm > 0 && locus && sms > 0 && clock > 0;
+  if (in_flight_bound) {
     model::streaming::StreamPoint p;
     p.sms = sms;
     p.schedulers_per_sm = arch.schedulers_per_sm;
@@ -454,24 +459,35 @@ std::optional<CoalescingSecondOrderPrice> price(const Run& params, const RateFit
     p.unloaded_iteration_cycles = locus->unloaded_cycles();
     p.clock_hz = clock;
     in_flight = model::streaming::predict_stream(p, *locus, 1.0).bandwidth;
-    bound = "; in flight " + std::to_string(in.warps_per_sm) + " warps/SM x " + fixed(in.bytes_in_flight_per_warp, 0) +
-            " B by Little's law with the loaded-latency locus: " + fixed(in_flight / 1e12, 3) + " TB/s moved";
-  } else if (b.benchmark == co::bench::kStoreDram) {
-    bound = "; no in-flight bound (a store does not wait for its data)";
-  } else if (b.benchmark == co::bench::kLoadL2) {
-    bound = "; no in-flight bound (no L2 latency locus is measured)";
-  } else {
-    bound = "; no in-flight bound (no loaded-latency locus in this run)";
   }
-  CoalescingSecondOrderPrice out;
-  out.predicted = co::second_order_useful_bandwidth(r_d, in_flight, in.useful, in.moved);
-  out.moved_rate = r_d;
-  out.in_flight = in_flight;
-  out.fit_point = in.fit_point;
-  out.numbers = fixed(in.useful, 0) + " useful B a request, moved " + in.moved_text + "; R(" + fixed(in.spacing, 0) +
-                " B) = " + fixed(r_d / 1e12, 3) + " TB/s moved (" + in.curve + " 16-byte points: " +
-                fits.text.at(in.curve) + " TB/s)" + bound + "; predicted " + fixed(out.predicted / 1e12, 3) +
-                " TB/s useful";
+  PricedPoint out;
+  out.price.predicted = co::second_order_useful_bandwidth(r_d, in_flight, in.useful, in.moved);
+  out.price.moved_rate = r_d;
+  out.price.in_flight = in_flight;
+  out.price.fit_point = in.fit_point;
+  Reason& v = out.values;
+  v.text("benchmark", b.benchmark)
+      .number("useful", in.useful)
+      .number("moved", in.moved)
+      .number("written", in.written)
+      .number("readback", in.readback)
+      .number("tile_pitch", in.tile_pitch)
+      .number("spacing", in.spacing)
+      .number("moved_rate", r_d)
+      .text("curve", in.curve)
+      .number("fit_points", static_cast<double>(curve->second.size()))
+      .flag("in_flight_bound", in_flight_bound)
+      .number("predicted", out.price.predicted);
+  for (std::size_t i = 0; i < curve->second.size(); ++i) {
+    v.number("fit_spacing_" + std::to_string(i), curve->second[i].first);
+    v.number("fit_moved_rate_" + std::to_string(i), curve->second[i].second);
+  }
+  if (in_flight_bound) {
+    v.number("warps_per_sm", in.warps_per_sm)
+        .number("bytes_in_flight_per_warp", in.bytes_in_flight_per_warp)
+        .number("in_flight", in_flight);
+  }
+  out.price.numbers = coalescing::render_second_order_price(v);
   return out;
 }
 
@@ -481,7 +497,9 @@ std::optional<CoalescingSecondOrderPrice> coalescing_second_order_price(const Ru
   const std::optional<SecondOrderInput> in = second_order_input(params, point);
   if (!in || !(in->moved > 0)) return std::nullopt;
   std::string locus_text;
-  return price(params, rate_fits(params), detail::loaded_latency_locus(params, locus_text), point, *in);
+  const std::optional<PricedPoint> p = price(params, rate_fits(params), detail::loaded_latency_locus(params, locus_text), point, *in);
+  if (!p) return std::nullopt;
+  return p->price;
 }
 
 void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
@@ -492,20 +510,24 @@ void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
     if (!priced_point(b)) continue;
     const std::optional<SecondOrderInput> in = second_order_input(run, b);
     if (!in || !(in->moved > 0)) continue;
-    const std::optional<CoalescingSecondOrderPrice> p = price(run, fits, locus, b, *in);
+    const std::optional<PricedPoint> p = price(run, fits, locus, b, *in);
     if (!p) continue;  // no unthrottled fit point of that level: no rows
     Row r = row_of(b, "second_order_useful_bandwidth", useful_rate(b), "B/s");
     r.model = std::string(kSecondOrderPrefix) + "moved bytes (granules, read-back) at the moved rate R(D) of that lane spacing, "
               "bounded by bytes in flight";
-    predict(r, p->predicted);
-    if (p->fit_point) {
+    predict(r, p->price.predicted);
+    r.reason = p->values;
+    if (p->price.fit_point) {
       r.verdict = verdict::kInfo;
-      r.why = p->numbers + "; not judged: a 16-byte offset-0 point sets R(D) (the declared fit set)";
+      r.reason.code = "coalescing/second_order_fit_point";
     } else {
       const double miss = std::fabs(*r.rel_error);
       detail::judge(r, miss, kSecondOrderCoalescingTolerance, detail::cv_of(b));
-      r.why = p->numbers + (r.verdict == verdict::kHolds ? "" : ": more than 5% apart" +
-                                                                    detail::noise_note(miss, kSecondOrderCoalescingTolerance, detail::cv_of(b)));
+      r.reason.code = "coalescing/second_order_useful_bandwidth";
+      r.reason.flag("holds", r.verdict == verdict::kHolds)
+          .number("miss", miss)
+          .number("tolerance", kSecondOrderCoalescingTolerance)
+          .number("sigma", detail::cv_of(b));
     }
     rows.push_back(r);
   }

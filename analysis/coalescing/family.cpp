@@ -21,6 +21,7 @@ class Coalescing final : public Family {
   std::string report_section(const EvaluatedRun& run) const override {
     return coalescing_summary_markdown(run);
   }
+  std::string render_reason(const Reason& reason) const override { return render(reason); }
 };
 
 }  // namespace
