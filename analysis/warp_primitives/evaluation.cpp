@@ -23,9 +23,6 @@ namespace tol = warp_primitives_tolerance;
 
 namespace {
 
-// A relative number as a signed percentage: -0.0312 -> "-3.1 %".
-std::string percent(double x, int digits) { return format_number(digits == 0 ? "%+.0f %%" : "%+.1f %%", 100.0 * x); }
-
 int iparam(const BenchmarkResult& b, const char* key) { return static_cast<int>(std::lround(b.param(key))); }
 
 std::string latency_params(int primitive, int lanes, int mask) {
@@ -66,11 +63,18 @@ std::string name_of(int primitive) {
                                         : "primitive " + std::to_string(primitive);
 }
 
-std::string mask_text(int lanes, int mask) {
-  const std::uint32_t m = wp::lane_mask(lanes, static_cast<wp::MaskShape>(mask == 2 ? 0 : mask));
-  return std::to_string(lanes) +
-         (mask == 1 ? " scattered" : mask == 2 ? " + " + std::to_string(32 - lanes) + " (divergent sides)" : " contiguous") +
-         " lanes (mask " + hex_mask(m) + ")";
+// A reason naming a point's primitive and, where its sentence shows them, its active lanes and
+// mask shape (texts primitive, numbers lanes and mask).
+Reason point_reason(const char* sentence, int primitive) {
+  return Reason(std::string("warp_primitives/") + sentence).text("primitive", name_of(primitive));
+}
+Reason point_reason(const char* sentence, int primitive, int lanes, int mask) {
+  return point_reason(sentence, primitive).number("lanes", lanes).number("mask", mask);
+}
+
+// A check's relative error and the noise that may leave it undecided (detail::noise_note).
+void add_miss(Reason& r, double rel_error, double tolerance, double sigma) {
+  r.number("rel_error", rel_error).number("miss", std::fabs(rel_error)).number("tolerance", tolerance).number("sigma", sigma);
 }
 
 int cc_of(const Run& run) {
@@ -93,8 +97,7 @@ void latency_rows(const Run& run, const BenchmarkResult& b, std::vector<Row>& ro
   Row lat = row_of(b, wp::row::kLatency, cycles, "cycles");
   lat.verdict = verdict::kInfo;
   const bool dependent = wp::is_primitive_id(p) && wp::info(static_cast<wp::Primitive>(p)).data_dependent;
-  lat.why = name_of(p) + ", " + mask_text(lanes, mask) + ", one warp an SM; " +
-            (dependent ? "each op reads the last one's result" : "no data dependence: the issue cost of one op");
+  lat.reason = point_reason("latency", p, lanes, mask).flag("data_dependent", dependent);
   rows.push_back(lat);
   if (lanes == wp::kWarpSize && mask == static_cast<int>(wp::MaskShape::kContiguous)) return;
 
@@ -103,9 +106,8 @@ void latency_rows(const Run& run, const BenchmarkResult& b, std::vector<Row>& ro
     Row d = row_of(b, wp::row::kDivergentSides, has_positive(ref, wp::work::kCyclesPerOp) ? cycles / ref->counter_median(wp::work::kCyclesPerOp) : 0.0, "ratio");
     d.verdict = verdict::kInfo;
     d.model = "serialized sides: 2; interleaved sides: 1";
-    d.why = "the warp's cycles a side-op over the 32-lane chain's: no published rule says whether the scheduler "
-            "interleaves the two sides' dependent chains, so the ratio is measured, not judged";
-    if (!has_positive(ref, wp::work::kCyclesPerOp)) d.why = "no full-warp point of " + name_of(p) + " in this run";
+    d.reason = has_positive(ref, wp::work::kCyclesPerOp) ? Reason("warp_primitives/divergent_sides")
+                                                         : point_reason("divergent_sides_no_reference", p);
     rows.push_back(d);
     return;
   }
@@ -113,15 +115,14 @@ void latency_rows(const Run& run, const BenchmarkResult& b, std::vector<Row>& ro
   g.model = "warp granularity: the 32-lane contiguous latency of the same primitive";
   if (!has_positive(ref, wp::work::kCyclesPerOp)) {
     g.verdict = verdict::kInfo;
-    g.why = "no unthrottled full-warp point of " + name_of(p) + " in this run";
+    g.reason = point_reason("granularity_latency_no_reference", p);
     rows.push_back(g);
     return;
   }
   g = detail::with_prediction(g, ref->counter_median(wp::work::kCyclesPerOp));
   detail::judge(g, std::fabs(*g.rel_error), tol::kGranularityLatency, ratio_sigma(b, *ref, wp::work::kCyclesPerOp));
-  g.why = name_of(p) + ", " + mask_text(lanes, mask) + " against 32 lanes: " + percent(*g.rel_error, 1) +
-          (g.verdict == verdict::kHolds ? "" : "; the cost depends on the lanes: not a pure warp cost") +
-          detail::noise_note(std::fabs(*g.rel_error), tol::kGranularityLatency, ratio_sigma(b, *ref, wp::work::kCyclesPerOp));
+  g.reason = point_reason("granularity_latency", p, lanes, mask).flag("holds", g.verdict == verdict::kHolds);
+  add_miss(g.reason, *g.rel_error, tol::kGranularityLatency, ratio_sigma(b, *ref, wp::work::kCyclesPerOp));
   rows.push_back(g);
 }
 
@@ -134,7 +135,7 @@ void throughput_rows(const Run& run, const BenchmarkResult& b, std::vector<Row>&
   const double thr = b.counter_median(wp::work::kOpsPerCycleSm);
   Row t = row_of(b, wp::row::kThroughput, thr, "warp-ops/cycle/SM");
   t.verdict = verdict::kInfo;
-  t.why = name_of(p) + ", " + std::to_string(warps) + " warps/SM, " + mask_text(lanes, mask) + "; per-SM clock spans";
+  t.reason = point_reason("throughput", p, lanes, mask).number("warps_per_sm", warps);
   rows.push_back(t);
 
   if (lanes != wp::kWarpSize || mask != 0) {
@@ -143,13 +144,13 @@ void throughput_rows(const Run& run, const BenchmarkResult& b, std::vector<Row>&
     g.model = "warp granularity: the 32-lane contiguous throughput at the same warps/SM";
     if (!has_positive(ref, wp::work::kOpsPerCycleSm)) {
       g.verdict = verdict::kInfo;
-      g.why = "no unthrottled full-warp point of " + name_of(p) + " at " + std::to_string(warps) + " warps/SM";
+      g.reason = point_reason("granularity_throughput_no_reference", p).number("warps_per_sm", warps);
     } else {
       g = detail::with_prediction(g, ref->counter_median(wp::work::kOpsPerCycleSm));
       const double sigma = ratio_sigma(b, *ref, wp::work::kOpsPerCycleSm);
       detail::judge(g, std::fabs(*g.rel_error), tol::kGranularityThroughput, sigma);
-      g.why = name_of(p) + ", " + mask_text(lanes, mask) + " against 32 lanes: " + percent(*g.rel_error, 1) +
-              detail::noise_note(std::fabs(*g.rel_error), tol::kGranularityThroughput, sigma);
+      g.reason = point_reason("granularity_throughput", p, lanes, mask);
+      add_miss(g.reason, *g.rel_error, tol::kGranularityThroughput, sigma);
     }
     rows.push_back(g);
     return;
@@ -163,16 +164,15 @@ void throughput_rows(const Run& run, const BenchmarkResult& b, std::vector<Row>&
   if (!predicted) {
     g.verdict = verdict::kUntestable;
     g.kind = kind::kModel;
-    g.why = "the table's value for cc " + run.context.text(schema::key::kCc) + " is not declared here (only 9.0's)";
+    g.reason = Reason("warp_primitives/guide_table_undeclared").text("cc", run.context.text(schema::key::kCc));
     rows.push_back(g);
     return;
   }
   g = detail::with_prediction(g, *predicted);
   const double sigma = counter_uncertainty(b, wp::work::kOpsPerCycleSm);
   detail::judge(g, std::fabs(*g.rel_error), tol::kGuideTable, sigma);
-  g.why = name_of(p) + " at the device's full residency (" + std::to_string(warps) + " warps/SM), " +
-          std::to_string(pi.sass_per_op) + " SHFL an op: " + percent(*g.rel_error, 1) + " from the table" +
-          detail::noise_note(std::fabs(*g.rel_error), tol::kGuideTable, sigma);
+  g.reason = point_reason("guide_table", p).number("warps_per_sm", warps).number("shfl_per_op", pi.sass_per_op);
+  add_miss(g.reason, *g.rel_error, tol::kGuideTable, sigma);
   rows.push_back(g);
 }
 
@@ -196,11 +196,11 @@ void composition_rows(const Run& run, std::vector<Row>& rows) {
                                      std::pow(counter_uncertainty(*shfl, wp::work::kCyclesPerOp), 2) +
                                      std::pow(counter_uncertainty(*alu, wp::work::kCyclesPerOp), 2));
       detail::judge(c, std::fabs(*c.rel_error), tol::kComposition, sigma);
-      c.why = "5 x (" + fixed(l_shfl, 2) + " + " + fixed(l_alu, 2) + ") cycles from their own chains; butterfly " +
-              percent(*c.rel_error, 1) + detail::noise_note(std::fabs(*c.rel_error), tol::kComposition, sigma);
+      c.reason = Reason("warp_primitives/composition").number("shuffle_latency", l_shfl).number("alu_latency", l_alu);
+      add_miss(c.reason, *c.rel_error, tol::kComposition, sigma);
     } else {
       c.verdict = verdict::kInfo;
-      c.why = "the shfl_xor32 or alu_add full-warp latency point is missing or throttled";
+      c.reason = Reason("warp_primitives/composition_missing_inputs");
     }
     rows.push_back(c);
   }
@@ -208,7 +208,7 @@ void composition_rows(const Run& run, std::vector<Row>& rows) {
     Row r = row_of(*redux, wp::row::kReduxVsButterfly, l_redux / l_bfly, "ratio");
     r.verdict = verdict::kInfo;
     r.model = "__reduce_add_sync latency / shuffle-butterfly latency";
-    r.why = "a measured comparison: NVIDIA publishes no REDUX latency, so there is no independent prediction to judge";
+    r.reason = Reason("warp_primitives/redux_vs_butterfly");
     rows.push_back(r);
   }
 }
@@ -241,7 +241,7 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     k.model = "Little's law: latency x best throughput / chains a warp";
     if (!knee || lat <= 0 || !best->has_counter(wp::work::kChainsPerWarp)) {
       k.verdict = verdict::kInfo;
-      k.why = name_of(p) + ": no full-warp latency point or no chains count in this run";
+      k.reason = point_reason("knee_no_inputs", p);
       rows.push_back(k);
       continue;
     }
@@ -250,9 +250,14 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     const double predicted = wp::little_knee_warps(lat, peak, chains);
     k = detail::with_prediction(k, predicted);
     k.kind = kind::kModel;
-    const std::string inputs = name_of(p) + ": " + fixed(lat, 2) + " cycles x " + fixed(peak, 3) + " warp-ops/cycle / " +
-                               std::to_string(chains) + " chains = " + fixed(predicted, 2) + " warps; measured knee (" +
-                               fixed(100.0 * tol::kKneeFraction, 0) + " %" + " of the best) at " + fixed(*knee, 0);
+    // The prediction's inputs and the measured knee, which both knee sentences start with.
+    const Reason inputs = point_reason("knee", p)
+                              .number("latency", lat)
+                              .number("peak", peak)
+                              .number("chains", chains)
+                              .number("predicted", predicted)
+                              .number("knee_fraction", tol::kKneeFraction)
+                              .number("knee", *knee);
     // The knee rule of docs/verdicts.md (issue 21), as the streaming knees: on a curve flat over
     // the sweep's end (the plateau rule, model::measured_knee) every prediction is judged, past the
     // sweep too; on a curve still rising, the measured knee is only a lower bound, so a prediction
@@ -262,14 +267,11 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     const bool under = std::log2(*knee / std::max(predicted, min_w)) > tol::kKneeLog2;
     if (flat || under) {
       detail::judge(k, miss, tol::kKneeLog2, 0.0);
-      k.why = inputs + "; |log2(measured/predicted)| = " + fixed(miss, 2) + " (one sweep step = 1)" +
-              (flat ? "" : "; the curve still rises at the sweep's end (the plateau rule), so the true knee "
-                           "lies at or past the measured one, and the prediction is under it");
+      k.reason = Reason(inputs).number("miss", miss).flag("flat", flat);
     } else {
       k.verdict = verdict::kUntestable;
-      k.why = inputs + "; the curve still rises at the sweep's " + fixed(max_w, 0) +
-              " warps/SM (the plateau rule): its knee is at least the measured one, which the prediction "
-              "does not undercut, so the data cannot decide";
+      k.reason = Reason(inputs).number("max_warps_per_sm", max_w);
+      k.reason.code = "warp_primitives/knee_untestable";
     }
     rows.push_back(k);
   }
@@ -311,19 +313,22 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
       r.model = std::string(kSecondOrderPrefix) +
                 "a closed queue of W warps x c chains at the SM's pipe: c W / T(W), demand c/P, delay max(L - c/P, 0)";
       r = detail::with_prediction(r, pred);
-      const std::string numbers = name_of(p) + ": L = " + fixed(lat, 2) + " cycles (its latency chain), P = " +
-                                  fixed(pipe, 3) + " warp-ops/cycle/SM (64 warps/SM), c = " + std::to_string(chains) +
-                                  ", W = " + std::to_string(warps) + ": predicted " + fixed(pred, 3) + ", measured " +
-                                  fixed(value, 3);
+      // The queue model's inputs and both throughputs, which both sentences start with.
+      r.reason = point_reason(b == fit ? "second_order_fit_point" : "second_order_throughput", p)
+                     .number("latency", lat)
+                     .number("pipe_rate", pipe)
+                     .number("chains", chains)
+                     .number("warps_per_sm", warps)
+                     .number("predicted", pred)
+                     .number("measured", value);
       if (b == fit) {
         r.verdict = verdict::kInfo;
-        r.why = numbers + "; not judged: the 64-warps/SM point sets the pipe rate P (the declared fit point)";
       } else {
         const double sigma = counter_uncertainty(*b, wp::work::kOpsPerCycleSm);
         const double miss = std::fabs(*r.rel_error);
         detail::judge(r, miss, tol::kSecondOrderThroughput, sigma);
-        r.why = numbers + (r.verdict == verdict::kHolds ? "" : ": more than 10% apart" +
-                                                                  detail::noise_note(miss, tol::kSecondOrderThroughput, sigma));
+        r.reason.flag("holds", r.verdict == verdict::kHolds);
+        add_miss(r.reason, *r.rel_error, tol::kSecondOrderThroughput, sigma);
       }
       rows.push_back(r);
     }
@@ -336,8 +341,7 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
     k = detail::with_prediction(k, *pknee);
     const double steps = std::fabs(std::log2(*knee / *pknee));
     detail::judge(k, steps, 0.0, 0.0);
-    k.why = name_of(p) + ": measured knee " + fixed(*knee, 0) + " warps/SM, predicted " + fixed(*pknee, 0) +
-            " (90% of each curve's largest; the same swept point or fails)";
+    k.reason = point_reason("second_order_knee", p).number("knee", *knee).number("predicted", *pknee);
     rows.push_back(k);
   }
 }
@@ -361,18 +365,18 @@ void evaluate_warp_primitives_counters(const Run&, const BenchmarkResult& b, std
   if (b.has_counter(wp::work::kBodyInstPerOp) && b.counter_median(wp::work::kBodyInstPerOp) > 0) {
     r = detail::with_prediction(r, b.counter_median(wp::work::kBodyInstPerOp));
     detail::judge(r, std::fabs(*r.rel_error), tol::kInstPerOp, 0.0);
-    r.why = std::string(wp::metric::kInstExecuted) + " / (" + wp::metric::kWarpsLaunched + " x chains x ops): " +
-            percent(*r.rel_error, 1) + " from the body" +
-            (r.verdict == verdict::kHolds ? "" : "; the compiled chain issues other work than the kernel's source says");
+    r.reason = Reason("warp_primitives/inst_per_op")
+                   .number("rel_error", *r.rel_error)
+                   .flag("holds", r.verdict == verdict::kHolds);
   } else {
     r.verdict = verdict::kInfo;
-    r.why = "the point states no body instruction count";
+    r.reason = Reason("warp_primitives/inst_per_op_no_body");
   }
   rows.push_back(r);
   if (b.has_counter(wp::metric::kIssueActive)) {
     Row i = row_of(b, wp::row::kIssuePerOp, b.counter_median(wp::metric::kIssueActive) / ops, "cycles");
     i.verdict = verdict::kInfo;
-    i.why = "issue-active scheduler cycles an op, summed over the SMSPs: shown beside the instruction count, no model";
+    i.reason = Reason("warp_primitives/issue_per_op");
     rows.push_back(i);
   }
 }
@@ -394,8 +398,10 @@ void evaluate_warp_primitives_run(const Run& run, std::vector<Row>& rows) {
     r.metric = wp::row::kNotOnThisGpu;
     r.unit = "";
     r.verdict = verdict::kInfo;
-    r.why = std::string(p.name) + " needs cc " + std::to_string(p.min_cc / 10) + "." + std::to_string(p.min_cc % 10) +
-            "; not on this GPU (cc " + run.context.text(schema::key::kCc) + "): left out of the plan";
+    r.reason = Reason("warp_primitives/not_on_this_gpu")
+                   .text("primitive", p.name)
+                   .number("min_cc", p.min_cc)
+                   .text("cc", run.context.text(schema::key::kCc));
     rows.push_back(r);
   }
 }

@@ -22,6 +22,7 @@ class WarpPrimitives final : public Family {
   }
   void evaluate_run(const Run& run, std::vector<Row>& rows) const override { evaluate_warp_primitives_run(run, rows); }
   std::string report_section(const EvaluatedRun& run) const override { return warp_primitives_summary_markdown(run); }
+  std::string render_reason(const Reason& reason) const override { return render(reason); }
 };
 
 }  // namespace
