@@ -89,23 +89,32 @@ std::map<std::string, Plateau> plateaus(const Run& run, const std::string& bench
   return out;
 }
 
+// `values` that several rows' reasons share (a point's tag, the models' inputs) as the reason `code`.
+Reason reason_of(std::string code, Reason values) {
+  values.code = std::move(code);
+  return values;
+}
+
 void evaluate_chase(const BenchmarkResult& b, std::vector<Row>& rows) {
-  const std::string tag = std::string(b.benchmark == schema::latency::benchmark::kChaseRandom ? "random ring" : "fixed stride") + ", " +
-                          std::to_string(static_cast<long long>(b.param(schema::latency::param::kFootprintKib))) + " KiB: ";
+  Reason chase;  // the ring's order and footprint, which every row of the point names first
+  chase.flag("random_ring", b.benchmark == schema::latency::benchmark::kChaseRandom)
+      .number("footprint_kib", b.param(schema::latency::param::kFootprintKib));
   Row c = base_row(b);
   c.metric = "latency_cycles";
   c.value = b.counter_median(schema::latency::counter::kCyclesPerLoad);
   c.unit = "cycles";
   c.verdict = verdict::kInfo;
-  c.why = tag + "one thread, " + fixed(b.counter_median(schema::latency::counter::kSteps), 0) + " dependent loads after " +
-          fixed(b.counter_median(schema::latency::counter::kWarmSteps), 0) + " untimed";
+  // warm_steps before steps, as the sentence always read them: a point lacking both names warm_steps.
+  c.reason = reason_of("latency/chase_cycles", chase)
+                 .number("warm_steps", b.counter_median(schema::latency::counter::kWarmSteps))
+                 .number("steps", b.counter_median(schema::latency::counter::kSteps));
   rows.push_back(c);
   Row n = base_row(b);
   n.metric = "latency_ns";
   n.value = b.counter_median(schema::latency::counter::kNsPerLoad) * 1e-9;
   n.unit = "s";
   n.verdict = verdict::kInfo;
-  n.why = tag + "%globaltimer over the same loads";
+  n.reason = reason_of("latency/chase_ns", chase);
   rows.push_back(n);
 }
 
@@ -121,17 +130,52 @@ void plateau_rows(const Run& run, std::vector<Row>& rows) {
       r.value = p.cycles;
       r.unit = "cycles";
       r.verdict = verdict::kInfo;
-      std::string kib;
-      for (const long long f : p.footprints_kib) kib += (kib.empty() ? "" : ", ") + std::to_string(f);
-      r.why = level + " plateau: median over footprints of " + kib + " KiB, " + fixed(p.ns, 1) + " ns";
+      r.reason = Reason("latency/plateau")
+                     .text("level", level)
+                     .number("ns", p.ns)
+                     .number("footprints", static_cast<double>(p.footprints_kib.size()));
+      for (std::size_t i = 0; i < p.footprints_kib.size(); ++i) {
+        r.reason.number(footprint_key(i), static_cast<double>(p.footprints_kib[i]));
+      }
       rows.push_back(r);
     }
   }
 }
 
+// The values a stream point's rows open their sentences with (its tag, report.cpp's point_tag),
+// which the benchmark's name selects: the block size and residency of the one-load-per-thread
+// stream, the loads and block size of the plain read, else the warps/SM, load width and W (or loads
+// in flight) of a curve's point.
+Reason stream_point(const BenchmarkResult& b) {
+  namespace param = schema::streaming::param;
+  namespace counter = schema::streaming::counter;
+  namespace benchmark = schema::streaming::benchmark;
+  Reason point;
+  point.text("benchmark", b.benchmark);
+  if (b.benchmark == benchmark::kReadOnePerThread) {
+    point.number("block_threads", b.param(param::kBlockThreads))
+        .number("resident_blocks", b.counter_median(counter::kResidentBlocksPerSm))
+        .number("resident_warps", b.counter_median(counter::kResidentWarpsPerSm));
+    return point;
+  }
+  // A tag's parameters are read from its last to its first, so a point that lacks several names
+  // the same one in its error row as it always did.
+  if (b.benchmark == benchmark::kReadPeak) {
+    point.number("block_threads", b.param(param::kBlockThreads)).number("loads_per_thread", b.param(param::kLoadsPerThread));
+    return point;
+  }
+  if (b.benchmark == benchmark::kReadBatched) {
+    point.number("loads_in_flight", b.param(param::kLoadsInFlight));
+  } else {
+    point.number("alu_per_load", b.param(param::kAluPerLoad));
+  }
+  point.number("load_bytes", b.param(param::kLoadBytes)).number("warps_per_sm", b.param(param::kWarpsPerSm));
+  return point;
+}
+
 // A bandwidth row beside the theoretical peak. Staying under a peak tests no model, so it is info;
 // above it, the data did not come from DRAM, which the why says.
-Row bandwidth_row(const BenchmarkResult& b, double peak, const std::string& tag) {
+Row bandwidth_row(const BenchmarkResult& b, double peak, const Reason& point) {
   Row bw = base_row(b);
   bw.metric = "dram__bytes_read.sum.per_second";
   bw.value = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
@@ -143,22 +187,17 @@ Row bandwidth_row(const BenchmarkResult& b, double peak, const std::string& tag)
   // impossible for DRAM, an error of the measurement, never a result.
   const bool impossible = share > 1.0 + kPeakMeasurementTolerance;
   bw.verdict = impossible ? verdict::kError : verdict::kInfo;
-  bw.why = tag + fixed(100 * share, 1) + "% of the theoretical peak" +
-           (impossible ? ": above the peak by more than 2%, impossible for DRAM: the stream did not "
-                         "come from DRAM or the bytes or the timing are wrong"
-                       : "");
+  bw.reason = reason_of("streaming/bandwidth_share_of_peak", point).number("share", share).flag("impossible", impossible);
   return bw;
 }
 
 // The one-load-per-thread stream: bandwidth at a block size, with the residency
 // that size allows.
 void evaluate_one_per_thread(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
-  const auto threads = static_cast<long long>(b.param(schema::streaming::param::kBlockThreads));
+  const Reason point = stream_point(b);
   const auto blocks = static_cast<long long>(b.counter_median(schema::streaming::counter::kResidentBlocksPerSm));
   const auto warps = static_cast<long long>(b.counter_median(schema::streaming::counter::kResidentWarpsPerSm));
-  const std::string tag = std::to_string(threads) + " threads a block, " + std::to_string(blocks) +
-                          " blocks = " + std::to_string(warps) + " warps/SM resident: ";
-  rows.push_back(bandwidth_row(b, dram_peak(run), tag));
+  rows.push_back(bandwidth_row(b, dram_peak(run), point));
   Row r = base_row(b);
   r.metric = "resident_warps_per_sm";
   r.value = static_cast<double>(warps);
@@ -166,11 +205,11 @@ void evaluate_one_per_thread(const Run& run, const BenchmarkResult& b, std::vect
   r.verdict = verdict::kInfo;
   const auto cap = static_cast<long long>(run.context.number(schema::key::kMaxWarpsPerSm));
   const auto block_cap = static_cast<long long>(run.context.number(schema::key::kMaxBlocksPerSm));
-  r.why = tag + (warps < cap && blocks == block_cap
-                     ? "the " + std::to_string(block_cap) + "-block cap binds before the " +
-                           std::to_string(cap) + "-warp cap"
-                 : warps < cap ? "the warp cap leaves room for less than one more block"
-                               : "the warp cap is reached");
+  r.reason = reason_of("streaming/resident_warps", point)
+                 .flag("block_cap_binds", warps < cap && blocks == block_cap)
+                 .flag("warp_cap_reached", warps >= cap)
+                 .number("block_cap", static_cast<double>(block_cap))
+                 .number("warp_cap", static_cast<double>(cap));
   rows.push_back(r);
 }
 
@@ -181,21 +220,11 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
   }
   const double peak = dram_peak(run);
   if (b.benchmark == schema::streaming::benchmark::kReadPeak) {  // the plain storeless read: its rate only (no residency model)
-    rows.push_back(bandwidth_row(b, peak,
-                                 std::to_string(static_cast<long long>(b.param(schema::streaming::param::kLoadsPerThread))) +
-                                     " 16-byte loads a thread, " +
-                                     std::to_string(static_cast<long long>(b.param(schema::streaming::param::kBlockThreads))) +
-                                     " threads a block, no store: "));
+    rows.push_back(bandwidth_row(b, peak, stream_point(b)));
     return;
   }
-  const std::string tag =
-      std::to_string(static_cast<long long>(b.param(schema::streaming::param::kWarpsPerSm))) + " warps/SM, " +
-      std::to_string(static_cast<long long>(b.param(schema::streaming::param::kLoadBytes))) + "-byte loads, " +
-      (b.benchmark == schema::streaming::benchmark::kReadBatched
-           ? std::to_string(static_cast<long long>(b.param(schema::streaming::param::kLoadsInFlight))) + " loads in flight a thread"
-           : "W = " + std::to_string(static_cast<long long>(b.param(schema::streaming::param::kAluPerLoad)))) +
-      ": ";
-  rows.push_back(bandwidth_row(b, peak, tag));
+  const Reason point = stream_point(b);
+  rows.push_back(bandwidth_row(b, peak, point));
 
   Row ins = base_row(b);
   ins.metric = "useful_instructions_per_second";
@@ -204,8 +233,8 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
               b.median_seconds();
   ins.unit = "inst/s";
   ins.verdict = verdict::kInfo;
-  ins.why = tag + "(W + 1) thread instructions per load over the launch";
-  if (!b.has_counter(schema::streaming::counter::kUsefulInstructions)) ins.why = tag + "loads only";
+  ins.reason = reason_of("streaming/useful_instruction_rate", point)
+                   .flag("useful_instructions_counted", b.has_counter(schema::streaming::counter::kUsefulInstructions));
   rows.push_back(ins);
 
   Row lat = base_row(b);
@@ -213,9 +242,7 @@ void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>&
   lat.value = b.counter_median(schema::streaming::counter::kLoadedLatencyCycles);
   lat.unit = "cycles";
   lat.verdict = verdict::kInfo;
-  lat.why = tag +
-            "median clock64 around one lane's load and first use, recorded by every block's lane 0 "
-            "while the whole of its warp 0 takes the probe path (8 samples spread over the run)";
+  lat.reason = reason_of("streaming/loaded_latency_probe", point);
   rows.push_back(lat);
 }
 
@@ -227,14 +254,14 @@ double param_or(const BenchmarkResult& b, const std::string& key, double otherwi
   return b.has_param(key) ? b.param(key) : otherwise;
 }
 
-// Why a curve is or is not flat over its end (models.hpp: kKneePlateau*).
-std::string plateau_text(const model::Knee& k) {
-  return "95% of the second-largest rate first at " + fixed(k.flat_from, 0) + " warps/SM, " +
-         std::to_string(k.flat_points) + " point(s) past it within 5%, " + std::to_string(k.outliers) +
-         " outside, the sweep ending at " + fixed(k.flat_span, 2) + "x its warps (flat needs >= " +
-         std::to_string(model::kKneePlateauPoints) + " points within 5%, at most " +
-         std::to_string(model::kKneePlateauOutliers) + " outside, over >= " +
-         fixed(model::kKneePlateauSpan, 2) + "x the warps)";
+// Why a curve is or is not flat over its end (models.hpp: kKneePlateau*): the knee's flatness
+// figures, which report.cpp's flatness_text says.
+Reason& add_flatness(Reason& r, const model::Knee& k) {
+  return r.flag("flat", k.saturated)
+      .number("flat_from", k.flat_from)
+      .number("flat_points", k.flat_points)
+      .number("outliers", k.outliers)
+      .number("flat_span", k.flat_span);
 }
 
 // A knee model's row: the measured knee against a prediction from the unloaded latency and the
@@ -246,7 +273,7 @@ std::string plateau_text(const model::Knee& k) {
 // own, so a miss fails (no warn).
 Row knee_row(const std::string& params, const std::string& metric, const model::Knee& knee,
              double predicted, double swept_min, double swept_max, const std::string& model_text,
-             const std::string& why) {
+             Reason reason) {
   const double measured = knee.warps;
   Row r;
   r.family = schema::streaming::kFamily;
@@ -260,36 +287,30 @@ Row knee_row(const std::string& params, const std::string& metric, const model::
   r = with_prediction(r, predicted);
   const double tolerance = std::max(kKneeAbsolute, kKneeRelative * measured);
   const double miss = std::fabs(measured - predicted);
-  const std::string sweep = fixed(swept_min, 0) + ".." + fixed(swept_max, 0) + " warps/SM swept";
+  // The model's own sentence, then how the knee rule judged it (report.cpp: knee_judgement).
+  r.reason = std::move(reason);
+  r.reason.number("knee", measured)
+      .number("knee_predicted", predicted)
+      .number("knee_tolerance", tolerance)
+      .number("swept_min", swept_min)
+      .number("swept_max", swept_max)
+      .flag("predicted_beyond_sweep", predicted > swept_max);
+  add_flatness(r.reason, knee);
   if (!knee.saturated) {
-    if (predicted < measured - tolerance) {
-      r.verdict = verdict::kFails;
-      r.why = why + "; the curve is not flat over the sweep's end (" + plateau_text(knee) +
-              "), so the knee lies at " + fixed(measured, 0) +
-              " warps/SM or later: the prediction is under it by " + fixed(measured - predicted, 0) +
-              " (more than " + fixed(tolerance, 0) + ")";
-      return r;
-    }
-    r.verdict = verdict::kUntestable;
-    r.why = why + "; the knee is not reached in the sweep (" + plateau_text(knee) + "): it lies at " +
-            fixed(measured, 0) + " warps/SM or later, " +
-            (predicted > swept_max ? "the prediction beyond the " + sweep
-                                   : std::string("the prediction not under it")) +
-            ", so the data cannot decide";
+    const bool under = predicted < measured - tolerance;
+    r.reason.flag("predicted_under_knee", under);
+    r.verdict = under ? verdict::kFails : verdict::kUntestable;
     return r;
   }
-  if (predicted < swept_min && measured <= swept_min) {
+  const bool first_point = predicted < swept_min && measured <= swept_min;
+  r.reason.flag("knee_at_first_point", first_point);
+  if (first_point) {
     r.verdict = verdict::kUntestable;
-    r.why = why + "; the knee is the sweep's first point (" + sweep +
-            "), so it may lie anywhere under it, where the prediction lies";
     return r;
   }
   const bool holds = miss <= tolerance;
+  r.reason.flag("knee_holds", holds);
   r.verdict = holds ? verdict::kHolds : verdict::kFails;
-  r.why = why + (holds ? "" : "; the model misses by " + fixed(miss, 0) + " warps/SM") +
-          (predicted > swept_max ? " (the prediction lies beyond the " + sweep +
-                                       ", on a curve flat over its end)"
-                                 : "");
   return r;
 }
 
@@ -354,12 +375,12 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     m.value = knee.warps;
     m.unit = "count";
     m.verdict = verdict::kInfo;
-    m.why = "fewest warps/SM reaching 90% of the curve's plateau " + fixed(knee.plateau / 1e12, 3) +
-            " TB/s (" + std::to_string(members.size()) + " residencies, " + fixed(swept_min, 0) + ".." +
-            fixed(swept_max, 0) + ")" +
-            (knee.saturated ? ", flat from " + fixed(knee.flat_from, 0) + " warps/SM"
-                            : ": not flat over the sweep's end (a lower bound of the knee), " +
-                                  plateau_text(knee));
+    m.reason = Reason("streaming/knee")
+                   .number("plateau", knee.plateau)
+                   .number("residencies", static_cast<double>(members.size()))
+                   .number("swept_min", swept_min)
+                   .number("swept_max", swept_max);
+    add_flatness(m.reason, knee);
     rows.push_back(m);
     if (found == dram.end()) continue;  // no chase in this run: no unloaded latency to hold against
     const double latency = found->second.cycles;
@@ -371,30 +392,30 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     if (in_flight == 1 && inst <= 0) {
       Row n = m;
       n.metric = "knee_model_ceil_l_over_w";
-      n.why = "no prediction: the run's counter pass has no " + std::string(kInstExecuted) +
-              " for this curve, so the instructions per load are not known (W + 1 is not used)";
+      n.reason = Reason("streaming/knee_no_instruction_count").text("instructions_metric", kInstExecuted);
       rows.push_back(n);
     } else if (in_flight == 1) {
       const long long per_scheduler = model::warps_to_hide_latency(latency, inst);
       const double n_sm = static_cast<double>(per_scheduler * arch.schedulers_per_sm);
-      const std::string numbers = "unloaded L = " + fixed(latency, 0) +
-                                  " cycles (random-chase DRAM plateau), I = " + fixed(inst, 1) +
-                                  " warp instructions a load (counter pass), W = " + std::to_string(w);
+      Reason inputs;  // what both knee models are fed, which both sentences open with
+      inputs.number("latency", latency).number("instructions_per_load", inst).number("alu_per_load", static_cast<double>(w));
       rows.push_back(knee_row(params, "knee_model_ceil_l_over_w", knee, n_sm, swept_min, swept_max,
                               "N = ceil(L/I) per scheduler x N_sched, L unloaded, I counted",
-                              numbers + ": ceil(L/I) = " + std::to_string(per_scheduler) +
-                                  " a scheduler, " + fixed(n_sm, 0) + " an SM" +
-                                  (n_sm > static_cast<double>(cap)
-                                       ? " > the cap of " + std::to_string(cap)
-                                       : "")));
+                              reason_of("streaming/knee_ceil_l_over_i", inputs)
+                                  .number("per_scheduler", static_cast<double>(per_scheduler))
+                                  .number("per_sm", n_sm)
+                                  .number("cap", static_cast<double>(cap))
+                                  .flag("over_cap", n_sm > static_cast<double>(cap))));
       const model::SchedulerDemand d = model::scheduler_demand(
           arch.schedulers_per_sm, latency, arch.issue_interval_cycles, inst, cap);
       rows.push_back(knee_row(params, "knee_model_scheduler_demand", knee,
                               static_cast<double>(d.warps_needed_whole), swept_min, swept_max,
                               "N_sched·L/(T_issue·I), L unloaded, I counted",
-                              numbers + ": " + fixed(d.instruction_slots, 0) + " slots / " +
-                                  fixed(inst, 1) + " = " + fixed(d.warps_needed, 1) + " warps" +
-                                  (d.fits ? "" : ", short " + std::to_string(d.deficit) + " of the cap")));
+                              reason_of("streaming/knee_scheduler_demand", inputs)
+                                  .number("instruction_slots", d.instruction_slots)
+                                  .number("warps_needed", d.warps_needed)
+                                  .flag("fits", d.fits)
+                                  .number("deficit", static_cast<double>(d.deficit))));
     }
     // Little's law fed the latency measured at the measured knee: a consistency figure between
     // two measurements of the same point, not a prediction, so it is info.
@@ -407,11 +428,14 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
     l.model = "bytes in flight = plateau bandwidth x loaded latency at the knee, over 32 lanes x width "
               "x loads in flight a warp (consistency, not a prediction)";
     l = with_prediction(l, little_sm);
-    l.why = "plateau " + fixed(knee.plateau / 1e12, 3) + " TB/s x loaded " + fixed(loaded, 0) +
-            " cycles = " + fixed(little.bytes_in_flight / 1024, 0) + " KiB in flight, " +
-            fixed(little_sm, 1) + " warps/SM at " + std::to_string(in_flight) + " " +
-            std::to_string(width) + "-byte load(s) per lane in flight, against the knee's " +
-            fixed(knee.warps, 0);
+    l.reason = Reason("streaming/littles_law_consistency")
+                   .number("plateau", knee.plateau)
+                   .number("loaded_latency", loaded)
+                   .number("bytes_in_flight", little.bytes_in_flight)
+                   .number("warps_per_sm", little_sm)
+                   .number("loads_in_flight", static_cast<double>(in_flight))
+                   .number("load_bytes", static_cast<double>(width))
+                   .number("knee", knee.warps);
     rows.push_back(l);
   }
 }
@@ -459,19 +483,22 @@ void memory_bound_rows(const Run& run, std::vector<Row>& rows) {
     const bool holds = miss <= kEx6Tolerance;
     const double sigma = std::hypot(cv_of(*best0), cv_of(*copy));
     judge(e, miss, kEx6Tolerance, sigma);
-    e.why = "Ex 6 (W = 1: 400 warps > 64): the W = 0 stream's plateau " + fixed(plateau / 1e12, 3) +
-            " TB/s against the device-to-device copy's " + fixed(copy_rate / 1e12, 3) + " TB/s" +
-            (holds ? ": bandwidth-bound, as the example says"
-                   : std::string(": more than 10% ") + (*e.rel_error < 0 ? "under" : "over") + " the copy" +
-                         noise_note(miss, kEx6Tolerance, sigma));
+    e.reason = Reason("streaming/memory_bound_vs_copy")
+                   .number("plateau", plateau)
+                   .number("copy_rate", copy_rate)
+                   .flag("holds", holds)
+                   .flag("under_copy", *e.rel_error < 0)
+                   .number("miss", miss)
+                   .number("tolerance", kEx6Tolerance)
+                   .number("sigma", sigma);
     // A rate above the theoretical peak cannot be judged against a model: the measurement is wrong.
     const double peak = dram_peak(run);
     const double over = std::max(plateau, copy_rate) / peak;
-    if (over > 1.0 + kPeakMeasurementTolerance) {
+    const bool impossible = over > 1.0 + kPeakMeasurementTolerance;
+    e.reason.flag("impossible", impossible);
+    if (impossible) {
       e.verdict = verdict::kError;
-      e.why = "the " + std::string(plateau >= copy_rate ? "stream's plateau" : "copy") + " ran at " +
-              fixed(100 * over, 1) + "% of the theoretical peak " + fixed(peak / 1e12, 3) +
-              " TB/s: impossible for DRAM, the measurement is wrong; " + e.why;
+      e.reason.flag("plateau_over_copy", plateau >= copy_rate).number("share_of_peak", over).number("peak", peak);
     }
     rows.push_back(e);
   }
@@ -507,11 +534,16 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
   const auto rate = saturated_issue_rate(run, arch.schedulers_per_sm, rate_source);
   auto bandwidth = [](const BenchmarkResult* b) { return b->counter_median(schema::counter::kBytesRead) / b->median_seconds(); };
   auto warps = [](const BenchmarkResult* b) { return static_cast<int>(b->param(schema::streaming::param::kWarpsPerSm)); };
-  std::string locus_text;
+  std::string locus_text;  // the rows' reasons carry the locus' figures, not this text
   const std::optional<model::streaming::Locus> found = loaded_latency_locus(run, locus_text);
   if (!rate || !found) return;  // no parameter points in this run: no rows
   const model::streaming::Locus& locus = *found;
-  const std::string params_text = fixed(*rate, 3) + " warp instructions a cycle a scheduler (" + rate_source + "), " + locus_text;
+  Reason parameters;  // r_sat and the locus, which every second-order bandwidth sentence ends with
+  parameters.number("issue_rate", *rate)
+      .text("issue_rate_source", rate_source)
+      .number("locus_points", static_cast<double>(locus.points().size()))
+      .number("locus_unloaded_cycles", locus.unloaded_cycles())
+      .number("locus_ceiling", locus.ceiling());
   for (auto& [key, members] : curves) {
     std::sort(members.begin(), members.end(), [&](const auto* a, const auto* b) { return warps(a) < warps(b); });
     const auto& [benchmark, width, w, in_flight] = key;
@@ -543,24 +575,28 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
       r.model = std::string(kSecondOrderPrefix) +
                 "Little's law in bytes as a fixed point with the loaded-latency locus, the busiest scheduler's issue as a queue";
       r = with_prediction(r, pred.bandwidth);
-      const std::string numbers = std::to_string(p.warps_per_sm) + " warps/SM (" + std::to_string(pred.warps_per_scheduler) +
-                                  " a scheduler), I = " + fixed(p.instructions_per_iteration, 1) + " instructions an iteration, T0 = " +
-                                  fixed(t0, 0) + " cycles; at the fixed point a load waits " + fixed(pred.loaded_cycles, 0) +
-                                  " cycles and an iteration takes " + fixed(pred.iteration_cycles, 0) +
-                                  (pred.at_ceiling ? " (the locus' ceiling bounds it)" : "") + ": predicted " +
-                                  fixed(pred.bandwidth / 1e12, 3) + " TB/s, measured " + fixed(r.value / 1e12, 3) + " TB/s";
-      if (consistency) {
+      r.reason = reason_of("streaming/second_order_bandwidth", parameters)
+                     .number("warps_per_sm", p.warps_per_sm)
+                     .number("warps_per_scheduler", pred.warps_per_scheduler)
+                     .number("instructions_per_iteration", p.instructions_per_iteration)
+                     .number("t0", t0)
+                     .number("loaded_cycles", pred.loaded_cycles)
+                     .number("iteration_cycles", pred.iteration_cycles)
+                     .flag("at_ceiling", pred.at_ceiling)
+                     .number("predicted", pred.bandwidth)
+                     .number("measured", r.value)
+                     .flag("locus_curve", consistency)
+                     .flag("fit_point", b == first);
+      if (consistency || b == first) {
         r.verdict = verdict::kInfo;
-        r.why = numbers + "; not judged: this curve is the locus the model reads (consistency)";
-      } else if (b == first) {
-        r.verdict = verdict::kInfo;
-        r.why = numbers + "; not judged: this 1-warp/SM point sets the curve's T0 (the declared fit point)";
       } else {
         const bool holds = std::fabs(*r.rel_error) <= kSecondOrderStreamTolerance;
         judge(r, std::fabs(*r.rel_error), kSecondOrderStreamTolerance, cv_of(*b));
-        r.why = numbers + (holds ? "" : ": more than 5% apart" + noise_note(std::fabs(*r.rel_error), kSecondOrderStreamTolerance, cv_of(*b)));
+        r.reason.flag("holds", holds)
+            .number("miss", std::fabs(*r.rel_error))
+            .number("tolerance", kSecondOrderStreamTolerance)
+            .number("sigma", cv_of(*b));
       }
-      r.why += "; " + params_text;
       rows.push_back(r);
     }
     if (measured.size() < 3) continue;
@@ -579,15 +615,17 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
     const int predicted_knee = model::streaming::knee_of(predicted, kKneeFraction);
     k = with_prediction(k, predicted_knee);
     const double off = std::fabs(k.value - predicted_knee);
-    k.why = "measured knee " + fixed(k.value, 0) + " warps/SM (90% of " + fixed(std::max_element(measured.begin(), measured.end(), [](auto& a, auto& b) { return a.second < b.second; })->second / 1e12, 3) +
-            " TB/s), predicted " + std::to_string(predicted_knee) + " (90% of the predicted curve's largest)";
+    k.reason = Reason("streaming/second_order_knee")
+                   .number("knee", k.value)
+                   .number("plateau", std::max_element(measured.begin(), measured.end(), [](auto& a, auto& b) { return a.second < b.second; })->second)
+                   .number("predicted_knee", predicted_knee)
+                   .flag("locus_curve", consistency);
     if (consistency) {
       k.verdict = verdict::kInfo;
-      k.why += "; not judged: this curve is the locus the model reads (consistency)";
     } else {
       k.kind = kind::kModel;
       judge(k, off, kSecondOrderKneeWarps, 0.0);
-      k.why += off <= kSecondOrderKneeWarps ? "" : ": more than 3 warps/SM apart";
+      k.reason.flag("holds", off <= kSecondOrderKneeWarps);
     }
     rows.push_back(k);
   }
@@ -657,18 +695,16 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
     r.kind = kind::kInfo;
     r.verdict = verdict::kInfo;
   }
-  r.why = "best read " + best->benchmark + " " + best->params_text() + ": " + fixed(best_rate / 1e12, 3) +
-          " TB/s, " + fixed(100 * best_rate / peak, 1) + "% of the " + fixed(peak / 1e12, 3) + " TB/s peak" +
-          (copy == nullptr ? "; no device-to-device copy in this run"
-                           : ", " + fixed(best_rate / copy_rate, 3) + "x the copy's " +
-                                 fixed(copy_rate / 1e12, 3) + " TB/s") +
-          (impossible ? ": above the peak by more than 2%, impossible for DRAM, so the measurement is "
-                        "wrong, not the target met"
-                      : "") +
-          (!mig.empty() && !impossible
-               ? "; a MIG instance (" + mig + "): the reported memory clock and bus do not give its share of "
-                 "the GPU's memory slices, so no peak target"
-               : "");
+  r.reason = Reason("streaming/best_read")
+                 .text("benchmark", best->benchmark)
+                 .text("params", best->params_text())
+                 .number("rate", best_rate)
+                 .number("peak", peak)
+                 .flag("copy_measured", copy != nullptr)
+                 .flag("impossible", impossible)
+                 .flag("mig_instance", !mig.empty());
+  if (copy != nullptr) r.reason.number("copy_rate", copy_rate);
+  if (!mig.empty()) r.reason.text("mig", mig);
   if (own_index < rows.size()) {
     rows[own_index] = r;
   } else {
@@ -688,7 +724,7 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
   t = with_prediction(t, kSweepGpuSecondsTarget);
   t.kind = kind::kTarget;
   t.verdict = sweep_seconds < kSweepGpuSecondsTarget ? verdict::kMet : verdict::kMissed;
-  t.why = std::to_string(sweep_points) + " points, every launch timed by events (checked, warm-up and timed)";
+  t.reason = Reason("streaming/sweep_gpu_time").number("points", sweep_points);
   rows.push_back(t);
 }
 
@@ -703,20 +739,17 @@ void streaming_checks(const Run& run, const BenchmarkResult& b,
       const double requested = b.param(schema::streaming::param::kWarpsPerSm);
       r = relative_check(r, "the requested residency: a persistent grid holds warps/SM from start to end",
                          requested, kResidencyTolerance,
-                         fixed(requested, 0) + " warps/SM requested, " + fixed(r.value, 2) +
-                             " active on average (the ramp and drain lower it)");
+                         Reason("streaming/warps_active_vs_requested").number("requested", requested).number("active", r.value));
     } else if (b.has_counter(schema::streaming::counter::kResidentWarpsPerSm)) {
       const double theoretical = b.counter_median(schema::streaming::counter::kResidentWarpsPerSm);
       r.model = "the occupancy API's resident warps/SM for the block size";
       r = with_prediction(r, theoretical);
       r.verdict = verdict::kInfo;
-      r.why = fixed(r.value, 1) + " of " + fixed(theoretical, 0) + " warps/SM achieved (" +
-              fixed(100 * r.value / theoretical, 0) +
-              "%): one load a thread, so blocks retire and new ones launch all the time";
+      r.reason = Reason("streaming/warps_active_vs_occupancy").number("active", r.value).number("theoretical", theoretical);
     } else {
       // read_peak: a grid that covers the buffer once, no residency requested, so no model.
       r.verdict = verdict::kInfo;
-      r.why = fixed(r.value, 1) + " warps/SM active on average; no residency was requested";
+      r.reason = Reason("streaming/warps_active_unrequested").number("active", r.value);
     }
     rows.push_back(r);
     done.insert(kWarpsActive);
@@ -724,9 +757,8 @@ void streaming_checks(const Run& run, const BenchmarkResult& b,
   if (b.has_counter(kDramBytes) && b.has_counter(schema::counter::kBytesRead)) {
     Row r = counter_row(b, kDramBytes, units.count(kDramBytes) ? units.at(kDramBytes) : "byte");
     const double expected = b.counter_median(schema::counter::kBytesRead);
-    r = relative_check(
-        r, "the bytes the kernel reads (the buffer, 8x the L2 or more)", expected, kDramBytesTolerance,
-        fixed(r.value / 1e9, 4) + " GB from DRAM for " + fixed(expected / 1e9, 4) + " GB read");
+    r = relative_check(r, "the bytes the kernel reads (the buffer, 8x the L2 or more)", expected, kDramBytesTolerance,
+                       Reason("streaming/dram_bytes_vs_read").number("dram_bytes", r.value).number("read_bytes", expected));
     // Bookkeeping, not a prediction: a buffer of 8x the L2 guarantees the count (ISSUE-33-CHECKS).
     r.kind = kind::kCheck;
     r.verdict = r.verdict == verdict::kHolds ? verdict::kPasses : verdict::kFails;
@@ -739,10 +771,7 @@ void streaming_checks(const Run& run, const BenchmarkResult& b,
     t.value = 100.0 * r.value / b.median_seconds() / peak;
     t.unit = "%";
     t.verdict = verdict::kInfo;
-    t.why = "counted DRAM bytes over the median event-timed launch, against the theoretical peak " +
-            fixed(peak / 1e12, 3) +
-            " TB/s (CUPTI's elapsed-based throughput spans the range's launch "
-            "and sync, so it is not used)";
+    t.reason = Reason("streaming/dram_read_share_of_peak").number("peak", peak);
     rows.push_back(t);
   }
 }
@@ -753,6 +782,7 @@ class Latency final : public Family {
   void evaluate_benchmark(const Run&, const BenchmarkResult& b, std::vector<Row>& rows) const override {
     evaluate_chase(b, rows);
   }
+  std::string render_reason(const Reason& reason) const override { return render(reason); }
 };
 
 // The curves read both families' points (the plateaus are the latency family's), once a run.
@@ -775,6 +805,7 @@ class Streaming final : public Family {
     memory_bound_rows(run, rows);
     target_rows(run, rows);
   }
+  std::string render_reason(const Reason& reason) const override { return render(reason); }
 };
 
 }  // namespace
@@ -834,8 +865,7 @@ std::optional<model::streaming::Locus> detail::loaded_latency_locus(const Run& r
   }
   if (points.size() < 2) return std::nullopt;
   model::streaming::Locus locus(points);
-  description = "locus of " + std::to_string(points.size()) + " points (read_independent 16-byte W = 0), " +
-                fixed(locus.unloaded_cycles(), 0) + " cycles unloaded, ceiling " + fixed(locus.ceiling() / 1e12, 3) + " TB/s";
+  description = streaming::locus_description(points.size(), locus.unloaded_cycles(), locus.ceiling());
   return locus;
 }
 
