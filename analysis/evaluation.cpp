@@ -129,20 +129,9 @@ Row relative_check(Row r, const std::string& model, double predicted, double tol
   return r;
 }
 
-// TRANSITION (issue 32): a row whose family still writes its sentence itself.
-Row relative_check(Row r, const std::string& model, double predicted, double tolerance, const std::string& why) {
-  r = relative_check(std::move(r), model, predicted, tolerance, Reason());
-  const bool holds = r.verdict == verdict::kHolds;
-  r.reason = Reason();
-  r.why = why + (holds ? "" : "; off by more than " + fixed(100 * tolerance, 0) + "%");
-  return r;
-}
-
 void prefix_reason(Row& r, Reason note) {
-  if (r.reason.code.empty()) {  // TRANSITION (issue 32): a sentence its family wrote itself
-    r.why = render_reason(note) + "; " + r.why;
-    return;
-  }
+  // A row without a sentence of its own still shows the note ("note; ").
+  if (r.reason.code.empty()) r.reason.code = "core/no_sentence";
   r.reason.prefixes.insert(r.reason.prefixes.begin(), std::move(note));
 }
 
@@ -593,6 +582,7 @@ std::string render_core(const Reason& r) {
     return "throttled: its reference point " + r.t("names") + " ran under 95% of the reference clock";
   }
   if (s == "state_throttled_point") return "throttled: SM clock under 95% of the reference";
+  if (s == "no_sentence") return "";
   if (s == "second_order_mae") {
     return "MAE " + fixed(100 * r.n("mae"), 2) + "% over " + count("rows") + " judged rows (" + count("past_tolerance") +
            " past their tolerance), target at most " + fixed(100 * r.n("target"), 0) +

@@ -60,7 +60,6 @@ Row counter_row(const BenchmarkResult& b, const std::string& metric, const std::
 // reason is `reason` with the check's outcome (flag check_holds, number check_tolerance), which the
 // renderer turns into "; off by more than N%" after the sentence when it failed.
 Row relative_check(Row r, const std::string& model, double predicted, double tolerance, Reason reason);
-Row relative_check(Row r, const std::string& model, double predicted, double tolerance, const std::string& why);
 // Puts `note` before the row's sentence (a machine state the row depends on: "note; sentence").
 void prefix_reason(Row& r, Reason note);
 

@@ -32,4 +32,5 @@ plant "core includes kernels" sh -c "printf '#include \"kernels/demo/kernels.hpp
 plant "a file outside the scheme" sh -c "touch '$work/bench/demo/demo_bench.cpp'"
 plant "a missing descriptor" sh -c "rm '$work/core/demo/schema.hpp'; printf '' >'$work/bench/demo/bench.cpp'; printf '' >'$work/analysis/demo/evaluation.cpp'"
 plant "an include that is not a path from the root" sh -c "printf '#include \"schema.hpp\"\n' >>'$work/analysis/demo/evaluation.cpp'"
+plant "an evaluator that writes a why sentence" sh -c "printf '  r.why = \"wrote \" + text;\n' >>'$work/analysis/demo/evaluation.cpp'"
 echo "selftest: every planted break caught, the clean tree passes"

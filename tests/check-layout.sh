@@ -20,6 +20,12 @@ if grep -rnE '#include "(kernels|bench)/' core; then
   echo "check-layout: core/ includes kernels/ or bench/ (it is the ground floor, host-only, no CUDA)" >&2
   status=1
 fi
+# Verdicts as data (issue 32): an evaluator gives a row's reason, never its sentence; the one
+# place a why is written is the analysis' render pass (render_reason, analysis/evaluation.cpp).
+if grep -rnE --include=evaluation.cpp '\.why *\+?= ' analysis | grep -v 'render_reason('; then
+  echo "check-layout: an evaluator writes a why sentence; give the row a Reason and render it in the family's render_reason (docs/analysis.md)" >&2
+  status=1
+fi
 # The name scheme: the files a family folder may hold, per layer (docs/adding-a-family.md).
 declare -A scheme=(
   [core]="CMakeLists.txt schema.hpp schema.cpp model.hpp model.cpp"

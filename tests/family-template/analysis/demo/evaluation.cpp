@@ -1,5 +1,6 @@
 // The template family's one check: the value the kernel wrote back is the trip count it was
 // given (a fact of the setup: kind check).
+#include <string>
 #include <vector>
 
 #include "analysis/demo/family.hpp"
@@ -21,8 +22,14 @@ class Demo final : public Family {
     r.model = "the kernel writes back the trip count it was given";
     r.kind = kind::kCheck;
     r.verdict = r.value == *r.predicted ? verdict::kPasses : verdict::kFails;
-    r.why = "wrote " + fixed(r.value, 0);
+    r.reason = Reason("demo/echoed").number("written", r.value);
     rows.push_back(r);
+  }
+  // The family's sentences: its evaluator gives reasons as data (analysis/reason.hpp), and the
+  // analysis renders each into the row's why through this.
+  std::string render_reason(const Reason& reason) const override {
+    if (reason.sentence() == "echoed") return "wrote " + fixed(reason.n("written"), 0);
+    return Family::render_reason(reason);  // throws: no such sentence
   }
 };
 
