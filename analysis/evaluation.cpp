@@ -34,7 +34,8 @@ const char* miss_verdict(double miss, double tolerance, double sigma) {
 }
 
 std::string noise_note(double miss, double tolerance, double sigma) {
-  return undecided(miss, tolerance, sigma)
+  // Only a miss past its tolerance can be too noisy to decide; a row that holds says nothing of it.
+  return miss > tolerance && undecided(miss, tolerance, sigma)
              ? ", " + fixed(100 * (miss - tolerance), 2) +
                    "% past the tolerance, within twice the statistic's uncertainty (" +
                    fixed(100 * sigma, 2) + "%): too noisy to decide"
@@ -359,13 +360,13 @@ void mark_point_states(const Run& run, const BenchmarkResult& b, std::vector<Row
   // nvbench discards such samples; here the point stays visible but judges no model.
   const auto low = b.counters.at(schema::counter::kWarpcostSmClockMhz);
   const double low_mhz = *std::min_element(low.begin(), low.end());
-  const std::string reasons = b.has_counter(schema::counter::kWarpcostClockEventReasons)
-                                  ? clock_event_reasons_text(b.counter_median(schema::counter::kWarpcostClockEventReasons))
-                                  : "";
+  const double reasons = b.has_counter(schema::counter::kWarpcostClockEventReasons)
+                            ? b.counter_median(schema::counter::kWarpcostClockEventReasons)
+                            : 0.0;
   const Reason note = Reason("core/state_throttled")
                           .number("low_mhz", low_mhz)
                           .flag("application_clocks", runs_at_application_clocks(run))
-                          .text("clock_event_reasons", reasons);
+                          .number("clock_event_reasons", reasons);
   for (std::size_t i = first; i < rows.size(); ++i) {
     add_machine_state(rows[i], machine_state::kThrottled);
     if (rows[i].kind != kind::kModel) continue;
@@ -545,11 +546,23 @@ std::vector<Row> evaluate_run(const Run& run) {
   for (const char* state : run_states(run)) {
     for (Row& r : rows) add_machine_state(r, state);
   }
-  // Every row's reason as its sentence: the one place a `why` is written.
-  for (Row& r : rows) {
-    if (!r.reason.code.empty()) r.why = render_reason(r.reason);
-  }
+  render_reasons(rows);
   return rows;
+}
+
+void render_reasons(std::vector<Row>& rows) {
+  for (Row& r : rows) {
+    if (r.reason.code.empty()) continue;
+    try {
+      r.why = render_reason(r.reason);
+    } catch (const std::exception& e) {
+      Row e_row = evaluation_error_row(r.family, r.benchmark, r.params,
+                                       "the reason of row " + r.metric + " could not be rendered: " + e.what());
+      e_row.machine_state = r.machine_state;
+      e_row.why = render_reason(e_row.reason);
+      r = e_row;
+    }
+  }
 }
 
 namespace {
@@ -575,7 +588,7 @@ std::string render_core(const Reason& r) {
   if (s == "state_other_process") return "another process computed on the GPU while this point ran";
   if (s == "state_throttled") {
     return "throttled: SM clock fell to " + fixed(r.n("low_mhz"), 0) + " MHz, under 95% of the " +
-           (r.f("application_clocks") ? "application clock" : "maximum") + r.t("clock_event_reasons") +
+           (r.f("application_clocks") ? "application clock" : "maximum") + clock_event_reasons_text(r.n("clock_event_reasons")) +
            (r.has_flag("marker") && r.f("marker") ? ": kept out of every model verdict" : "");
   }
   if (s == "state_throttled_reference") {
@@ -583,6 +596,7 @@ std::string render_core(const Reason& r) {
   }
   if (s == "state_throttled_point") return "throttled: SM clock under 95% of the reference";
   if (s == "no_sentence") return "";
+  if (s == "schema_refused") return "the CSV schema refused this row (it was " + r.t("was") + "): " + r.t("what");
   if (s == "second_order_mae") {
     return "MAE " + fixed(100 * r.n("mae"), 2) + "% over " + count("rows") + " judged rows (" + count("past_tolerance") +
            " past their tolerance), target at most " + fixed(100 * r.n("target"), 0) +

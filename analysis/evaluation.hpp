@@ -126,6 +126,11 @@ std::vector<Row> evaluate_run(const Run& run);
 // from its Family::render_reason. Throws std::logic_error for a code no renderer knows, and
 // std::out_of_range for a value the sentence needs and the reason lacks.
 std::string render_reason(const Reason& reason);
+// evaluate_run's last step: every row's reason rendered into its `why`, the one place a why is
+// written. A reason its renderer refuses (an unknown code, a value the sentence needs and the
+// evaluator did not give) costs that row alone: it becomes an evaluation_error row naming why, as
+// a throwing evaluator's rows do.
+void render_reasons(std::vector<Row>& rows);
 
 // The if/else and nested slowdowns' tolerance the evaluators use: kSplitTolerance, unless a
 // ScopedSplitTolerance lives. Only the verdict lock's negative control sets one (it changes this

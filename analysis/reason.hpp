@@ -1,9 +1,9 @@
 // A row's reason as data (issue 32): the code of the sentence that says why a row reads as it
 // does, and the values that sentence is made of. An evaluator fills a Reason and writes no
-// sentence; one renderer (render_reasons, analysis/evaluation.cpp) turns every row's Reason into
-// the CSV's `why`, which the report and the summary show: the shared sentences (time rows, machine
-// states, the MAE targets) in analysis/evaluation.cpp, each family's in its
-// analysis/<family>/report.cpp (Family::render_reason).
+// sentence; evaluate_run's render pass (render_reason, analysis/evaluation.cpp) turns every row's
+// Reason into its `why`, the reason the report and the summary show beside a verdict: the shared
+// sentences (time rows, machine states, the MAE targets) in analysis/evaluation.cpp, each family's
+// in its analysis/<family>/report.cpp (Family::render_reason).
 #pragma once
 
 #include <map>

@@ -186,7 +186,8 @@ std::vector<std::string> conform_to_schema(EvaluatedRun& er) {
       if (r.family.empty()) r.family = "(none)";
       if (r.benchmark.empty()) r.benchmark = "(none)";
       if (r.metric.empty()) r.metric = "error";
-      r.why = "the CSV schema refused this row (it was " + was + "): " + e.what();
+      r.reason = Reason("core/schema_refused").text("was", was).text("what", e.what());
+      r.why = render_reason(r.reason);
     }
     check_row(er, r, "");  // an error row the schema still refuses is a bug of this function: thrown
   }

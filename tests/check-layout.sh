@@ -20,9 +20,13 @@ if grep -rnE '#include "(kernels|bench)/' core; then
   echo "check-layout: core/ includes kernels/ or bench/ (it is the ground floor, host-only, no CUDA)" >&2
   status=1
 fi
-# Verdicts as data (issue 32): an evaluator gives a row's reason, never its sentence; the one
-# place a why is written is the analysis' render pass (render_reason, analysis/evaluation.cpp).
-if grep -rnE --include=evaluation.cpp '\.why *\+?= ' analysis | grep -v 'render_reason('; then
+# Verdicts as data (issue 32): an evaluator gives a row's reason, never its sentence; a why is
+# written only where a reason is rendered (evaluate_run's render pass in analysis/evaluation.cpp,
+# the schema-refused row in analysis/tidy_csv.cpp). compare.cpp's judgements of two runs are
+# another tool's table, not verdict rows.
+if grep -rnE --include='*.cpp' --include='*.hpp' '(\.|->)why *\+?=([^=]|$)|(\.|->)why\.(append|assign|insert|replace|swap)\b|std::string *& *[a-z_]+ *= *[a-z_.>-]*why\b' analysis \
+   | grep -vE '^analysis/evaluation\.cpp:[0-9]+: +(r|e_row)\.why = render_reason\((r|e_row)\.reason\);$|^analysis/tidy_csv\.cpp:[0-9]+: +r\.why = render_reason\(r\.reason\);$' \
+   | grep -vE '^analysis/compare\.cpp:'; then
   echo "check-layout: an evaluator writes a why sentence; give the row a Reason and render it in the family's render_reason (docs/analysis.md)" >&2
   status=1
 fi

@@ -71,5 +71,55 @@ TEST(Reasons, TheRendererWritesTheSentenceFromTheValuesAndRefusesWhatItDoesNotKn
   }
 }
 
+// A staircase step whose two smallest block sizes ran throttled names them, by their numbers, in
+// its rows' reason: "2 throttled point(s) left out (P = 1, P = 2)" (the rows of warps_per_block=1).
+TEST(Reasons, AStaircaseStepNamesTheThrottledBlockSizesItLeftOut) {
+  const std::filesystem::path newest = test_support::newest_committed_run(WARPCOST_RESULTS);
+  if (newest.empty()) GTEST_SKIP() << "no committed run (not a git checkout)";
+  analysis::Run run = read_run(newest);
+  const double max_mhz = run.context.number("sm_clock_max_mhz");
+  int planted = 0;
+  for (auto& b : run.benchmarks) {
+    if (b.family != "partial_warp" || b.benchmark != "staircase" || !b.has_param("block_threads")) continue;
+    const double p = b.param("block_threads");
+    if (p != 1 && p != 2) continue;
+    b.counters["warpcost_sm_clock_mhz"] = std::vector<double>(b.seconds.size(), 0.6 * max_mhz);
+    ++planted;
+  }
+  ASSERT_EQ(planted, 2);
+  int seen = 0;
+  for (const Row& r : evaluate_run(run)) {
+    if (r.benchmark != "staircase_step" || r.params.rfind("warps_per_block=1;", 0) != 0) continue;
+    EXPECT_NE(r.why.find("2 throttled point(s) left out (P = 1, P = 2)"), std::string::npos) << r.metric << ": " << r.why;
+    ++seen;
+  }
+  EXPECT_GT(seen, 0);
+}
+
+// A reason no renderer knows, or one missing a value, costs its row alone: the row becomes an
+// evaluation_error row naming why; the rows beside it are rendered as ever.
+TEST(Reasons, AReasonTheRendererRefusesIsThatRowsErrorOnly) {
+  Row good;
+  good.family = "calibration";
+  good.metric = "launch_overhead";
+  good.reason = Reason("calibration/launch_overhead").number("launches", 1);
+  Row unknown = good;
+  unknown.metric = "made_up";
+  unknown.reason = Reason("calibration/no_such_sentence");
+  Row missing = good;
+  missing.metric = "short_of_a_value";
+  missing.reason = Reason("core/cv").number("cv", 0.01);
+  std::vector<Row> rows = {good, unknown, missing};
+  render_reasons(rows);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].why, "one empty kernel between two events: the launch latency floor");
+  EXPECT_EQ(rows[1].metric, "evaluation_error");
+  EXPECT_EQ(rows[1].verdict, verdict::kError);
+  EXPECT_NE(rows[1].why.find("the reason of row made_up could not be rendered: calibration renders no reason"),
+            std::string::npos) << rows[1].why;
+  EXPECT_EQ(rows[2].verdict, verdict::kError);
+  EXPECT_NE(rows[2].why.find("reason 'core/cv' has no"), std::string::npos) << rows[2].why;
+}
+
 }  // namespace
 }  // namespace warpcost::analysis

@@ -244,15 +244,10 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     long long p_hi = 0;
     bool all_clocked = true;
     for (const auto* m : members) all_clocked = all_clocked && m->has_counter(schema::counter::kSmClockHz);
-    std::string left_out_text;
     for (const auto* group : {&members, &left_out}) {
       for (const auto* m : *group) {
         p_lo = std::min(p_lo, static_cast<long long>(m->param(param::kBlockThreads)));
         p_hi = std::max(p_hi, static_cast<long long>(m->param(param::kBlockThreads)));
-        if (group == &left_out) {
-          left_out_text += (left_out_text.empty() ? "" : ", ") + std::string("P = ") +
-                           std::to_string(static_cast<long long>(m->param(param::kBlockThreads)));
-        }
       }
     }
     Row r;
@@ -262,11 +257,14 @@ void evaluate_staircase_steps(const Run& run, std::vector<Row>& rows) {
     r.params = "warps_per_block=" + std::to_string(k) + ";" + std::string(param::kBlockThreads) + "_min=" +
                std::to_string(p_lo) + ";" + std::string(param::kBlockThreads) + "_max=" + std::to_string(p_hi);
     // What every row of the step says: its points, its warps, and the throttled points it left out.
-    const Reason step = Reason()
-                            .number("points", static_cast<double>(members.size()))
-                            .number("warps", static_cast<double>(k))
-                            .number("left_out_count", static_cast<double>(left_out.size()))
-                            .text("left_out", left_out_text);
+    Reason step = Reason()
+                      .number("points", static_cast<double>(members.size()))
+                      .number("warps", static_cast<double>(k))
+                      .number("left_out_count", static_cast<double>(left_out.size()));
+    // Each left-out point's block size, in the step's order: left_out_0, left_out_1, ...
+    for (std::size_t i = 0; i < left_out.size(); ++i) {
+      step.number("left_out_" + std::to_string(i), left_out[i]->param(param::kBlockThreads));
+    }
     auto step_reason = [&step](const char* sentence) {
       Reason reason = step;
       reason.code = std::string("partial_warp/") + sentence;

@@ -13,7 +13,7 @@ namespace warpcost::analysis::partial_warp {
 namespace {
 
 // A whole number the evaluator stored as a double, as std::to_string writes it.
-std::string whole(const Reason& r, const char* key) { return std::to_string(std::llround(r.n(key))); }
+std::string whole(const Reason& r, const std::string& key) { return std::to_string(std::llround(r.n(key))); }
 
 std::string mask_text(const Reason& r, const char* key) {
   return hex_mask(static_cast<std::uint32_t>(r.n(key)));
@@ -43,9 +43,13 @@ std::string floor_note(const Reason& r) {
 
 // What a staircase step's rows end with: the throttled points the step left out, if any.
 std::string left_out_note(const Reason& r) {
-  return r.n("left_out_count") == 0
-             ? ""
-             : "; " + whole(r, "left_out_count") + " throttled point(s) left out (" + r.t("left_out") + ")";
+  const long long count = std::llround(r.n("left_out_count"));
+  if (count == 0) return "";
+  std::string sizes;
+  for (long long i = 0; i < count; ++i) {
+    sizes += (sizes.empty() ? "P = " : ", P = ") + whole(r, "left_out_" + std::to_string(i));
+  }
+  return "; " + whole(r, "left_out_count") + " throttled point(s) left out (" + sizes + ")";
 }
 
 // A staircase step's sentences open with its points and their warps.
