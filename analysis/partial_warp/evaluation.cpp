@@ -439,13 +439,16 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
       const bool same = std::fabs(*ww.rel_error) <= kFractionTolerance;
       const double noise = std::hypot(cv_of(b), cv_of(*w));
       judge(ww, std::fabs(*ww.rel_error), kFractionTolerance, noise);
-      ww.reason = time_reason("time_vs_whole_warps")
-                      .number("ratio", ww.value)
-                      .number("whole", static_cast<double>(whole))
-                      .number("miss", std::fabs(*ww.rel_error))
-                      .number("tolerance", kFractionTolerance)
-                      .number("noise", noise)
-                      .flag("holds", same);
+      // What both rows against the whole-warp point say: its ratio, N's whole warps, the miss.
+      auto against_whole = [&](Reason reason, const Row& r, bool holds) {
+        return reason.number("ratio", r.value)
+            .number("whole", static_cast<double>(whole))
+            .number("miss", std::fabs(*r.rel_error))
+            .number("tolerance", kFractionTolerance)
+            .number("noise", noise)
+            .flag("holds", holds);
+      };
+      ww.reason = against_whole(time_reason("time_vs_whole_warps"), ww, same);
       rows.push_back(ww);
       if (b.has_counter(schema::counter::kSmClockHz) && w->has_counter(schema::counter::kSmClockHz)) {
         // The same in SM cycles, taking out the clock's drift between the two benchmarks.
@@ -455,13 +458,7 @@ void evaluate_grid_tail(const Run& run, const BenchmarkResult& b, std::vector<Ro
         wc = with_prediction(wc, 1.0);
         const bool same_cycles = std::fabs(*wc.rel_error) <= kFractionTolerance;
         judge(wc, std::fabs(*wc.rel_error), kFractionTolerance, noise);
-        wc.reason = grid_tail_reason("cycles_vs_whole_warps", total, block)
-                        .number("ratio", wc.value)
-                        .number("whole", static_cast<double>(whole))
-                        .number("miss", std::fabs(*wc.rel_error))
-                        .number("tolerance", kFractionTolerance)
-                        .number("noise", noise)
-                        .flag("holds", same_cycles);
+        wc.reason = against_whole(grid_tail_reason("cycles_vs_whole_warps", total, block), wc, same_cycles);
         rows.push_back(wc);
       }
     }
