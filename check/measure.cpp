@@ -15,6 +15,7 @@
 #include "analysis/coalescing/evaluation.hpp"
 #include "core/coalescing/model.hpp"
 #include "core/coalescing/schema.hpp"
+#include "core/metrics.hpp"
 #include "core/point_reports.hpp"
 #include "core/result_schema.hpp"
 #include "core/partial_warp/schema.hpp"
@@ -573,7 +574,7 @@ MeasuredAnswer ffma_count_row(const Example& ex, const reports::StreamReadReport
   r.row_kind = analysis::kind::kCheck;
   r.verdict = std::fabs(n.ffma_per_load - n.alu_per_load) < 0.5 ? analysis::verdict::kPasses : analysis::verdict::kFails;
   r.note = "one profiled launch at " + std::to_string(n.warps_per_sm) + " warps/SM: " + num(n.ffma_per_load) +
-           " FFMAs a load (smsp__sass_thread_inst_executed_op_ffma_pred_on.sum over the thread loads), W = " +
+           " FFMAs a load (" + schema::metric::kThreadFfma + " over the thread loads), W = " +
            std::to_string(n.alu_per_load) + (n.run_time_alu ? " (the run-time kernel)" : " (the unrolled kernel)") +
            "; passes within half an FFMA a load";
   return r;

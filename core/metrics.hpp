@@ -13,6 +13,8 @@ inline constexpr const char* kLanesPredicatedOn =
 inline constexpr const char* kWarpsActive = "sm__warps_active.avg.per_cycle_active";
 inline constexpr const char* kWarpInstructions = "smsp__inst_executed.sum";
 inline constexpr const char* kThreadInstructions = "smsp__thread_inst_executed.sum";
+// Thread FFMAs with their predicate on: the FMA chains' work (partial_warp) and a stream's ALU work.
+inline constexpr const char* kThreadFfma = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum";
 inline constexpr const char* kDivergent = "smsp__sass_branch_targets_threads_divergent.sum";
 inline constexpr const char* kBranchTargets = "smsp__sass_branch_targets.sum";
 inline constexpr const char* kDramBytes = "dram__bytes_read.sum";

@@ -152,7 +152,7 @@ void evaluate_staircase(const Run& run, const BenchmarkResult& b, std::vector<Ro
   const long long next = model::kWarpSize * warps;
 
   Row rate = base_row(b);
-  rate.metric = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_second";
+  rate.metric = std::string(schema::metric::kThreadFfma) + ".per_second";
   rate.value = useful_fma_rate(b);
   rate.unit = "inst/s";
   rate.verdict = verdict::kInfo;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/metrics.hpp"
 #include "core/models.hpp"
 #include "core/statistics.hpp"
 #include "bench/common/cli_args.hpp"
@@ -58,8 +59,8 @@ const char* const kUsage =
 // The counts of one profiled launch of the read stream (never a timed one): warp instructions and
 // thread FFMAs, per iteration and per load (an iteration is one load of every lane: `elements` of
 // them are thread loads). The suite's second-order streaming rows read I the same way.
-constexpr const char* kInstExecuted = "smsp__inst_executed.sum";
-constexpr const char* kFfma = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum";
+constexpr const char* kInstExecuted = warpcost::schema::metric::kWarpInstructions;
+constexpr const char* kFfma = warpcost::schema::metric::kThreadFfma;
 
 void count_read(warpcost::StreamRunner& runner, const warpcost::Stream& stream, warpcost::reports::StreamReadReport& rep) {
   try {
