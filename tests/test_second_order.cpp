@@ -100,6 +100,43 @@ TEST(SecondOrderModel, TheFixedPointSolvesTheClosedForm) {
   EXPECT_THROW(st::predict_stream(point(4, 0), rising, 0.0), std::invalid_argument);
 }
 
+// The one-load-a-thread stream: k = 2 block slots, turnover D = 100 cycles, a flat locus of 300
+// cycles, one SM at 1 GHz, 512-byte blocks. k = 1: R = 100, X = 1/400, q = 0.25; k = 2:
+// R = 125, T = 425, so a block every 212.5 cycles: 512e9 / 212.5 B/s.
+TEST(SecondOrderModel, TheOneLoadAThreadStreamByHand) {
+  st::BlockStreamPoint p;
+  p.sms = 1;
+  p.resident_blocks = 2;
+  p.bytes_per_block = 512;
+  p.turnover_cycles = 100;
+  p.clock_hz = 1e9;
+  st::BlockStreamPrediction b = st::predict_block_stream(p, st::Locus({{1e6, 300}, {1e15, 300}}));
+  EXPECT_NEAR(b.block_cycles, 212.5, 1e-9);
+  EXPECT_NEAR(b.bandwidth / (512e9 / 212.5), 1.0, 1e-9);
+  EXPECT_FALSE(b.at_ceiling);
+  // A rising locus, Λ = 200 + 100x cycles at x GB/s (1 to 3 GB/s): with Z = Λ, k = 2 gives
+  // T = 100 + 100·100/(100 + Z) + Z cycles for two blocks, so the fixed point solves
+  // x·(300 + 100x + 10000/(300 + 100x)) = 1024: x = 1.977458 GB/s (bisected by hand to 7 digits).
+  b = st::predict_block_stream(p, st::Locus({{1e9, 300}, {3e9, 500}}));
+  const double x = b.bandwidth / 1e9;
+  EXPECT_NEAR(x * (300 + 100 * x + 10000 / (300 + 100 * x)), 1024.0, 1e-6);
+  EXPECT_NEAR(x, 1.977458, 1e-6);
+  // Launch-bound: many slots, the block rate is 1/D whatever the load waits.
+  p.resident_blocks = 32;
+  p.turnover_cycles = 160;
+  b = st::predict_block_stream(p, st::Locus({{1e6, 700}, {1e15, 700}}));
+  EXPECT_NEAR(b.block_cycles / 160.0, 1.0, 0.001);
+  // The ceiling binds.
+  b = st::predict_block_stream(p, st::Locus({{1e6, 700}, {1e9, 700}}));
+  EXPECT_TRUE(b.at_ceiling);
+  EXPECT_DOUBLE_EQ(b.bandwidth, 1e9);
+  p.turnover_cycles = 0;
+  EXPECT_THROW(st::predict_block_stream(p, st::Locus({{1e6, 700}, {1e9, 700}})), std::invalid_argument);
+  p.turnover_cycles = 160;
+  p.resident_blocks = 0;
+  EXPECT_THROW(st::predict_block_stream(p, st::Locus({{1e6, 700}, {1e9, 700}})), std::invalid_argument);
+}
+
 TEST(SecondOrderModel, TheKneeRule) {
   // 90% of 4 is 3.6: the first warps/SM at or above it is 8.
   EXPECT_EQ(st::knee_of({{1, 1}, {2, 2}, {4, 3.5}, {8, 4}, {16, 4}}, 0.9), 8);
@@ -329,6 +366,56 @@ TEST_F(SecondOrderRun, PlantedFaultABadLatencyChainMisPricesThePrimitive) {
   const Row r = row(analysis::evaluate_run(run_), "throughput", p, "second_order_throughput");
   EXPECT_EQ(r.verdict, "fails");
   EXPECT_GT(*r.rel_error, 0.3);
+}
+
+// The committed runs predate block_turnover: a turnover point is made from the 32-thread read
+// point (its benchmark renamed, its time the read's own), so the turnover is the read's own time
+// a block. At 32 threads the 32 block slots keep the SM launch-bound (k·D ≫ D + Λ), so the model
+// must give back about the read's rate; a read 30 % slower, or a turnover 30 % dearer, fails.
+class OneLoadAThreadRun : public SecondOrderRun {
+ protected:
+  void SetUp() override {
+    SecondOrderRun::SetUp();
+    if (IsSkipped()) return;
+    BenchmarkResult t = bench(run_, "streaming/read_one_per_thread/block_threads:32");
+    t.benchmark = "block_turnover";
+    t.run_name = "streaming/block_turnover/block_threads:32";
+    run_.benchmarks.push_back(t);
+  }
+};
+
+const std::string kOne32 = "block_threads=32";
+
+TEST_F(OneLoadAThreadRun, AReadAtItsOwnTurnoverHoldsAndTheTurnoverIsARow) {
+  const std::vector<Row> rows = analysis::evaluate_run(run_);
+  const Row r = row(rows, "read_one_per_thread", kOne32, "second_order_bandwidth");
+  EXPECT_EQ(r.verdict, "holds");
+  EXPECT_EQ(r.kind, "model");
+  EXPECT_EQ(r.model.rfind("second-order: ", 0), 0u);
+  EXPECT_LT(std::fabs(*r.rel_error), 0.02);
+  const Row t = row(rows, "block_turnover", kOne32, "block_turnover_cycles");
+  EXPECT_EQ(t.verdict, "info");
+  // The read point's time a block, in cycles: its median x clock x SMs / blocks.
+  const BenchmarkResult& b = bench(run_, "streaming/block_turnover/block_threads:32");
+  const double want = b.median_seconds() * run_.context.number("sm_clock_measured_khz") * 1e3 *
+                      run_.context.number("sm_count") / b.counter_median("blocks");
+  EXPECT_NEAR(t.value / want, 1.0, 1e-9);
+  // A block size without a turnover point is not priced: info, never judged.
+  EXPECT_EQ(row(rows, "read_one_per_thread", "block_threads=64", "second_order_bandwidth").verdict, "info");
+}
+
+TEST_F(OneLoadAThreadRun, PlantedFaultASlowReadFails) {
+  scale_time(bench(run_, "streaming/read_one_per_thread/block_threads:32"), 1.3);
+  const Row r = row(analysis::evaluate_run(run_), "read_one_per_thread", kOne32, "second_order_bandwidth");
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_LT(*r.rel_error, -0.2);
+}
+
+TEST_F(OneLoadAThreadRun, PlantedFaultADearTurnoverFails) {
+  scale_time(bench(run_, "streaming/block_turnover/block_threads:32"), 1.3);
+  const Row r = row(analysis::evaluate_run(run_), "read_one_per_thread", kOne32, "second_order_bandwidth");
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_GT(*r.rel_error, 0.2);
 }
 
 TEST_F(SecondOrderRun, PlantedFaultEveryTailSlowMissesTheMaeTarget) {

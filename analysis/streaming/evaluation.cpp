@@ -213,7 +213,38 @@ void evaluate_one_per_thread(const Run& run, const BenchmarkResult& b, std::vect
   rows.push_back(r);
 }
 
+// The block-turnover parameter (docs/models.md, "one load a thread"): cycles an SM spends a block of
+// the one-load-a-thread grid without its load, from the grid's time, its blocks and the SM count.
+std::optional<double> turnover_cycles(const Run& run, const BenchmarkResult& b) {
+  const double sms = run.context.number(schema::key::kSmCount);
+  const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  if (!b.has_counter(schema::counter::kBlocks) || b.median_seconds() <= 0 || !(sms > 0) || !(clock > 0)) return std::nullopt;
+  const double blocks = b.counter_median(schema::counter::kBlocks);
+  if (!(blocks > 0)) return std::nullopt;
+  return b.median_seconds() * clock * sms / blocks;
+}
+
+void evaluate_turnover(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  const std::optional<double> cycles = turnover_cycles(run, b);
+  if (!cycles) return;
+  Row r = base_row(b);
+  r.metric = "block_turnover_cycles";
+  r.value = *cycles;
+  r.unit = "cycles";
+  r.verdict = verdict::kInfo;
+  r.reason = Reason("streaming/block_turnover")
+                 .number("block_threads", b.param(schema::streaming::param::kBlockThreads))
+                 .number("ns", 1e9 * *cycles / (run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3))
+                 .number("blocks", b.counter_median(schema::counter::kBlocks))
+                 .number("resident_blocks", b.counter_median(schema::streaming::counter::kResidentBlocksPerSm));
+  rows.push_back(r);
+}
+
 void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  if (b.benchmark == schema::streaming::benchmark::kBlockTurnover) {
+    evaluate_turnover(run, b, rows);
+    return;
+  }
   if (b.benchmark == schema::streaming::benchmark::kReadOnePerThread) {
     evaluate_one_per_thread(run, b, rows);
     return;
@@ -333,7 +364,7 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
   std::map<CurveKey, std::vector<const BenchmarkResult*>> curves;
   for (const auto& b : run.benchmarks) {
     if (b.family != schema::streaming::kFamily || b.benchmark == schema::streaming::benchmark::kReadOnePerThread || b.benchmark == schema::streaming::benchmark::kReadPeak ||
-        b.error || b.seconds.empty() || is_throttled(run, b))
+        b.benchmark == schema::streaming::benchmark::kBlockTurnover || b.error || b.seconds.empty() || is_throttled(run, b))
       continue;
     curves[{b.benchmark, static_cast<long long>(b.param(schema::streaming::param::kLoadBytes)),
             static_cast<long long>(param_or(b, schema::streaming::param::kAluPerLoad, 0)),
@@ -631,6 +662,70 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
   }
 }
 
+// The one-load-a-thread stream's second-order rows (docs/models.md, "one load a thread"): each
+// read_one_per_thread point priced from the block_turnover point of its block size and the locus.
+void one_per_thread_second_order_rows(const Run& run, std::vector<Row>& rows) {
+  std::string locus_text;
+  const std::optional<model::streaming::Locus> locus = loaded_latency_locus(run, locus_text);
+  const double sms = run.context.number(schema::key::kSmCount);
+  const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  if (!locus || !(sms > 0) || !(clock > 0)) return;  // no locus in this run: no rows
+  std::map<long long, const BenchmarkResult*> turnover;
+  for (const auto& b : run.benchmarks) {
+    if (b.family == schema::streaming::kFamily && b.benchmark == schema::streaming::benchmark::kBlockTurnover && !b.error &&
+        !b.seconds.empty() && !is_throttled(run, b)) {
+      turnover[static_cast<long long>(b.param(schema::streaming::param::kBlockThreads))] = &b;
+    }
+  }
+  if (turnover.empty()) return;  // no parameter points in this run (runs before ISSUE-33-ONE-PER-THREAD)
+  for (const auto& b : run.benchmarks) {
+    if (b.family != schema::streaming::kFamily || b.benchmark != schema::streaming::benchmark::kReadOnePerThread || b.error ||
+        b.seconds.empty() || b.median_seconds() <= 0)
+      continue;
+    const auto threads = static_cast<long long>(b.param(schema::streaming::param::kBlockThreads));
+    Row r = base_row(b);
+    r.metric = "second_order_bandwidth";
+    r.value = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
+    r.unit = "bytes/s";
+    r.model = std::string(kSecondOrderPrefix) +
+              "short-lived blocks as a closed queue at the SM: the measured block turnover, the load at the loaded-latency locus";
+    const auto found = turnover.find(threads);
+    // Cycles an SM spends a block of the turnover grid; 0 where that point is missing.
+    const double d = found == turnover.end() ? 0.0 : turnover_cycles(run, *found->second).value_or(0.0);
+    const auto resident = static_cast<int>(std::lround(b.counter_median(schema::streaming::counter::kResidentBlocksPerSm)));
+    if (!(d > 0) || resident < 1 || !b.has_counter(schema::counter::kBlocks)) {
+      r.verdict = verdict::kInfo;
+      r.reason = reason_of("streaming/second_order_block_unpriced", stream_point(b)).flag("turnover_measured", d > 0);
+      rows.push_back(r);
+      continue;
+    }
+    model::streaming::BlockStreamPoint p;
+    p.sms = static_cast<int>(sms);
+    p.resident_blocks = resident;
+    p.bytes_per_block = b.counter_median(schema::counter::kBytesRead) / b.counter_median(schema::counter::kBlocks);
+    p.turnover_cycles = d;
+    p.clock_hz = clock;
+    const model::streaming::BlockStreamPrediction pred = model::streaming::predict_block_stream(p, *locus);
+    r = with_prediction(r, pred.bandwidth);
+    const double miss = std::fabs(*r.rel_error);
+    const bool holds = miss <= kSecondOrderStreamTolerance;
+    judge(r, miss, kSecondOrderStreamTolerance, cv_of(b));
+    r.reason = reason_of("streaming/second_order_block_bandwidth", stream_point(b))
+                   .number("turnover_cycles", d)
+                   .number("bytes_per_block", p.bytes_per_block)
+                   .number("loaded_cycles", pred.loaded_cycles)
+                   .number("block_cycles", pred.block_cycles)
+                   .flag("at_ceiling", pred.at_ceiling)
+                   .number("locus_ceiling", locus->ceiling())
+                   .number("predicted", pred.bandwidth)
+                   .flag("holds", holds)
+                   .number("miss", miss)
+                   .number("tolerance", kSecondOrderStreamTolerance)
+                   .number("sigma", cv_of(b));
+    rows.push_back(r);
+  }
+}
+
 constexpr double kPeakShareTarget = 0.96;
 constexpr double kSweepGpuSecondsTarget = 60.0;
 
@@ -640,7 +735,9 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
   double sweep_seconds = 0;
   int sweep_points = 0;
   for (const auto& b : run.benchmarks) {
-    if (b.family != schema::streaming::kFamily || b.error || b.seconds.empty() || is_throttled(run, b)) continue;
+    if (b.family != schema::streaming::kFamily || b.error || b.seconds.empty() || is_throttled(run, b) ||
+        b.benchmark == schema::streaming::benchmark::kBlockTurnover)
+      continue;
     const double rate = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
     if (rate > best_rate) {
       best_rate = rate;
@@ -802,6 +899,7 @@ class Streaming final : public Family {
     plateau_rows(run, rows);
     knee_rows(run, rows);
     second_order_rows(run, rows);
+    one_per_thread_second_order_rows(run, rows);
     memory_bound_rows(run, rows);
     target_rows(run, rows);
   }

@@ -167,6 +167,27 @@ std::string render(const Reason& r) {
                                 "come from DRAM or the bytes or the timing are wrong"
                               : "");
   }
+  if (s == "block_turnover") {
+    return whole(r, "block_threads") + " threads a block, " + whole(r, "resident_blocks") +
+           " resident an SM: the one-load-a-thread grid without its load takes " + fixed(r.n("ns"), 1) +
+           " ns of an SM a block (" + whole(r, "blocks") +
+           " blocks); the block-turnover parameter of the one-load-a-thread model";
+  }
+  if (s == "second_order_block_bandwidth") {
+    std::string out = point_tag(r) + "a block of " + fixed(r.n("bytes_per_block"), 0) + " bytes, turnover " +
+                      fixed(r.n("turnover_cycles"), 0) + " cycles (block_turnover), its load " +
+                      fixed(r.n("loaded_cycles"), 0) + " cycles at the fixed point: an SM takes a block every " +
+                      fixed(r.n("block_cycles"), 0) + " cycles" +
+                      (r.f("at_ceiling") ? " (the locus' ceiling " + fixed(r.n("locus_ceiling") / 1e12, 3) + " TB/s bounds it)" : "") +
+                      ": predicted " + fixed(r.n("predicted") / 1e12, 3) + " TB/s";
+    if (!r.f("holds")) out += ": more than 5% apart" + detail::noise_note(r.n("miss"), r.n("tolerance"), r.n("sigma"));
+    return out;
+  }
+  if (s == "second_order_block_unpriced") {
+    return point_tag(r) + (r.f("turnover_measured") ? "no resident-block or block count for this point"
+                                                    : "no unthrottled block_turnover point of this block size in the run") +
+           ": not priced";
+  }
   if (s == "resident_warps") {
     return point_tag(r) + (r.f("block_cap_binds") ? "the " + whole(r, "block_cap") + "-block cap binds before the " +
                                                         whole(r, "warp_cap") + "-warp cap"

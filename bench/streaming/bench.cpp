@@ -197,6 +197,38 @@ void stream_one_per_thread(benchmark::State& state) {
   });
 }
 
+// The block-turnover parameter (docs/models.md, "one load a thread"): the one-load-a-thread grid at
+// one block size with the load taken out, checked like it, timed like it; no counter pass (its
+// rows are its time and the blocks it ran).
+void block_turnover(benchmark::State& state) {
+  run_guarded(state, [&] {
+    const DeviceInfo& device = bench_device();
+    OnePerThreadConfig c;
+    c.threads_per_block = static_cast<int>(state.range(0));
+    c.bytes = stream_bytes(device.l2_bytes);
+    c.seed = kStreamSeed;
+    c.load = false;
+    Stream stream;
+    EventPair events;
+    OnePerThreadRunner runner(device, c, stream, &shared_pattern_buffer(c.bytes, c.seed, stream));
+    double gpu_seconds = time_launch(stream, events, [&] { runner.launch(stream); });
+    runner.check_sums(stream);
+    for (int i = 0; i < kWarmupLaunches; ++i) {
+      gpu_seconds += time_launch(stream, events, [&] { runner.launch(stream); });
+    }
+    const std::string key = benchmark_key(state, streaming_family().run_name(streaming_bench::kBlockTurnover), 1);
+    for (auto _ : state) {
+      const PointTiming t = sample_point(stream, events, [&] { runner.launch(stream); });
+      for (const double x : t.samples.values()) gpu_seconds += x;
+      report_point(state, key, t);
+    }
+    state.counters[schema::streaming::counter::kGpuSeconds] = gpu_seconds;
+    state.counters[schema::counter::kBlocks] = static_cast<double>(runner.blocks());
+    state.counters[schema::streaming::counter::kResidentBlocksPerSm] = runner.resident_blocks_per_sm();
+    state.counters[schema::streaming::counter::kResidentWarpsPerSm] = runner.resident_warps_per_sm();
+  });
+}
+
 // The plain peak read over the family's buffer: checked once (the whole buffer's sum against the
 // host's, computed once a run), then timed without any store.
 std::uint32_t peak_total(std::uint64_t elements) {
@@ -341,6 +373,17 @@ void stream_peak(benchmark::State& state) {
                                     stream_one_per_thread, benchmark::kMicrosecond);
   for (int threads = 32; threads <= 1024; threads += 32) {
     p.add(one_per_thread, {threads},
+          !buffer.empty() ? buffer
+          : threads <= d.max_threads_per_block
+              ? std::string()
+              : std::to_string(threads) + " threads a block; the " + d.label() + " allows at most " +
+                    std::to_string(d.max_threads_per_block));
+  }
+  auto turnover = p.benchmark(streaming_family().run_name(streaming_bench::kBlockTurnover),
+                              streaming_family().arg_names(streaming_bench::kBlockTurnover), block_turnover,
+                              benchmark::kMicrosecond);
+  for (int threads = 32; threads <= 1024; threads += 32) {
+    p.add(turnover, {threads},
           !buffer.empty() ? buffer
           : threads <= d.max_threads_per_block
               ? std::string()

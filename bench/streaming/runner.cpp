@@ -261,12 +261,17 @@ OnePerThreadRunner::OnePerThreadRunner(const DeviceInfo& device, const OnePerThr
                                 std::to_string(config.threads_per_block) + " threads; allowed: at most " +
                                 std::to_string(kMaxGridX));
   }
-  resident_blocks_ = kernels::one_per_thread_resident_blocks(config.threads_per_block);
+  resident_blocks_ = config.load ? kernels::one_per_thread_resident_blocks(config.threads_per_block)
+                                 : kernels::block_turnover_resident_blocks(config.threads_per_block);
   input_ = shared_or_own_input(shared, config.bytes, config.seed, stream, data_);
   warp_sums_ = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(grid * threads() / 32));
 }
 
 void OnePerThreadRunner::launch(const Stream& stream) {
+  if (!config_.load) {
+    kernels::launch_block_turnover(elements_, static_cast<unsigned int>(threads()), warp_sums_.data(), stream.get());
+    return;
+  }
   kernels::launch_stream_one_per_thread(input_, elements_, static_cast<unsigned int>(threads()),
                                         warp_sums_.data(), stream.get());
 }
@@ -278,15 +283,19 @@ void OnePerThreadRunner::check_sums(const Stream& stream) const {
   stream.synchronize();
   const std::uint64_t warps = got.size();
   const std::uint64_t step = std::max<std::uint64_t>(1, warps / kSampledWarps);
+  auto reference = [this](std::uint64_t w) {
+    return config_.load ? kernels::one_per_thread_reference(w, elements_, config_.seed)
+                        : kernels::block_turnover_reference(w, elements_);
+  };
   for (std::uint64_t w = 0; w < warps; w += step) {
-    const std::uint32_t want = kernels::one_per_thread_reference(w, elements_, config_.seed);
+    const std::uint32_t want = reference(w);
     if (got[w] != want) {
       throw std::runtime_error("stream warp " + std::to_string(w) + " folded " + std::to_string(got[w]) +
                                ", host replay " + std::to_string(want));
     }
   }
   // The last warp covers the buffer's tail.
-  const std::uint32_t last = kernels::one_per_thread_reference(warps - 1, elements_, config_.seed);
+  const std::uint32_t last = reference(warps - 1);
   if (got[warps - 1] != last) {
     throw std::runtime_error("stream warp " + std::to_string(warps - 1) + " (the tail) folded " +
                              std::to_string(got[warps - 1]) + ", host replay " + std::to_string(last));

@@ -101,6 +101,9 @@ struct OnePerThreadConfig {
   int threads_per_block = 256;  // a multiple of 32 up to the device's block limit
   std::uint64_t bytes = 0;      // a positive multiple of 16 bytes
   std::uint32_t seed = 5;
+  // false: the block-turnover grid (the same blocks without the load; kernels/streaming/kernels.hpp),
+  // which reads nothing.
+  bool load = true;
 };
 
 // "" or one sentence naming the value and what is allowed.
@@ -115,7 +118,7 @@ class OnePerThreadRunner {
   // the first that differs.
   void check_sums(const Stream& stream) const;
   std::uint64_t elements() const noexcept { return elements_; }
-  std::uint64_t bytes_read() const noexcept { return elements_ * 16; }
+  std::uint64_t bytes_read() const noexcept { return config_.load ? elements_ * 16 : 0; }
   std::uint64_t blocks() const noexcept { return (elements_ + threads() - 1) / threads(); }
   // Blocks and warps an SM holds at once at this block size, by the occupancy
   // API.

@@ -114,6 +114,40 @@ StreamPrediction predict_stream(const StreamPoint& p, const Locus& locus, double
   return out;
 }
 
+BlockStreamPrediction predict_block_stream(const BlockStreamPoint& p, const Locus& locus) {
+  require(p.sms >= 1, "SMs", p.sms, "at least 1");
+  require(p.resident_blocks >= 1, "resident blocks an SM", p.resident_blocks, "at least 1");
+  require(std::isfinite(p.bytes_per_block) && p.bytes_per_block > 0, "bytes a block", p.bytes_per_block, "finite, > 0");
+  require(std::isfinite(p.turnover_cycles) && p.turnover_cycles > 0, "block turnover", p.turnover_cycles,
+          "finite, > 0 cycles");
+  require(std::isfinite(p.clock_hz) && p.clock_hz > 0, "SM clock", p.clock_hz, "finite, > 0 Hz");
+  auto block_cycles = [&](double bw) {
+    return mva_iteration_cycles(p.resident_blocks, p.turnover_cycles, locus.cycles_at(bw)) / p.resident_blocks;
+  };
+  const double per_cycle_bytes = p.sms * p.bytes_per_block * p.clock_hz;
+  auto offered = [&](double bw) { return per_cycle_bytes / block_cycles(bw); };
+  const double ceiling = locus.ceiling();
+  BlockStreamPrediction out;
+  double bw = 0.0;
+  if (offered(ceiling) >= ceiling) {
+    bw = ceiling;
+    out.at_ceiling = true;
+  } else {
+    // offered() falls as bw rises (the locus never falls), so offered(bw) = bw has one root.
+    double lo = 0.0;
+    double hi = ceiling;
+    for (int i = 0; i < 400 && hi - lo > 1e-12 * hi; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (offered(mid) > mid ? lo : hi) = mid;
+    }
+    bw = 0.5 * (lo + hi);
+  }
+  out.bandwidth = bw;
+  out.block_cycles = block_cycles(bw);
+  out.loaded_cycles = locus.cycles_at(bw);
+  return out;
+}
+
 int knee_of(const std::vector<std::pair<int, double>>& curve, double fraction) {
   double most = 0;
   for (const auto& [w, v] : curve) most = std::max(most, v);

@@ -56,6 +56,32 @@ struct StreamPrediction {
 // naming the value when an input is out of its range (warps >= 1, bytes, clock, rate > 0).
 StreamPrediction predict_stream(const StreamPoint& p, const Locus& locus, double issue_rate);
 
+// The one-load-a-thread stream (docs/models.md, "one load a thread"): short-lived blocks, each a
+// customer of a closed queue at its SM: k resident block slots, each block `turnover_cycles` of
+// service at the SM (launch, reduction, store and retirement, measured by the same grid without
+// its load: the block_turnover benchmark) and Λ(BW) cycles away from it (its one load, at the
+// loaded latency of the DRAM throughput BW).
+struct BlockStreamPoint {
+  int sms = 0;                   // S
+  int resident_blocks = 0;       // k: blocks an SM holds at once (the occupancy API's count)
+  double bytes_per_block = 0;    // threads x bytes a thread loads
+  double turnover_cycles = 0;    // D: cycles an SM spends a block without the load (> 0)
+  double clock_hz = 0;           // f
+};
+
+struct BlockStreamPrediction {
+  double bandwidth = 0;          // bytes/s
+  double block_cycles = 0;       // cycles an SM takes a block at the fixed point (1 / its block rate)
+  double loaded_cycles = 0;      // Λ(BW) at the fixed point
+  bool at_ceiling = false;       // the locus' ceiling bounds it
+};
+
+// The fixed point BW = min(S·f·bytes / c(BW), BW_max), c(BW) = T(k, D, Λ(BW)) / k the cycles a
+// block at the SM, T the mean-value analysis' cycle time (mva_iteration_cycles) of k customers with
+// demand D and delay Λ(BW). Throws std::invalid_argument naming the value when an input is out of
+// its range.
+BlockStreamPrediction predict_block_stream(const BlockStreamPoint& p, const Locus& locus);
+
 // The first warps/SM of a curve whose value reaches `fraction` of the curve's largest value (the
 // knee rule of both the measured and the predicted curve). Curve sorted by warps. 0 when empty.
 int knee_of(const std::vector<std::pair<int, double>>& warps_and_value, double fraction);

@@ -54,6 +54,8 @@ inline constexpr const char* kReadDependent = "read_dependent";
 inline constexpr const char* kReadBatched = "read_batched";
 inline constexpr const char* kReadOnePerThread = "read_one_per_thread";
 inline constexpr const char* kReadPeak = "read_peak";
+// The one-load-a-thread grid without its load: the block-turnover parameter (docs/models.md).
+inline constexpr const char* kBlockTurnover = "block_turnover";
 }  // namespace benchmark
 namespace param {
 inline constexpr const char* kLoadBytes = "load_bytes";

@@ -257,6 +257,24 @@ __global__ void stream_one_per_thread_kernel(const uint4* data, std::uint64_t el
   if ((threadIdx.x & 31u) == 0) warp_sums[gid / 32] = warp_value;
 }
 
+// The same grid with the load taken out (the block-turnover parameter of docs/models.md): each
+// thread folds a value of its own index (one multiply, no memory read), the warp XORs the 32 with
+// the same reduction, and lane 0 writes the result, so a block costs what the one-load-a-thread
+// block costs but its load: launch, the reduction, the store and retirement.
+__global__ void stream_turnover_kernel(std::uint64_t elements, std::uint32_t* warp_sums) {
+  const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  const std::uint32_t x = gid < elements ? static_cast<std::uint32_t>(gid) * kTurnoverMultiplier : 0u;
+#if __CUDA_ARCH__ >= 800
+  const std::uint32_t warp_value = __reduce_xor_sync(0xffffffffu, x);
+#else
+  std::uint32_t warp_value = x;
+  for (int offset = 16; offset > 0; offset /= 2) {
+    warp_value ^= __shfl_xor_sync(0xffffffffu, warp_value, offset);
+  }
+#endif
+  if ((threadIdx.x & 31u) == 0) warp_sums[gid / 32] = warp_value;
+}
+
 // The plain read: thread t of block b loads the U 16-byte elements b*U*B + t + u*B (u < U), all
 // issued before any is used, and adds their folds. Timed (Check = false), it stores nothing: the
 // only store hangs on gid == sink, and the host passes a sink no thread has, which the compiler
@@ -389,6 +407,23 @@ void launch_stream_one_per_thread(const void* d_data, std::uint64_t elements, un
   stream_one_per_thread_kernel<<<static_cast<unsigned int>(blocks), threads_per_block, 0, stream>>>(
       static_cast<const uint4*>(d_data), elements, d_warp_sums);
   WARPCOST_CHECK_LAUNCH("stream_one_per_thread_kernel");
+}
+
+void launch_block_turnover(std::uint64_t elements, unsigned int threads_per_block, std::uint32_t* d_warp_sums,
+                           cudaStream_t stream) {
+  if (threads_per_block == 0 || threads_per_block % 32 != 0) {
+    throw std::invalid_argument("block size = " + std::to_string(threads_per_block) +
+                                " threads; allowed: a positive multiple of 32");
+  }
+  const std::uint64_t blocks = (elements + threads_per_block - 1) / threads_per_block;
+  stream_turnover_kernel<<<static_cast<unsigned int>(blocks), threads_per_block, 0, stream>>>(elements, d_warp_sums);
+  WARPCOST_CHECK_LAUNCH("stream_turnover_kernel");
+}
+
+int block_turnover_resident_blocks(int threads_per_block) {
+  int blocks = 0;
+  WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, stream_turnover_kernel, threads_per_block, 0));
+  return blocks;
 }
 
 int one_per_thread_resident_blocks(int threads_per_block) {

@@ -88,6 +88,15 @@ void launch_stream_one_per_thread(const void* d_data, std::uint64_t elements, un
 // occupancy API.
 int one_per_thread_resident_blocks(int threads_per_block);
 
+// The block-turnover grid (docs/models.md, "one load a thread"): the one-load-a-thread grid with
+// the load taken out. Thread gid folds gid * kTurnoverMultiplier (mod 2^32) instead of a loaded
+// element; the warp's XOR goes to d_warp_sums[warp] as before. block_turnover_reference replays it.
+inline constexpr std::uint32_t kTurnoverMultiplier = 0x9E3779B1u;
+void launch_block_turnover(std::uint64_t elements, unsigned int threads_per_block, std::uint32_t* d_warp_sums,
+                           cudaStream_t stream);
+int block_turnover_resident_blocks(int threads_per_block);
+std::uint32_t block_turnover_reference(std::uint64_t warp, std::uint64_t elements);
+
 // Host replay of warp `warp`'s folded value over data filled with
 // pattern_word(word, seed).
 std::uint32_t one_per_thread_reference(std::uint64_t warp, std::uint64_t elements, std::uint32_t seed);

@@ -82,6 +82,14 @@ std::uint32_t one_per_thread_reference(std::uint64_t warp, std::uint64_t element
   return acc;
 }
 
+std::uint32_t block_turnover_reference(std::uint64_t warp, std::uint64_t elements) {
+  std::uint32_t acc = 0;
+  for (std::uint64_t i = warp * 32; i < (warp + 1) * 32 && i < elements; ++i) {
+    acc ^= static_cast<std::uint32_t>(i) * kTurnoverMultiplier;
+  }
+  return acc;
+}
+
 std::uint32_t stream_reference(const StreamKernelConfig& c, std::uint64_t gid, std::uint64_t threads,
                                std::uint64_t elements, std::uint32_t seed) {
   const std::uint64_t words = static_cast<std::uint64_t>(c.load_bytes) / 4;
