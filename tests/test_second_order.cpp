@@ -418,6 +418,28 @@ TEST_F(OneLoadAThreadRun, PlantedFaultADearTurnoverFails) {
   EXPECT_GT(*r.rel_error, 0.2);
 }
 
+// The DRAM granule is measured (the 4-byte stride-32 load's DRAM bytes a lane: 64 on the H200) and
+// the model prices DRAM loads in it. Planted: half the DRAM bytes, a 32-byte granule; the 4-byte
+// stride-16 load (64 bytes between lanes, one sector of each 64-byte granule) then moves 32 × 32
+// bytes a request, not 32 × 64 (R(D), fitted from the 16-byte points priced in the same granule,
+// moves with it, so the price itself moves little: the moved bytes are what the planted granule
+// must change).
+TEST_F(SecondOrderRun, TheGranuleIsMeasuredAndAPlantedGranuleMovesThePrice) {
+  const std::string kGranule = "elem_bytes=4;stride=32;offset=0";
+  const std::string kStride16 = "elem_bytes=4;stride=16;offset=0";
+  const std::vector<Row> before = analysis::evaluate_run(run_);
+  const Row g = row(before, "load_dram", kGranule, "dram_granule_bytes");
+  EXPECT_EQ(g.verdict, "info");
+  EXPECT_NEAR(g.value, 64.0, 0.5);
+  const Row priced = row(before, "load_dram", kStride16, "second_order_useful_bandwidth");
+  for (double& v : bench(run_, "coalescing/load_dram/elem_bytes:4/stride:32/offset:0").counters.at("dram__bytes_read.sum")) v *= 0.5;
+  const std::vector<Row> after = analysis::evaluate_run(run_);
+  EXPECT_NEAR(row(after, "load_dram", kGranule, "dram_granule_bytes").value, 32.0, 0.5);
+  const Row repriced = row(after, "load_dram", kStride16, "second_order_useful_bandwidth");
+  EXPECT_DOUBLE_EQ(priced.reason.n("moved"), 32.0 * 64);
+  EXPECT_DOUBLE_EQ(repriced.reason.n("moved"), 32.0 * 32);
+}
+
 TEST_F(SecondOrderRun, PlantedFaultEveryTailSlowMissesTheMaeTarget) {
   for (auto& b : run_.benchmarks) {
     if (b.benchmark == "grid_tail" && b.param("total_threads") <= 128) scale_time(b, 1.08);

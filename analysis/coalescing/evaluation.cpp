@@ -315,6 +315,35 @@ struct SecondOrderInput {
 
 int context_int(const Run& run, const char* key) { return static_cast<int>(std::lround(run.context.number(key))); }
 
+// The DRAM access granule (docs/models.md, "Coalescing"): the DRAM bytes a lane of the 4-byte
+// stride-32 load moves, each lane alone in its 128-byte line with one 4-byte element, the lines of
+// no two tiles shared (its tile pitch is the request's 4 KiB span): the profiled launch's
+// dram__bytes_read.sum over its warp requests × 32 lanes. A count, not a time. nullptr when the
+// point or its counters are not in the run.
+const BenchmarkResult* granule_point(const Run& run) {
+  for (const auto& b : run.benchmarks) {
+    if (b.family == co::kFamily && b.benchmark == co::bench::kLoadDram && !b.error && b.has_counter(co::metric::kDramRead) &&
+        b.has_counter(co::work::kWarpRequests) && b.counter_median(co::work::kWarpRequests) > 0 &&
+        iparam(b, co::param::kElemBytes) == 4 && iparam(b, co::param::kStride) == 32 && iparam(b, co::param::kOffset) == 0) {
+      return &b;
+    }
+  }
+  return nullptr;
+}
+
+double granule_bytes_of(const BenchmarkResult& b) {
+  return b.counter_median(co::metric::kDramRead) / b.counter_median(co::work::kWarpRequests) / co::kWarpSize;
+}
+
+// The granule the model prices DRAM loads in: the measured one to the nearest whole number of
+// 32-byte sectors (at least one); the promoted-fetch 64 bytes where the run has not measured it.
+int model_granule(const Run& run) {
+  const BenchmarkResult* g = granule_point(run);
+  if (g == nullptr) return co::kPromotedGranuleBytes;
+  const double sectors = std::round(granule_bytes_of(*g) / co::kSectorBytes);
+  return static_cast<int>(std::max(1.0, sectors)) * co::kSectorBytes;
+}
+
 // Moved bytes for the tile benchmarks: DRAM loads in 64-byte granules, the L2 level in sectors,
 // stores in sectors written plus the partly written sectors read back.
 SecondOrderInput tile_input(const Run& run, const BenchmarkResult& b) {
@@ -347,7 +376,7 @@ SecondOrderInput tile_input(const Run& run, const BenchmarkResult& b) {
     in.moved = co::moved_bytes_per_tile(r, pitch, co::kSectorBytes);
     return in;  // no L2 latency locus is measured: no in-flight bound at this level
   }
-  in.moved = co::moved_bytes_per_tile(r, pitch, co::kPromotedGranuleBytes);
+  in.moved = co::moved_bytes_per_tile(r, pitch, model_granule(run));
   in.tile_pitch = static_cast<double>(pitch);
   const int blocks = std::min(context_int(run, schema::key::kMaxBlocksPerSm),
                               context_int(run, schema::key::kMaxThreadsPerSm) / co::kTileBlockThreads);
@@ -391,7 +420,16 @@ std::optional<SecondOrderInput> second_order_input(const Run& run, const Benchma
     in.spacing = 4;
     in.curve = co::bench::kLoadDram;
     in.useful = static_cast<double>(t.useful_bytes) / static_cast<double>(t.requests);
-    in.moved = static_cast<double>(t.granules64 * co::kPromotedGranuleBytes) / static_cast<double>(t.requests);
+    // Each warp's request in granules of the model's size (the block's warps read consecutive lines).
+    const int granule = model_granule(run);
+    long long granules = 0;
+    for (int first = 0; first < threads; first += co::kWarpSize) {
+      co::WarpRequest w;
+      w.elem_bytes = 4;
+      for (int i = first; i < std::min(threads, first + co::kWarpSize); ++i) w.addresses.push_back(static_cast<std::uint64_t>(i) * 4);
+      granules += co::distinct_granules(w, granule);
+    }
+    in.moved = static_cast<double>(granules * granule) / static_cast<double>(t.requests);
     in.warps_per_sm = resident_warps(run, threads, co::kPartialBlocksPerSm);
     in.bytes_in_flight_per_warp = co::kUnroll * in.moved;
     return in;
@@ -503,6 +541,16 @@ std::optional<CoalescingSecondOrderPrice> coalescing_second_order_price(const Ru
 }
 
 void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
+  // The granule the DRAM loads are priced in, a parameter row of its own (info).
+  if (const BenchmarkResult* g = granule_point(run)) {
+    Row r = row_of(*g, "dram_granule_bytes", granule_bytes_of(*g), "B");
+    r.verdict = verdict::kInfo;
+    r.reason = Reason("coalescing/dram_granule")
+                   .number("dram_bytes", g->counter_median(co::metric::kDramRead))
+                   .number("requests", g->counter_median(co::work::kWarpRequests))
+                   .number("model_granule", model_granule(run));
+    rows.push_back(r);
+  }
   const RateFits fits = rate_fits(run);
   std::string locus_text;
   const std::optional<model::streaming::Locus> locus = detail::loaded_latency_locus(run, locus_text);

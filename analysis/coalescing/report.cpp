@@ -117,6 +117,11 @@ std::string render_second_order_price(const Reason& r) {
 
 std::string render(const Reason& r) {
   const std::string s = r.sentence();
+  if (s == "dram_granule") {
+    return "the DRAM access granule: " + fixed(r.n("dram_bytes"), 0) + " DRAM bytes for " + fixed(r.n("requests"), 0) +
+           " requests of 32 lanes, each lane alone in its line (the counter pass); the second-order model prices DRAM loads in " +
+           fixed(r.n("model_granule"), 0) + "-byte granules";
+  }
   if (s == "efficiency") {
     return example(r) + fixed(r.n("sectors_per_request"), 3) + " sectors, " + fixed(r.n("lines_per_request"), 3) +
            " lines a request (model)";
