@@ -204,11 +204,17 @@ void primitive_answers(const Example& ex, std::vector<ModelAnswer>& out) {
 }
 
 // The second-order models (docs/models.md) from parameters stated by hand.
+
+// The loaded-latency locus of `latency`, `loaded_latency` and `peak_gbps`: two points, the unloaded
+// latency at a thousandth of the ceiling, the loaded one at it.
+model::streaming::Locus stated_locus(const Example& ex) {
+  const double peak = number(ex, "peak_gbps") * 1e9;
+  return model::streaming::Locus({{peak / 1000.0, number(ex, "latency")}, {peak, number(ex, "loaded_latency")}});
+}
+
 void stream_answers(const Example& ex, std::vector<ModelAnswer>& out) {
   namespace st = model::streaming;
-  const double peak = number(ex, "peak_gbps") * 1e9;
-  // A two-point locus: the unloaded latency at a thousandth of the ceiling, the loaded one at it.
-  const st::Locus locus({{peak / 1000.0, number(ex, "latency")}, {peak, number(ex, "loaded_latency")}});
+  const st::Locus locus = stated_locus(ex);
   auto point = [&](int warps) {
     st::StreamPoint p;
     p.sms = static_cast<int>(number(ex, "sms"));
@@ -238,6 +244,26 @@ void stream_answers(const Example& ex, std::vector<ModelAnswer>& out) {
     out.push_back({"knee_warps_per_sm", count(st::knee_of(curve, 0.9)),
                    "first N of 1.." + std::to_string(cap) + " whose predicted bandwidth reaches 90% of the curve's largest"});
   }
+}
+
+void block_stream_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  namespace st = model::streaming;
+  const int threads = static_cast<int>(number(ex, "block_threads"));
+  const double load_bytes = has(ex, "load_bytes") ? number(ex, "load_bytes") : 16.0;
+  st::BlockStreamPoint p;
+  p.sms = static_cast<int>(number(ex, "sms"));
+  p.resident_blocks = static_cast<int>(number(ex, "resident_blocks"));
+  p.bytes_per_block = threads * load_bytes;
+  p.turnover_cycles = number(ex, "turnover_cycles");
+  p.clock_hz = number(ex, "clock_mhz") * 1e6;
+  const st::BlockStreamPrediction r = st::predict_block_stream(p, stated_locus(ex));
+  const std::string args = "k = " + std::to_string(p.resident_blocks) + ", D = " + num(p.turnover_cycles) +
+                           ", " + std::to_string(threads) + "·" + num(load_bytes) + " B a block";
+  out.push_back({"bandwidth_gbps", ratio(r.bandwidth / 1e9),
+                 "BW = min(S·f·bytes / c(BW), ceiling), the fixed point; " + args});
+  out.push_back({"block_cycles", ratio(r.block_cycles), "c(BW) = T(k, D, Λ(BW)) / k, MVA of k block slots at the fixed point"});
+  out.push_back({"loaded_latency_cycles", ratio(r.loaded_cycles), "Λ(BW) at the fixed point"});
+  out.push_back({"at_ceiling", boolean(r.at_ceiling), "S·f·bytes / c(ceiling) >= ceiling?"});
 }
 
 void tail_time_answers(const Example& ex, std::vector<ModelAnswer>& out) {
@@ -324,6 +350,7 @@ std::vector<ModelAnswer> model_answers(const Example& ex) {
     else if (ex.kind == "coalescing") coalescing_answers(ex, out);
     else if (ex.kind == "warp_primitive") primitive_answers(ex, out);
     else if (ex.kind == "stream_bandwidth") stream_answers(ex, out);
+    else if (ex.kind == "block_stream_bandwidth") block_stream_answers(ex, out);
     else if (ex.kind == "grid_tail_time") tail_time_answers(ex, out);
     else if (ex.kind == "divergence_grid") divergence_grid_answers(ex, out);
     else if (ex.kind == "coalescing_bandwidth") coalescing_bandwidth_answers(ex, out);

@@ -49,6 +49,7 @@ const std::map<std::string, InputType>& input_types() {
       {"level", InputType::kString},        {"moved_rate_gbps", InputType::kReal},
       {"in_flight_gbps", InputType::kReal}, {"chains", InputType::kInt},
       {"latency_cycles", InputType::kReal}, {"pipe_ops_per_cycle", InputType::kReal},
+      {"resident_blocks", InputType::kInt}, {"turnover_cycles", InputType::kReal},
   };
   return types;
 }
@@ -378,6 +379,31 @@ void validate_inputs(const Example& ex) {
       bad(ex, get(ex, "loaded_latency")->line, "loaded_latency", "below the unloaded latency", "loaded_latency >= latency (a load never gets faster as DRAM gets busier)");
     }
   }
+  if (ex.kind == "block_stream_bandwidth") {
+    check_range(ex, "sms", 1, 1024, false, "1..1024 SMs");
+    const Input* p = get(ex, "block_threads");
+    const double threads = p->value.number;
+    const bool in_range = threads >= model::kWarpSize && threads <= kMaxThreadsPerBlock;
+    if (!in_range || std::fmod(threads, model::kWarpSize) != 0) {
+      bad(ex, p->line, "block_threads",
+          "block_threads = " + std::to_string(static_cast<long long>(threads)) +
+              (in_range ? " is not a whole number of warps" : " is out of range"),
+          "a multiple of 32 from 32 to 1024 threads (whole warps, as read_one_per_thread launches)");
+    }
+    if (const Input* lb = get(ex, "load_bytes")) {
+      const double b = lb->value.number;
+      if (b != 1 && b != 2 && b != 4 && b != 8 && b != 16) bad(ex, lb->line, "load_bytes", "load_bytes = " + std::to_string(static_cast<long long>(b)), "1, 2, 4, 8 or 16");
+    }
+    check_range(ex, "resident_blocks", 1, 64, false, "1..64 blocks an SM holds at once");
+    check_range(ex, "turnover_cycles", 0, kHuge, true, "D > 0 cycles an SM spends a block without its load");
+    check_range(ex, "latency", 0, kHuge, true, "Λ(0) > 0 cycles a load at low throughput");
+    check_range(ex, "loaded_latency", 0, kHuge, true, "Λ(peak) > 0 cycles a load at the peak");
+    check_range(ex, "peak_gbps", 0, kHuge, true, "the DRAM ceiling > 0 GB/s");
+    check_range(ex, "clock_mhz", 0, 100000, true, "the SM clock > 0 MHz");
+    if (get(ex, "loaded_latency")->value.number < get(ex, "latency")->value.number) {
+      bad(ex, get(ex, "loaded_latency")->line, "loaded_latency", "below the unloaded latency", "loaded_latency >= latency (a load never gets faster as DRAM gets busier)");
+    }
+  }
   if (ex.kind == "grid_tail_time") {
     for (const char* f : {"fixed_us_tail", "fixed_us_full", "cycles_per_fma_tail", "cycles_per_fma_full", "fma_per_thread", "clock_mhz"}) {
       check_range(ex, f, 0, kHuge, true, "a number > 0");
@@ -620,6 +646,17 @@ const std::vector<KindSpec>& kinds() {
         {"clock_mhz", "the SM clock > 0 MHz", true},
         {"warp_cap", "resident warps a SM, >= 1: the knee over 1..cap", false}},
        {"bandwidth_gbps", "warps_per_scheduler", "iteration_cycles", "loaded_latency_cycles", "knee_warps_per_sm"}},
+      {"block_stream_bandwidth", "second-order: the one-load-a-thread stream's bandwidth, k block slots an SM as a closed queue with a loaded latency",
+       {{"sms", "S, 1..1024", true},
+        {"block_threads", "P: threads a block, a multiple of 32, 32..1024", true},
+        {"load_bytes", "bytes a thread loads once: 1, 2, 4, 8 or 16 (default 16)", false},
+        {"resident_blocks", "k: blocks an SM holds at once, 1..64", true},
+        {"turnover_cycles", "D > 0 cycles an SM spends a block of the same grid without its load (block_turnover_cycles)", true},
+        {"latency", "Λ(0) > 0 cycles a load at low throughput (the chase's DRAM plateau)", true},
+        {"loaded_latency", "Λ(peak) >= latency: cycles a load at the DRAM ceiling", true},
+        {"peak_gbps", "the DRAM ceiling > 0 GB/s", true},
+        {"clock_mhz", "the SM clock > 0 MHz", true}},
+       {"bandwidth_gbps", "block_cycles", "loaded_latency_cycles", "at_ceiling"}},
       {"grid_tail_time", "second-order: a grid tail's relative time from each launch's fixed cost and cycles an FMA",
        {{"fixed_us_tail", "F(n_tail) > 0 us", true},
         {"fixed_us_full", "F(n_full) > 0 us", true},

@@ -221,8 +221,9 @@ std::vector<Measured> measured_values(const Example& ex, const fs::path& results
   std::vector<Measured> out;
   const auto lookups = lookups_for(ex);
   if (lookups.empty()) {
-    why_none = ex.kind == "stream_bandwidth" || ex.kind == "grid_tail_time" || ex.kind == "divergence_grid" ||
-                       ex.kind == "coalescing_bandwidth" || ex.kind == "primitive_throughput"
+    why_none = ex.kind == "stream_bandwidth" || ex.kind == "block_stream_bandwidth" || ex.kind == "grid_tail_time" ||
+                       ex.kind == "divergence_grid" || ex.kind == "coalescing_bandwidth" ||
+                       ex.kind == "primitive_throughput"
                    ? "a second-order model from stated parameters; the newest run's `second-order:` rows of its family "
                      "are what the GPU measured (docs/models.md)"
                : ex.kind == "warp_primitive"

@@ -403,6 +403,113 @@ TEST(Predict, StreamBandwidth) {
                BadInput);
 }
 
+TEST(Predict, BlockStreamBandwidth) {
+  // One SM, 32 threads of 16 bytes: 512 bytes a block. k = 2 slots, D = 100 cycles at the SM, a flat
+  // locus Z = 300 cycles far below its ceiling. Mean-value analysis: one customer R = 100, X = 1/400,
+  // Q = 0.25; two customers R = 100·1.25 = 125, a cycle of 125 + 300 = 425 cycles for 2 blocks, so
+  // 212.5 cycles a block and 512 B / 212.5 cycles at 1 GHz = 2.409412 GB/s.
+  const std::vector<std::string> inputs = {"sms=1", "block_threads=32", "resident_blocks=2", "turnover_cycles=100",
+                                           "latency=300", "loaded_latency=300", "peak_gbps=1e6", "clock_mhz=1000"};
+  const auto a = model_answers(example_from_arguments("block_stream_bandwidth", inputs));
+  EXPECT_NEAR(answer_of(a, "bandwidth_gbps"), 2.409412, 1e-6);
+  EXPECT_NEAR(answer_of(a, "block_cycles"), 212.5, 1e-6);
+  EXPECT_NEAR(answer_of(a, "loaded_latency_cycles"), 300, 1e-9);
+  EXPECT_EQ(answer_of(a, "at_ceiling"), 0);
+  // load_bytes defaults to 16: stating it gives the same; 8 bytes a thread halves the bytes a block.
+  std::vector<std::string> with16 = inputs;
+  with16.push_back("load_bytes=16");
+  EXPECT_DOUBLE_EQ(answer_of(model_answers(example_from_arguments("block_stream_bandwidth", with16)), "bandwidth_gbps"),
+                   answer_of(a, "bandwidth_gbps"));
+  std::vector<std::string> with8 = inputs;
+  with8.push_back("load_bytes=8");
+  EXPECT_NEAR(answer_of(model_answers(example_from_arguments("block_stream_bandwidth", with8)), "bandwidth_gbps"),
+              2.409412 / 2, 1e-6);
+  // A ceiling of 1 GB/s under the 2.41 GB/s the slots offer: the ceiling bounds it.
+  std::vector<std::string> capped = inputs;
+  capped[6] = "peak_gbps=1";
+  const auto c = model_answers(example_from_arguments("block_stream_bandwidth", capped));
+  EXPECT_NEAR(answer_of(c, "bandwidth_gbps"), 1.0, 1e-9);
+  EXPECT_EQ(answer_of(c, "at_ceiling"), 1);
+}
+
+std::string bad_arguments_message(const std::string& kind, const std::vector<std::string>& key_values) {
+  try {
+    example_from_arguments(kind, key_values);
+  } catch (const BadInput& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Predict, BlockStreamBandwidthBadInputNamesTheValue) {
+  std::vector<std::string> inputs = {"sms=1", "block_threads=32", "resident_blocks=2", "turnover_cycles=100",
+                                     "latency=300", "loaded_latency=300", "peak_gbps=1e6", "clock_mhz=1000"};
+  auto with = [&](std::size_t i, const std::string& kv) {
+    auto v = inputs;
+    v[i] = kv;
+    return bad_arguments_message("block_stream_bandwidth", v);
+  };
+  std::string m = with(1, "block_threads=48");
+  EXPECT_NE(m.find("field 'block_threads': block_threads = 48"), std::string::npos) << m;
+  EXPECT_NE(m.find("allowed: a multiple of 32 from 32 to 1024"), std::string::npos) << m;
+  m = with(3, "turnover_cycles=0");
+  EXPECT_NE(m.find("field 'turnover_cycles': turnover_cycles = 0 is out of range"), std::string::npos) << m;
+  EXPECT_NE(m.find("allowed: D > 0 cycles"), std::string::npos) << m;
+  m = with(2, "resident_blocks=65");
+  EXPECT_NE(m.find("field 'resident_blocks': resident_blocks = 65 is out of range; allowed: 1..64"), std::string::npos) << m;
+  m = with(5, "loaded_latency=200");
+  EXPECT_NE(m.find("field 'loaded_latency'"), std::string::npos) << m;
+  EXPECT_NE(with(1, "block_threads=1056"), "");
+  auto plus = inputs;
+  plus.push_back("load_bytes=3");
+  EXPECT_NE(bad_arguments_message("block_stream_bandwidth", plus).find("load_bytes = 3"), std::string::npos);
+  plus.back() = "warps_per_sm=4";
+  EXPECT_NE(bad_arguments_message("block_stream_bandwidth", plus).find("unknown field for kind block_stream_bandwidth"),
+            std::string::npos);
+  auto missing = inputs;
+  missing.erase(missing.begin() + 3);
+  EXPECT_NE(bad_arguments_message("block_stream_bandwidth", missing).find("field 'turnover_cycles': missing"),
+            std::string::npos);
+}
+
+TEST(ExamplesCli, BlockStreamBandwidthPredictsChecksAndRefuses) {
+  TempDir tmp;
+  const std::string inputs =
+      "sms=1 resident_blocks=2 turnover_cycles=100 latency=300 loaded_latency=300 peak_gbps=1e6 clock_mhz=1000";
+  EXPECT_EQ(run_tool("predict block_stream_bandwidth block_threads=32 " + inputs + " --gpu none", tmp.path / "p.txt"), 0);
+  const std::string out = slurp((tmp.path / "p.txt").string());
+  EXPECT_NE(out.find("bandwidth_gbps = 2.40941"), std::string::npos) << out;
+  EXPECT_NE(out.find("block_cycles = 212.5"), std::string::npos) << out;
+  EXPECT_NE(out.find("at_ceiling = false"), std::string::npos) << out;
+  // Bad input: exit 2, one line on stderr naming the value and what is allowed, nothing on stdout.
+  EXPECT_EQ(run_tool("predict block_stream_bandwidth block_threads=48 " + inputs, tmp.path / "bad.txt"), 2);
+  EXPECT_EQ(slurp((tmp.path / "bad.txt").string()), "");
+  const std::string err = slurp((tmp.path / "bad.txt.err").string());
+  EXPECT_NE(err.find("block_threads = 48"), std::string::npos) << err;
+  EXPECT_NE(err.find("allowed: a multiple of 32"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(run_tool("predict block_stream_bandwidth block_threads=32 " +
+                         replace_once(inputs, "turnover_cycles=100", "turnover_cycles=0"),
+                     tmp.path / "zero.txt"), 2);
+  EXPECT_NE(slurp((tmp.path / "zero.txt.err").string()).find("turnover_cycles = 0 is out of range"), std::string::npos);
+  // A file whose stated answer is wrong reads as a failed check: exit 1, the row disagrees.
+  const std::string example = std::string(kHeader) + "kind = \"block_stream_bandwidth\"\nsms = 1\nblock_threads = 32\n"
+                              "resident_blocks = 2\nturnover_cycles = 100\nlatency = 300\nloaded_latency = 300\n"
+                              "peak_gbps = 1e6\nclock_mhz = 1000\n";
+  const fs::path right = tmp.path / "right.toml";
+  std::ofstream(right) << example + "answer = { bandwidth_gbps = 2.41, block_cycles = 212.5, at_ceiling = false }\n";
+  EXPECT_EQ(run_tool("check " + right.string(), tmp.path / "right.txt"), 0);
+  const fs::path wrong = tmp.path / "wrong.toml";
+  // Without the queue at the SM, 2 blocks a D + Z = 400 cycles: 512 B / 200 cycles = 2.56 GB/s, off by 6 %.
+  std::ofstream(wrong) << example + "answer = { bandwidth_gbps = 2.56, block_cycles = 212.5, at_ceiling = true }\n";
+  EXPECT_EQ(run_tool("check " + wrong.string(), tmp.path / "wrong.txt"), 1);
+  const std::string md = slurp((tmp.path / "wrong.txt").string());
+  EXPECT_NE(md.find("| X1 | bandwidth_gbps | 2.56 | 2.40941 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| X1 | at_ceiling | true | false |"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 of 3 stated answers agree with the model; disagrees: X1 at_ceiling, X1 bandwidth_gbps"),
+            std::string::npos) << md;
+}
+
 TEST(Predict, BadArgumentsAreNamed) {
   EXPECT_THROW(example_from_arguments("block_shape", {"block"}), BadInput);
   EXPECT_THROW(example_from_arguments("nope", {"block=1"}), BadInput);
@@ -1004,13 +1111,13 @@ TEST(MeasurePlan, ThePlanOfAFileOfEveryKindNamesEachCallOrWhyNot) {
   // Every kind the file format has (docs/worked-examples.md).
   EXPECT_EQ(kinds, (std::set<std::string>{"block_shape", "thread_map", "grid_tail", "divergence", "latency_hiding",
                                           "scheduler_demand", "coalescing", "warp_primitive", "stream_bandwidth",
-                                          "grid_tail_time", "divergence_grid", "coalescing_bandwidth",
+                                          "block_stream_bandwidth", "grid_tail_time", "divergence_grid", "coalescing_bandwidth",
                                           "primitive_throughput"}));
   const std::string md = plan_markdown(examples, plans);
   const auto lines = table_lines(md);
   ASSERT_EQ(lines.size(), examples.size() + 1) << md;
   for (const auto& l : lines) EXPECT_EQ(cells_of(l), 4) << l;
-  EXPECT_NE(md.find("7 of 13 examples have a runner"), std::string::npos) << md;
+  EXPECT_NE(md.find("7 of 14 examples have a runner"), std::string::npos) << md;
   // K7, a 2D tile: the author's block, image and element size, against the three stride-1 loads.
   EXPECT_NE(md.find("| K7 | coalescing | `warpcost-coalesce block --x 32 --y 8 --bytes 4 --width 64 --height 16 --json; "
                     "warpcost-coalesce stride --bytes 4 --stride 1 --offset 0 --json;"),
@@ -1031,6 +1138,8 @@ TEST(MeasurePlan, ThePlanOfAFileOfEveryKindNamesEachCallOrWhyNot) {
   EXPECT_NE(huge_w.why_not.find("W = 5000: warpcost-stream's run-time kernel takes W up to 4096"), std::string::npos) << huge_w.why_not;
   EXPECT_NE(md.find("| K6 | scheduler_demand | — | not measured: the model needs 200 warps a SM, over the cap of 64"),
             std::string::npos) << md;
+  EXPECT_NE(md.find("| K14 | block_stream_bandwidth | — | not measured: a second-order model from stated parameters"),
+            std::string::npos) << md;
   // A compiled W is planned at the model's warps and at the cap: L = 500, W = 16 -> ceil(500/16) = 32.
   const auto w16 = plan_measure(one_example("kind = \"latency_hiding\"\nlatency = 500\ninstructions = 16\nwarp_cap = 64\nanswer = { warps_needed = 32 }\n"));
   // Each counted once (I an iteration, FFMAs a load), and at 1 warp/SM for the second-order T0.
@@ -1045,8 +1154,8 @@ TEST(ExamplesCli, PlanNeedsNoGpuAndGoesWithoutMeasure) {
   EXPECT_EQ(run_tool("check " + std::string(WARPCOST_SOURCE) + "/tests/check/fixtures/every-kind.toml --plan",
                      tmp.path / "plan.txt"), 0);
   const std::string out = slurp((tmp.path / "plan.txt").string());
-  EXPECT_NE(out.find("13 of 13 stated answers agree"), std::string::npos) << out;
-  EXPECT_NE(out.find("What `--measure` would run: 7 of 13"), std::string::npos) << out;
+  EXPECT_NE(out.find("14 of 14 stated answers agree"), std::string::npos) << out;
+  EXPECT_NE(out.find("What `--measure` would run: 7 of 14"), std::string::npos) << out;
   EXPECT_EQ(run_tool("check " + kPageFile + " --plan --measure --bench-dir x", tmp.path / "both.txt"), 2);
   EXPECT_NE(slurp((tmp.path / "both.txt.err").string()).find("give one of them"), std::string::npos);
 }
