@@ -432,6 +432,21 @@ Row evaluation_error_row(const std::string& family, const std::string& benchmark
 
 }  // namespace
 
+Row detail::parameter_row(const std::string& family, const std::string& params, const std::string& metric, double value,
+                          const std::string& unit, const std::string& what, const std::string& source) {
+  Row r;
+  r.family = family;
+  r.benchmark = "second_order_parameters";
+  r.params = params;
+  r.metric = metric;
+  r.value = value;
+  r.unit = unit;
+  r.kind = kind::kInfo;
+  r.verdict = verdict::kInfo;
+  r.reason = Reason("core/second_order_parameter").text("what", what).text("source", source);
+  return r;
+}
+
 // The second-order models' MAE per family against the targets declared before their first GPU run
 // (docs/models.md), beside the MAE of the family's textbook model rows.
 bool judged_model_row(const Row& r) {
@@ -597,6 +612,9 @@ std::string render_core(const Reason& r) {
   if (s == "state_throttled_point") return "throttled: SM clock under 95% of the reference";
   if (s == "no_sentence") return "";
   if (s == "schema_refused") return "the CSV schema refused this row (it was " + r.t("was") + "): " + r.t("what");
+  if (s == "second_order_parameter") {
+    return r.t("what") + ", a parameter of the second-order models (docs/models.md), measured by " + r.t("source");
+  }
   if (s == "second_order_mae") {
     return "MAE " + fixed(100 * r.n("mae"), 2) + "% over " + count("rows") + " judged rows (" + count("past_tolerance") +
            " past their tolerance), target at most " + fixed(100 * r.n("target"), 0) +

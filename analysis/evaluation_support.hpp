@@ -52,6 +52,12 @@ std::optional<model::streaming::Locus> loaded_latency_locus(const Run& run, std:
 // unthrottled and counted. `source` names them.
 std::optional<double> saturated_issue_rate(const Run& run, int schedulers, std::string& source);
 
+// A parameter of a second-order model as a row of its own (docs/models.md, kind info): family,
+// benchmark "second_order_parameters", `params` saying which (e.g. "warps_per_scheduler=1"), the
+// metric, its value and unit; its reason says what it is and where it was measured (`source`).
+Row parameter_row(const std::string& family, const std::string& params, const std::string& metric, double value,
+                  const std::string& unit, const std::string& what, const std::string& source);
+
 // The run's architecture (schedulers per SM, issue interval) from its compute capability.
 model::ArchParams arch_of(const Run& run);
 // A counter-pass metric's row under its own name and unit.

@@ -440,6 +440,43 @@ TEST_F(SecondOrderRun, TheGranuleIsMeasuredAndAPlantedGranuleMovesThePrice) {
   EXPECT_DOUBLE_EQ(repriced.reason.n("moved"), 32.0 * 32);
 }
 
+// Each model's GPU-side parameters are rows of their own (info), recomputed here from the points
+// they are read from: c(1) and F(1) the slope and intercept of the 4-warp fma_issue block's two
+// loop lengths, t(64) the slope of path_cost_if's trips 0 and 192 at 64 warps/SM, the locus'
+// ceiling the 16-byte W = 0 sweep's largest DRAM rate.
+TEST_F(SecondOrderRun, TheModelsParametersAreRowsOfTheirOwn) {
+  const std::vector<Row> rows = analysis::evaluate_run(run_);
+  const double clock = run_.context.number("sm_clock_measured_khz") * 1e3;
+  const BenchmarkResult& a = bench(run_, "partial_warp/fma_issue/warps_per_block:4/trips:1024");
+  const BenchmarkResult& z = bench(run_, "partial_warp/fma_issue/warps_per_block:4/trips:8192");
+  const double slope = (z.median_seconds() - a.median_seconds()) /
+                       (z.counter_median("fma_per_thread") - a.counter_median("fma_per_thread"));
+  const Row c1 = row(rows, "second_order_parameters", "warps_per_block=4", "cycles_per_fma");
+  EXPECT_NEAR(c1.value / (slope * clock), 1.0, 1e-9);
+  EXPECT_EQ(c1.verdict, "info");
+  EXPECT_NEAR(row(rows, "second_order_parameters", "warps_per_block=4", "launch_fixed_seconds").value /
+                  (a.median_seconds() - slope * a.counter_median("fma_per_thread")),
+              1.0, 1e-9);
+  const BenchmarkResult& t0 = bench(run_, "divergence/path_cost_if/trips:0/warps_per_sm:64");
+  const BenchmarkResult& t192 = bench(run_, "divergence/path_cost_if/trips:192/warps_per_sm:64");
+  EXPECT_NEAR(row(rows, "second_order_parameters", "benchmark=path_cost_if;warps_per_sm=64", "seconds_per_trip").value /
+                  ((t192.median_seconds() - t0.median_seconds()) / 192.0),
+              1.0, 1e-9);
+  double most = 0;
+  for (const BenchmarkResult& b : run_.benchmarks) {
+    if (b.run_name.rfind("streaming/read_independent/load_bytes:16/alu_per_load:0/", 0) == 0) {
+      most = std::max(most, b.counter_median("bytes_read") / b.median_seconds());
+    }
+  }
+  EXPECT_NEAR(row(rows, "second_order_parameters", "", "loaded_latency_ceiling").value / most, 1.0, 1e-9);
+  EXPECT_GT(row(rows, "second_order_parameters", "", "saturated_issue_rate").value, 0.0);
+  for (const Row& r : rows) {
+    if (r.benchmark == "second_order_parameters") {
+      EXPECT_FALSE(r.why.empty()) << r.metric;
+    }
+  }
+}
+
 TEST_F(SecondOrderRun, PlantedFaultEveryTailSlowMissesTheMaeTarget) {
   for (auto& b : run_.benchmarks) {
     if (b.benchmark == "grid_tail" && b.param("total_threads") <= 128) scale_time(b, 1.08);

@@ -80,10 +80,7 @@ const char* path_cost_benchmark(const BenchmarkResult& b) {
 }
 
 // `source` names the two parameter points the cost is read from.
-std::optional<model::LinearCost> path_cost(const Run& run, const BenchmarkResult& b, std::string& source) {
-  const char* name = path_cost_benchmark(b);
-  if (name == nullptr) return std::nullopt;
-  const long long warps = iparam(b, schema::divergence::param::kWarpsPerSm);
+std::optional<model::LinearCost> path_cost_of(const Run& run, const std::string& name, long long warps, std::string& source) {
   std::vector<const BenchmarkResult*> points;
   for (const auto& x : run.benchmarks) {
     if (x.family != kFamily || x.benchmark != name || x.error || x.seconds.empty()) continue;
@@ -93,6 +90,31 @@ std::optional<model::LinearCost> path_cost(const Run& run, const BenchmarkResult
   }
   return two_point_cost(points, [](const BenchmarkResult* x) { return x->param(schema::divergence::param::kTrips); },
                         source);
+}
+
+std::optional<model::LinearCost> path_cost(const Run& run, const BenchmarkResult& b, std::string& source) {
+  const char* name = path_cost_benchmark(b);
+  if (name == nullptr) return std::nullopt;
+  return path_cost_of(run, name, iparam(b, schema::divergence::param::kWarpsPerSm), source);
+}
+
+// The grid model's parameters, each a row of its own (docs/models.md): F(n) and t(n) of every
+// path_cost benchmark at every residency the run measured it.
+void parameter_rows(const Run& run, std::vector<Row>& rows) {
+  std::set<std::pair<std::string, long long>> seen;
+  for (const auto& x : run.benchmarks) {
+    if (x.family != kFamily || x.benchmark.rfind("path_cost_", 0) != 0 || x.error || x.seconds.empty()) continue;
+    const long long warps = iparam(x, schema::divergence::param::kWarpsPerSm);
+    if (!seen.insert({x.benchmark, warps}).second) continue;
+    std::string source;
+    const auto cost = path_cost_of(run, x.benchmark, warps, source);
+    if (!cost) continue;
+    const std::string params = "benchmark=" + x.benchmark + ";warps_per_sm=" + std::to_string(warps);
+    rows.push_back(parameter_row(kFamily, params, "fixed_seconds", cost->fixed_seconds, "s",
+                                 "F(n), the grid's launch, prologue and stores at that residency", source));
+    rows.push_back(parameter_row(kFamily, params, "seconds_per_trip", cost->seconds_per_unit, "s",
+                                 "t(n), the grid's cost a trip at that residency", source));
+  }
 }
 
 void second_order_row(const Run& run, const Comparison& c, std::vector<Row>& rows) {
@@ -567,6 +589,7 @@ class Divergence final : public Family {
                          std::vector<Row>& rows, std::set<std::string>& judged) const override {
     divergence_checks(run, b, rows, judged);
   }
+  void evaluate_run(const Run& run, std::vector<Row>& rows) const override { parameter_rows(run, rows); }
   std::string report_section(const EvaluatedRun& run) const override {
     return divergence_summary_markdown(run);
   }

@@ -601,6 +601,25 @@ void partial_warp_checks(const Run& run, const BenchmarkResult& b,
   }
 }
 
+// The grid-tail model's parameters, each a row of its own (docs/models.md): F(n) and c(n) at one and
+// two warps a scheduler (fma_issue blocks of 4 and 8 warps), where the run has their points.
+void parameter_rows(const Run& run, std::vector<Row>& rows) {
+  const model::ArchParams arch = detail::arch_of(run);
+  const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  for (const long long n : {1LL, 2LL}) {
+    std::string source;
+    const auto cost = fma_cost(run, n, arch.schedulers_per_sm, source);
+    if (!cost) continue;
+    // Named by the fma_issue block it is measured on: n warps a scheduler = n x schedulers a block.
+    const std::string params = "warps_per_block=" + std::to_string(n * arch.schedulers_per_sm);
+    rows.push_back(detail::parameter_row(schema::partial_warp::kFamily, params, "launch_fixed_seconds", cost->fixed_seconds, "s",
+                                         "F(n), a launch's fixed cost at n warps a scheduler", source));
+    if (clock > 0) {
+      rows.push_back(detail::parameter_row(schema::partial_warp::kFamily, params, "cycles_per_fma", cost->seconds_per_unit * clock,
+                                           "cycles", "c(n), cycles an FMA a thread at n warps a scheduler", source));
+    }
+  }
+}
 
 class PartialWarp final : public Family {
  public:
@@ -619,6 +638,7 @@ class PartialWarp final : public Family {
   }
   void evaluate_run(const Run& run, std::vector<Row>& rows) const override {
     evaluate_staircase_steps(run, rows);
+    parameter_rows(run, rows);
   }
   std::string render_reason(const Reason& reason) const override { return render(reason); }
 };

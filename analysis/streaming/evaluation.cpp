@@ -569,6 +569,13 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
   const std::optional<model::streaming::Locus> found = loaded_latency_locus(run, locus_text);
   if (!rate || !found) return;  // no parameter points in this run: no rows
   const model::streaming::Locus& locus = *found;
+  // The model's GPU-side parameters, each a row of its own (docs/models.md).
+  rows.push_back(parameter_row(schema::streaming::kFamily, "", "saturated_issue_rate", *rate, "inst/cycle/scheduler",
+                               "r_sat, warp instructions a cycle a scheduler of saturated FMA chains", rate_source));
+  rows.push_back(parameter_row(schema::streaming::kFamily, "", "loaded_latency_unloaded_cycles", locus.unloaded_cycles(), "cycles",
+                               "Λ(0), the loaded-latency locus at its slowest point", locus_text));
+  rows.push_back(parameter_row(schema::streaming::kFamily, "", "loaded_latency_ceiling", locus.ceiling(), "B/s",
+                               "BW_max, the loaded-latency locus' largest DRAM throughput", locus_text));
   Reason parameters;  // r_sat and the locus, which every second-order bandwidth sentence ends with
   parameters.number("issue_rate", *rate)
       .text("issue_rate_source", rate_source)
