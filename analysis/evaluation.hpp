@@ -103,6 +103,9 @@ inline constexpr double kSecondOrderSlowdownMaeTarget = 0.02;
 inline constexpr double kSecondOrderCoalescingTolerance = 0.05;  // ISSUE-33-COALESCING
 inline constexpr double kSecondOrderCoalescingMaeTarget = 0.03;
 inline constexpr double kSecondOrderPrimitivesMaeTarget = 0.05;  // ISSUE-33-PRIMITIVES
+// The loaded chase against the unloaded one plus the locus' rise at the background's rate; no family
+// target (ISSUE-33-LOADED-CHASE).
+inline constexpr double kSecondOrderLoadedLatencyTolerance = 0.05;
 inline constexpr double kSplitTolerance = 0.02;      // if/else and nested slowdowns within 2 %
 inline constexpr double kKWayTolerance = 0.03;       // k-way switch slowdowns within 3 %
 // Uniform warps whose p90/p10 cycles exceed this share a scheduler with others: their own cycles

@@ -118,6 +118,77 @@ void evaluate_chase(const BenchmarkResult& b, std::vector<Row>& rows) {
   rows.push_back(n);
 }
 
+// The loaded chase (issue 33): the chase's cycles a load and its background's DRAM rate, a row
+// each, so the loaded-latency curve reads per GPU; then the second-order model at every point with
+// a background: the unloaded point (bg_warps = 0, the input) plus what the streaming family's locus
+// adds at the background's rate, C(0) + Λ(BW) − Λ(0), within 5 %.
+void evaluate_loaded_chase(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  namespace counter = schema::latency::counter;
+  namespace latency = schema::latency;
+  const double bg_warps = b.param(latency::param::kBgWarps);
+  Reason point;  // the background's size, which every row of the point names first
+  point.number("bg_warps", bg_warps);
+  Row c = base_row(b);
+  c.metric = "loaded_latency_cycles";
+  c.value = b.counter_median(counter::kCyclesPerLoad);
+  c.unit = "cycles";
+  c.verdict = verdict::kInfo;
+  c.reason = reason_of("latency/loaded_chase_cycles", point)
+                 .number("steps", b.counter_median(counter::kSteps))
+                 .number("warm_steps", b.counter_median(counter::kWarmSteps))
+                 .number("footprint_bytes", b.counter_median(counter::kFootprintBytes));
+  rows.push_back(c);
+  Row bw = base_row(b);
+  bw.metric = "background_dram_bytes_per_second";
+  bw.value = b.counter_median(counter::kBackgroundBytesPerSecond);
+  bw.unit = "B/s";
+  bw.verdict = verdict::kInfo;
+  bw.reason = reason_of("latency/loaded_chase_background", point)
+                  .number("lifetime", b.counter_median(counter::kBackgroundLifetimeBytesPerSecond))
+                  .number("sms", b.counter_median(counter::kBackgroundSms));
+  rows.push_back(bw);
+  if (bg_warps == 0) return;  // the model's input, not judged
+  Row m = base_row(b);
+  m.metric = "second_order_loaded_latency_cycles";
+  m.value = c.value;
+  m.unit = "cycles";
+  m.model = std::string(kSecondOrderPrefix) +
+            "the unloaded chase plus the loaded-latency locus' rise at the background's rate, C(0) + Λ(BW) − Λ(0)";
+  const BenchmarkResult* unloaded = find_benchmark(run, latency::kFamily, latency::benchmark::kChaseLoaded,
+                                                   latency::descriptor().params_text(latency::benchmark::kChaseLoaded, {0}));
+  std::string locus_text;  // the reason carries the locus' figures, not this text
+  const std::optional<model::streaming::Locus> locus = loaded_latency_locus(run, locus_text);
+  m.reason = reason_of("latency/second_order_loaded_latency", point)
+                 .number("measured", m.value)
+                 .number("background", bw.value)
+                 .flag("unloaded_measured", unloaded != nullptr)
+                 .flag("locus_measured", locus.has_value());
+  if (unloaded == nullptr || !locus) {
+    m.verdict = verdict::kInfo;
+    rows.push_back(m);
+    return;
+  }
+  const double c0 = unloaded->counter_median(counter::kCyclesPerLoad);
+  const double loaded = locus->cycles_at(bw.value);
+  m = with_prediction(m, c0 + loaded - locus->unloaded_cycles());
+  const double miss = std::fabs(*m.rel_error);
+  const double sigma = std::hypot(counter_uncertainty(b, counter::kCyclesPerLoad),
+                                  counter_uncertainty(*unloaded, counter::kCyclesPerLoad));
+  judge(m, miss, kSecondOrderLoadedLatencyTolerance, sigma);
+  m.reason.number("unloaded", c0)
+      .number("locus_at_background", loaded)
+      .number("predicted", *m.predicted)
+      .flag("past_ceiling", bw.value > locus->ceiling())
+      .flag("holds", miss <= kSecondOrderLoadedLatencyTolerance)
+      .number("miss", miss)
+      .number("tolerance", kSecondOrderLoadedLatencyTolerance)
+      .number("sigma", sigma)
+      .number("locus_points", static_cast<double>(locus->points().size()))
+      .number("locus_unloaded_cycles", locus->unloaded_cycles())
+      .number("locus_ceiling", locus->ceiling());
+  rows.push_back(m);
+}
+
 void plateau_rows(const Run& run, std::vector<Row>& rows) {
   for (const char* benchmark : {"chase_random", "chase_stride"}) {
     for (const auto& [level, p] : plateaus(run, benchmark)) {
@@ -883,8 +954,12 @@ void streaming_checks(const Run& run, const BenchmarkResult& b,
 class Latency final : public Family {
  public:
   const schema::FamilyDescriptor& descriptor() const override { return schema::latency::descriptor(); }
-  void evaluate_benchmark(const Run&, const BenchmarkResult& b, std::vector<Row>& rows) const override {
-    evaluate_chase(b, rows);
+  void evaluate_benchmark(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) const override {
+    if (b.benchmark == schema::latency::benchmark::kChaseLoaded) {
+      evaluate_loaded_chase(run, b, rows);
+    } else {
+      evaluate_chase(b, rows);
+    }
   }
   std::string render_reason(const Reason& reason) const override { return render(reason); }
 };

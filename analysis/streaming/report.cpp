@@ -23,6 +23,35 @@ std::string chase_tag(const Reason& r) {
   return std::string(r.f("random_ring") ? "random ring" : "fixed stride") + ", " + whole(r, "footprint_kib") + " KiB: ";
 }
 
+// "8 background warps/SM: " or "no background: ": the loaded chase point a row is about.
+std::string loaded_tag(const Reason& r) {
+  return r.n("bg_warps") == 0 ? std::string("no background: ") : whole(r, "bg_warps") + " background warps/SM: ";
+}
+
+// The loaded chase's model row (evaluation.cpp's evaluate_loaded_chase): what is missing, or the
+// formula in numbers and how it judged.
+std::string second_order_loaded_latency(const Reason& r) {
+  const std::string tag = loaded_tag(r);
+  if (!r.f("unloaded_measured") || !r.f("locus_measured")) {
+    std::string missing;
+    if (!r.f("unloaded_measured")) missing = "no unthrottled chase_loaded point at bg_warps = 0 (the chase alone, C(0))";
+    if (!r.f("locus_measured")) {
+      missing += (missing.empty() ? "" : " and ") +
+                 std::string("no loaded-latency locus (two unthrottled read_independent 16-byte W = 0 points)");
+    }
+    return tag + "not judged: " + missing + " in this run; measured " + fixed(r.n("measured"), 0) +
+           " cycles beside " + fixed(r.n("background") / 1e12, 3) + " TB/s";
+  }
+  return tag + "C(0) " + fixed(r.n("unloaded"), 0) + " cycles + Λ(" + fixed(r.n("background") / 1e12, 3) + " TB/s) " +
+         fixed(r.n("locus_at_background"), 0) + " − Λ(0) " + fixed(r.n("locus_unloaded_cycles"), 0) + " = predicted " +
+         fixed(r.n("predicted"), 0) + " cycles, measured " + fixed(r.n("measured"), 0) +
+         (r.f("holds") ? "" : ": more than 5% apart" + detail::noise_note(r.n("miss"), r.n("tolerance"), r.n("sigma"))) +
+         (r.f("past_ceiling") ? "; the background ran past the locus' ceiling, where Λ is held at its last point" : "") +
+         "; " +
+         locus_description(static_cast<std::size_t>(r.n("locus_points")), r.n("locus_unloaded_cycles"),
+                           r.n("locus_ceiling"));
+}
+
 // What a stream point's rows open with (evaluation.cpp's stream_point): its benchmark says which.
 std::string point_tag(const Reason& r) {
   namespace benchmark = schema::streaming::benchmark;
@@ -154,6 +183,19 @@ std::string render(const Reason& r) {
            fixed(r.n("warm_steps"), 0) + " untimed";
   }
   if (s == "chase_ns") return chase_tag(r) + "%globaltimer over the same loads";
+  // The loaded chase (issue 33).
+  if (s == "loaded_chase_cycles") {
+    return loaded_tag(r) + "one thread, " + fixed(r.n("steps"), 0) + " dependent loads after " +
+           fixed(r.n("warm_steps"), 0) + " untimed over a random ring of " + fixed(r.n("footprint_bytes") / 1048576.0, 0) +
+           " MiB" + (r.n("bg_warps") == 0 ? "" : ", while every SM streams 16-byte loads");
+  }
+  if (s == "loaded_chase_background") {
+    if (r.n("bg_warps") == 0) return loaded_tag(r) + "the chase alone, the loaded chase's unloaded point";
+    return loaded_tag(r) + "16-byte loads booked while the chase was timed, over its window, from blocks on " +
+           whole(r, "sms") + " SMs; " + fixed(r.n("lifetime") / 1e12, 3) +
+           " TB/s over the background's whole life (its ramp, the warm-up and its stop included)";
+  }
+  if (s == "second_order_loaded_latency") return second_order_loaded_latency(r);
   if (s == "plateau") {
     std::string kib;
     const auto footprints = static_cast<std::size_t>(r.n("footprints"));

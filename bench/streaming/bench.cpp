@@ -90,6 +90,82 @@ void chase(benchmark::State& state, kernels::RingOrder order) {
   });
 }
 
+// The loaded chase (issue 33): the random chase over a ring far past the L2 while every SM streams
+// 16-byte loads with range(0) warps of background (0: none). Its ring is the smallest power of two
+// of at least 16x the L2 (where the analysis' DRAM plateau begins), and never under 1 GiB; its
+// background reads the streaming family's shared input (8x the L2 or more). 512 untimed steps
+// (the background reaches its rate; the ring is cold anyway) and 4096 timed ones, at 0.3-1 us a
+// load 1.5-4.5 ms a launch: the sampling rule's 10 samples or 0.05 s keep a point near 0.1 s.
+constexpr std::uint64_t kMinLoadedRingBytes = 1024 * kMiB;
+constexpr std::uint64_t kLoadedChaseWarmSteps = 512;
+constexpr std::uint64_t kLoadedChaseSteps = 4096;
+
+std::uint64_t loaded_ring_bytes(long long l2_bytes) {
+  std::uint64_t bytes = kMinLoadedRingBytes;
+  while (bytes < static_cast<std::uint64_t>(16 * l2_bytes)) bytes *= 2;
+  return bytes;
+}
+
+void chase_loaded(benchmark::State& state) {
+  run_guarded(state, [&] {
+    const DeviceInfo& device = bench_device();
+    LoadedChaseConfig c;
+    c.background_warps = static_cast<int>(state.range(0));
+    c.footprint_bytes = loaded_ring_bytes(device.l2_bytes);
+    c.warm_steps = kLoadedChaseWarmSteps;
+    c.steps = kLoadedChaseSteps;
+    Stream stream;
+    EventPair events;
+    const std::uint64_t background_bytes = stream_bytes(device.l2_bytes);
+    const DeviceBuffer<std::uint32_t>& background = shared_pattern_buffer(background_bytes, kStreamSeed, stream);
+    LoadedChaseRunner runner(device, c, background.data(), background_bytes / 16, stream);
+    runner.launch(stream);
+    (void)runner.result(stream);  // checks the chase and the background, before any sample
+    double cycles = 0;
+    double ns = 0;
+    double window_bytes = 0;
+    double lifetime_bytes = 0;
+    double lifetime_ns = 0;
+    double background_sms = runner.background_blocks();
+    long long read_back = 0;
+    auto read_result = [&] {
+      if (read_back++ == 0) return;  // nothing launched yet in the sampling loop
+      const LoadedChaseSample s = runner.result(stream);  // checks it, as above
+      cycles += static_cast<double>(s.result.chase.cycles);
+      ns += static_cast<double>(s.result.chase.ns);
+      window_bytes += 16.0 * static_cast<double>(s.result.window_loads);
+      if (runner.background_blocks() == 0) return;
+      lifetime_bytes += 16.0 * static_cast<double>(s.result.background_loads);
+      lifetime_ns += static_cast<double>(s.result.background_stop_ns - s.result.background_start_ns);
+      background_sms = std::min(background_sms, static_cast<double>(s.background_sms));
+    };
+    const std::string key = benchmark_key(state, latency_family().run_name(latency_bench::kChaseLoaded), 1);
+    for (auto _ : state) {
+      const PointTiming t = sample_point(stream, events, [&] { runner.launch(stream); }, read_result);
+      read_result();  // the last sample's
+      report_point(state, key, t);
+    }
+    const double loads = static_cast<double>(c.steps) * static_cast<double>(read_back - 1);
+    namespace counter = schema::latency::counter;
+    state.counters[counter::kCyclesPerLoad] = cycles / loads;
+    state.counters[counter::kNsPerLoad] = ns / loads;
+    state.counters[schema::counter::kSmClockHz] = cycles / (ns * 1e-9);
+    state.counters[counter::kNodes] = static_cast<double>(runner.nodes());
+    state.counters[counter::kWarmSteps] = static_cast<double>(c.warm_steps);
+    state.counters[counter::kSteps] = static_cast<double>(c.steps);
+    state.counters[counter::kFootprintBytes] = static_cast<double>(c.footprint_bytes);
+    // The background's rate over the chase's own timed window, from the loads it booked while the
+    // chase was timed: the latency measured is the window's, and the rate it is held against must
+    // be too. Its whole life's loads over its own window (from the first block's start to the last
+    // warp's stop) also count the ramp, the wait for every block, the warm-up and the stop, where
+    // the chase was not timed; they are written beside it as a cross-check.
+    state.counters[counter::kBackgroundBytesPerSecond] = window_bytes / (ns * 1e-9);
+    state.counters[counter::kBackgroundLifetimeBytesPerSecond] =
+        lifetime_ns > 0 ? lifetime_bytes / (lifetime_ns * 1e-9) : 0.0;
+    state.counters[counter::kBackgroundSms] = background_sms;
+  });
+}
+
 // The persistent stream; range(1) is W, or for the batched kernel the loads in
 // flight a thread.
 enum class StreamShape { kIndependent, kDependent, kBatched };
@@ -314,6 +390,20 @@ void stream_peak(benchmark::State& state) {
     for (std::int64_t kib = 16; kib <= 4LL * 1024 * 1024; kib *= factor) {
       p.add(b, {kib}, plan::memory_problem(d, static_cast<std::uint64_t>(kib) * 1024, "a ring of " + std::to_string(kib) + " KiB"));
     }
+  }
+  // The loaded chase at 0 (the chase alone, the model's input) and 1..32 background warps an SM; a
+  // background two blocks of which do not fit an SM beside each other is not on the device.
+  auto loaded = p.benchmark(latency_family().run_name(latency_bench::kChaseLoaded),
+                            latency_family().arg_names(latency_bench::kChaseLoaded), chase_loaded,
+                            benchmark::kMillisecond);
+  const std::uint64_t loaded_bytes = loaded_ring_bytes(d.l2_bytes) + stream_bytes(d.l2_bytes);
+  for (const int warps : {0, 1, 2, 4, 8, 16, 32}) {
+    LoadedChaseConfig c;
+    c.background_warps = warps;
+    c.footprint_bytes = loaded_ring_bytes(d.l2_bytes);
+    std::string why = plan::memory_problem(d, loaded_bytes, "the loaded chase's ring and background buffer");
+    if (why.empty()) why = loaded_chase_problem(c, ~std::uint64_t{0}, d.max_warps_per_sm, d.max_threads_per_block);
+    p.add(loaded, {warps}, why);
   }
   const std::string buffer = plan::memory_problem(d, stream_bytes(d.l2_bytes), "the stream's input buffer");
   auto read_benchmark = [&p](StreamShape shape) {

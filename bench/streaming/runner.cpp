@@ -391,4 +391,84 @@ void ChaseRunner::check_ring(const Stream& stream) {
   }
 }
 
+std::string loaded_chase_problem(const LoadedChaseConfig& c, std::uint64_t free_bytes, int max_warps_per_sm,
+                                 int max_threads_per_block) {
+  ChaseConfig ring;
+  ring.footprint_bytes = c.footprint_bytes;
+  ring.steps = c.steps;
+  if (const std::string p = chase_problem(ring, free_bytes); !p.empty()) return p;
+  const int w = c.background_warps;
+  if (w < 0 || w > kernels::kMostBackgroundWarps) {
+    return "background warps = " + std::to_string(w) + "; allowed: 0.." + std::to_string(kernels::kMostBackgroundWarps);
+  }
+  if (w * 32 > max_threads_per_block) {
+    return "background warps = " + std::to_string(w) + ": a block of " + std::to_string(w * 32) +
+           " threads; allowed: at most " + std::to_string(max_threads_per_block);
+  }
+  if (2 * w > max_warps_per_sm) {
+    return "background warps = " + std::to_string(w) + ": the chaser's block and a background block of " +
+           std::to_string(w) + " warps each must share an SM, and an SM holds " + std::to_string(max_warps_per_sm);
+  }
+  return {};
+}
+
+LoadedChaseRunner::LoadedChaseRunner(const DeviceInfo& device, const LoadedChaseConfig& config,
+                                     const void* background, std::uint64_t elements, const Stream& stream)
+    : config_(config), background_(background), elements_(elements) {
+  if (const std::string p = loaded_chase_problem(config, free_device_bytes(), device.max_warps_per_sm,
+                                                 device.max_threads_per_block);
+      !p.empty()) {
+    throw std::invalid_argument(p);
+  }
+  nodes_ = config.footprint_bytes / kernels::kNodeBytes;
+  background_blocks_ = config.background_warps > 0 ? static_cast<unsigned int>(device.sm_count) : 0u;
+  ring_ = DeviceBuffer<unsigned char>(config.footprint_bytes);
+  smids_ = DeviceBuffer<unsigned int>(std::max<std::size_t>(1, background_blocks_));
+  result_ = DeviceBuffer<kernels::LoadedChaseResult>(1);
+  kernels::launch_build_ring(ring_.data(), nodes_, kernels::RingOrder::kRandom, config.seed, stream.get());
+}
+
+void LoadedChaseRunner::launch(const Stream& stream) {
+  last_start_ = next_start_;
+  kernels::launch_chase_loaded(ring_.data(), kernels::ring_node(last_start_, nodes_, kernels::RingOrder::kRandom, config_.seed),
+                               config_.warm_steps, config_.steps, background_, elements_, background_blocks_,
+                               config_.background_warps, smids_.data(), result_.data(), stream.get());
+  next_start_ = (last_start_ + config_.warm_steps + config_.steps) % nodes_;
+}
+
+LoadedChaseSample LoadedChaseRunner::result(const Stream& stream) const {
+  LoadedChaseSample s;
+  std::vector<unsigned int> smids(smids_.size());
+  WARPCOST_CUDA(cudaMemcpyAsync(&s.result, result_.data(), sizeof s.result, cudaMemcpyDeviceToHost, stream.get()));
+  WARPCOST_CUDA(cudaMemcpyAsync(smids.data(), smids_.data(), smids_.bytes(), cudaMemcpyDeviceToHost, stream.get()));
+  stream.synchronize();
+  const kernels::LoadedChaseResult& r = s.result;
+  const std::uint64_t expected = kernels::ring_node((last_start_ + config_.warm_steps + config_.steps) % nodes_, nodes_,
+                                                    kernels::RingOrder::kRandom, config_.seed);
+  if (r.chase.final_node != expected) {
+    throw std::runtime_error("loaded chase ended on node " + std::to_string(r.chase.final_node) + ", the ring says " +
+                             std::to_string(expected));
+  }
+  if (r.chase.smid_start != r.chase.smid_end) throw std::runtime_error("the chasing thread changed SM");
+  if (background_blocks_ == 0) return s;
+  if (r.started_at_chase != background_blocks_) {
+    throw std::runtime_error("the chase began with " + std::to_string(r.started_at_chase) + " of " +
+                             std::to_string(background_blocks_) +
+                             " background blocks running: they were not all resident at once");
+  }
+  if (r.watchdog_stops != 0) {
+    throw std::runtime_error(std::to_string(r.watchdog_stops) + " background warp(s) stopped on the watchdog (" +
+                             std::to_string(kernels::kBackgroundWatchdogLaps) +
+                             " laps of the buffer) before the chase was done: the background did not span the chase");
+  }
+  if (r.background_loads == 0 || r.window_loads == 0) {
+    throw std::runtime_error("the background made " + std::to_string(r.background_loads) + " loads, " +
+                             std::to_string(r.window_loads) + " while the chase was timed; a background of " +
+                             std::to_string(config_.background_warps) + " warps an SM must load");
+  }
+  std::sort(smids.begin(), smids.end());
+  s.background_sms = static_cast<unsigned int>(std::unique(smids.begin(), smids.end()) - smids.begin());
+  return s;
+}
+
 }  // namespace warpcost

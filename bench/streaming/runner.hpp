@@ -170,4 +170,54 @@ class ChaseRunner {
   DeviceBuffer<kernels::ChaseResult> result_;
 };
 
+// The loaded chase (issue 33): the DRAM chase beside a background stream of background_warps warps
+// on every SM, for the loaded latency as a function of the DRAM throughput.
+struct LoadedChaseConfig {
+  int background_warps = 0;           // 0..kernels::kMostBackgroundWarps; 0: the chase alone
+  std::uint64_t footprint_bytes = 0;  // the ring: a power of two, far past the L2
+  std::uint32_t seed = 9;
+  std::uint64_t warm_steps = 512;
+  std::uint64_t steps = 4096;
+};
+
+// "" or why the loaded chase cannot run on this device: the ring (chase_problem), the background
+// size, two blocks of which must fit an SM beside each other.
+std::string loaded_chase_problem(const LoadedChaseConfig& config, std::uint64_t free_bytes, int max_warps_per_sm,
+                                 int max_threads_per_block);
+
+struct LoadedChaseSample {
+  kernels::LoadedChaseResult result;
+  unsigned int background_sms = 0;  // distinct SMs the background blocks ran on
+};
+
+class LoadedChaseRunner {
+ public:
+  // `background` holds `elements` 16-byte elements for the background to stream (the streaming
+  // family's shared input, at least 8x the L2; the caller keeps it alive). Throws
+  // std::invalid_argument naming the value when the configuration cannot run (loaded_chase_problem,
+  // or the occupancy API's count of blocks an SM).
+  LoadedChaseRunner(const DeviceInfo& device, const LoadedChaseConfig& config, const void* background,
+                    std::uint64_t elements, const Stream& stream);
+  void launch(const Stream& stream);
+  // The last launch's numbers, checked first: the chase ended on the node the ring predicts and on
+  // the SM it began on; with a background, every background block had begun before the chase,
+  // none stopped on its watchdog (the chase outlived it) and it made loads. Throws
+  // std::runtime_error naming what is wrong.
+  LoadedChaseSample result(const Stream& stream) const;
+  std::uint64_t nodes() const noexcept { return nodes_; }
+  unsigned int background_blocks() const noexcept { return background_blocks_; }
+
+ private:
+  LoadedChaseConfig config_;
+  std::uint64_t nodes_ = 0;
+  unsigned int background_blocks_ = 0;
+  const void* background_ = nullptr;
+  std::uint64_t elements_ = 0;
+  std::uint64_t last_start_ = 0;  // as ChaseRunner: each launch walks on from where the last stopped
+  std::uint64_t next_start_ = 0;
+  DeviceBuffer<unsigned char> ring_;
+  DeviceBuffer<unsigned int> smids_;
+  DeviceBuffer<kernels::LoadedChaseResult> result_;
+};
+
 }  // namespace warpcost

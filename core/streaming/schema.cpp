@@ -7,15 +7,20 @@ const FamilyDescriptor& latency::descriptor() {
   static const FamilyDescriptor d{
       kFamily,
       {{benchmark::kChaseRandom, {param::kFootprintKib}},
-       {benchmark::kChaseStride, {param::kFootprintKib}}},
-      {{param::kFootprintKib, "KiB", "bytes the pointer ring spans"}},
+       {benchmark::kChaseStride, {param::kFootprintKib}},
+       {benchmark::kChaseLoaded, {param::kBgWarps}}},
+      {{param::kFootprintKib, "KiB", "bytes the pointer ring spans"},
+       {param::kBgWarps, "warps", "warps per SM of the background stream beside the chase (0: none)"}},
       {{counter::kCyclesPerLoad, "cycles"},
        {counter::kNsPerLoad, "ns"},
        {schema::counter::kSmClockHz, "Hz"},
        {counter::kNodes, "count"},
        {counter::kWarmSteps, "count"},
        {counter::kSteps, "count"},
-       {counter::kFootprintBytes, "bytes"}},
+       {counter::kFootprintBytes, "bytes"},
+       {counter::kBackgroundBytesPerSecond, "bytes/s"},
+       {counter::kBackgroundLifetimeBytesPerSecond, "bytes/s"},
+       {counter::kBackgroundSms, "count"}},
       {},
       {}};
   return d;

@@ -17,14 +17,23 @@ inline constexpr const char* kNodes = "nodes";
 inline constexpr const char* kNsPerLoad = "ns_per_load";
 inline constexpr const char* kSteps = "steps";
 inline constexpr const char* kWarmSteps = "warm_steps";
+// The loaded chase's background: its 16-byte loads while the chase was timed, over the chase's
+// own window; its whole life's loads over its own window (first block's start to last warp's
+// stop); the distinct SMs its blocks ran on.
+inline constexpr const char* kBackgroundBytesPerSecond = "background_bytes_per_second";
+inline constexpr const char* kBackgroundLifetimeBytesPerSecond = "background_lifetime_bytes_per_second";
+inline constexpr const char* kBackgroundSms = "background_sms";
 }  // namespace counter
 inline constexpr const char* kFamily = "latency";
 namespace benchmark {
 inline constexpr const char* kChaseRandom = "chase_random";
 inline constexpr const char* kChaseStride = "chase_stride";
+// The random DRAM chase beside a background stream (issue 33).
+inline constexpr const char* kChaseLoaded = "chase_loaded";
 }  // namespace benchmark
 namespace param {
 inline constexpr const char* kFootprintKib = "footprint_kib";
+inline constexpr const char* kBgWarps = "bg_warps";
 }  // namespace param
 const FamilyDescriptor& descriptor();
 }  // namespace latency

@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/models.hpp"
 #include "core/run_reader.hpp"
 #include "analysis/evaluation.hpp"
+#include "analysis/tidy_csv.hpp"
+#include "analysis/units.hpp"
 
 namespace warpcost::analysis {
 namespace {
@@ -222,6 +225,148 @@ TEST(StreamingEvaluation, PeakReadAndSweepTimeAgainstTheTargets) {
   EXPECT_NEAR(sweep.value, 0.14, 1e-9);
   EXPECT_EQ(sweep.kind, "target");
   EXPECT_EQ(sweep.verdict, "met");
+}
+
+// ---- the loaded chase (issue 33) ------------------------------------------------------------
+
+// A loaded chase point as the bench writes it: `cycles` a load beside a background of `background`
+// bytes/s, three repetitions that agree.
+BenchmarkResult loaded_point(int bg_warps, double cycles, double background) {
+  BenchmarkResult b = parse_run_name("latency/chase_loaded/bg_warps:" + std::to_string(bg_warps));
+  b.seconds = {0.002, 0.002, 0.002};
+  auto three = [](double x) { return std::vector<double>(3, x); };
+  b.counters = {{"cycles_per_load", three(cycles)},
+                {"ns_per_load", three(cycles / 2)},
+                {"nodes", three(4194304)},
+                {"warm_steps", three(512)},
+                {"steps", three(4096)},
+                {"footprint_bytes", three(1073741824)},
+                {"background_bytes_per_second", three(background)},
+                {"background_lifetime_bytes_per_second", three(background * 0.95)},
+                {"background_sms", three(bg_warps > 0 ? 100 : 0)}};
+  return b;
+}
+
+// The fixture with a locus worked out by hand: 100 SMs at 2 GHz; the W = 0 16-byte stream's 1, 8
+// and 32 warps/SM points read 1.024 GB in 5, 0.8 and 0.25 ms: 0.2048, 1.28 and 4.096 TB/s, so a
+// warp's iteration (100 x w x 512 bytes x 2e9 / BW cycles) takes 500, 640 and 800 cycles:
+// Λ(0) = 500. The loaded chase: 600 cycles alone; at 2.688 TB/s (halfway from 1.28 to 4.096)
+// Λ = 720, so the model predicts 600 + 720 − 500 = 820 cycles.
+analysis::Run loaded_chase_run(double loaded_cycles) {
+  analysis::Run run = read_run(kFixture);
+  run.context.values["sm_count"] = "100";
+  run.context.values["sm_clock_measured_khz"] = "2000000";
+  auto& bs = run.benchmarks;
+  bs.erase(std::remove_if(bs.begin(), bs.end(),
+                          [](const BenchmarkResult& b) {
+                            return b.benchmark == "read_independent" && b.param("alu_per_load") == 0 &&
+                                   b.param("load_bytes") == 16;
+                          }),
+           bs.end());
+  for (const auto& [warps, seconds] : {std::pair{1, 0.005}, std::pair{8, 0.0008}, std::pair{32, 0.00025}}) {
+    BenchmarkResult b = parse_run_name("streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:" +
+                                       std::to_string(warps));
+    b.seconds = {seconds, seconds, seconds};
+    b.counters = {{"bytes_read", std::vector<double>(3, 1.024e9)}, {"loads", std::vector<double>(3, 6.4e7)}};
+    bs.push_back(b);
+  }
+  bs.push_back(loaded_point(0, 600, 0));
+  bs.push_back(loaded_point(8, loaded_cycles, 2.688e12));
+  bs.push_back(loaded_point(32, 900, 5e12));  // past the locus' ceiling: Λ = 800, predicted 900
+  return run;
+}
+
+const std::string kBg8 = "bg_warps=8";
+
+TEST(LoadedChase, ThePredictionIsTheUnloadedChasePlusTheLocusRise) {
+  const std::vector<Row> rows = evaluate_run(loaded_chase_run(820));
+  const Row m = find_row(rows, "chase_loaded", kBg8, "second_order_loaded_latency_cycles");
+  ASSERT_TRUE(m.predicted.has_value()) << m.why;
+  EXPECT_NEAR(*m.predicted, 820.0, 1e-9);
+  EXPECT_EQ(m.kind, "model");
+  EXPECT_EQ(m.verdict, "holds") << m.why;
+  EXPECT_EQ(m.model.rfind("second-order:", 0), 0u) << m.model;
+  EXPECT_NE(m.why.find("C(0) 600 cycles + Λ(2.688 TB/s) 720 − Λ(0) 500 = predicted 820 cycles, measured 820"),
+            std::string::npos)
+      << m.why;
+  // Past the ceiling Λ is held at its last point, and the sentence says so.
+  const Row past = find_row(rows, "chase_loaded", "bg_warps=32", "second_order_loaded_latency_cycles");
+  EXPECT_NEAR(*past.predicted, 900.0, 1e-9);
+  EXPECT_EQ(past.verdict, "holds");
+  EXPECT_NE(past.why.find("past the locus' ceiling"), std::string::npos) << past.why;
+  // The parameter rows, every point; the unloaded point is the input: no model row.
+  EXPECT_DOUBLE_EQ(find_row(rows, "chase_loaded", kBg8, "loaded_latency_cycles").value, 820);
+  const Row bw = find_row(rows, "chase_loaded", kBg8, "background_dram_bytes_per_second");
+  EXPECT_DOUBLE_EQ(bw.value, 2.688e12);
+  EXPECT_EQ(bw.verdict, "info");
+  EXPECT_EQ(find_row(rows, "chase_loaded", "bg_warps=0", "loaded_latency_cycles").verdict, "info");
+  for (const Row& r : rows) {
+    EXPECT_FALSE(r.params == "bg_warps=0" && r.metric == "second_order_loaded_latency_cycles") << r.why;
+    if (r.benchmark == "chase_loaded") {
+      EXPECT_NE(r.verdict, "error") << r.params << " " << r.metric << ": " << r.why;
+    }
+  }
+}
+
+// The rows go into the tidy CSV as its schema allows: bg_warps is a typed parameter column.
+TEST(LoadedChase, TheRowsAreWrittenToTheCsvWithTheirParameterColumn) {
+  EvaluatedRun er{loaded_chase_run(820), {}};
+  er.rows = evaluate_run(er.run);
+  use_vocabulary_units(er.rows);
+  std::string csv;
+  ASSERT_NO_THROW(csv = tidy_csv({er}));
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_NE(header.find(",bg_warps"), std::string::npos) << header;
+  EXPECT_NE(csv.find("second_order_loaded_latency_cycles"), std::string::npos);
+}
+
+TEST(LoadedChase, APlantedSlowLoadedChaseFails) {
+  const Row m = find_row(evaluate_run(loaded_chase_run(820 * 1.3)), "chase_loaded", kBg8,
+                         "second_order_loaded_latency_cycles");
+  EXPECT_NEAR(*m.predicted, 820.0, 1e-9);
+  EXPECT_NEAR(*m.rel_error, 0.3, 1e-9);
+  EXPECT_EQ(m.verdict, "fails") << m.why;
+  EXPECT_NE(m.why.find("more than 5% apart"), std::string::npos) << m.why;
+  // 4 % over the prediction is inside the declared 5 %.
+  EXPECT_EQ(find_row(evaluate_run(loaded_chase_run(820 * 1.04)), "chase_loaded", kBg8,
+                     "second_order_loaded_latency_cycles")
+                .verdict,
+            "holds");
+}
+
+TEST(LoadedChase, WithoutALocusOrAnUnloadedPointTheRowIsInfoAndSaysWhich) {
+  analysis::Run no_locus = loaded_chase_run(820);
+  auto& bs = no_locus.benchmarks;
+  bs.erase(std::remove_if(bs.begin(), bs.end(),
+                          [](const BenchmarkResult& b) {
+                            return b.benchmark == "read_independent" && b.param("alu_per_load") == 0 &&
+                                   b.param("load_bytes") == 16;
+                          }),
+           bs.end());
+  const Row a = find_row(evaluate_run(no_locus), "chase_loaded", kBg8, "second_order_loaded_latency_cycles");
+  EXPECT_EQ(a.kind, "info");
+  EXPECT_EQ(a.verdict, "info");
+  EXPECT_FALSE(a.predicted.has_value());
+  EXPECT_NE(a.why.find("not judged: no loaded-latency locus"), std::string::npos) << a.why;
+  analysis::Run no_unloaded = loaded_chase_run(820);
+  no_unloaded.benchmarks.erase(std::remove_if(no_unloaded.benchmarks.begin(), no_unloaded.benchmarks.end(),
+                                              [](const BenchmarkResult& b) {
+                                                return b.benchmark == "chase_loaded" && b.param("bg_warps") == 0;
+                                              }),
+                               no_unloaded.benchmarks.end());
+  const Row u = find_row(evaluate_run(no_unloaded), "chase_loaded", kBg8, "second_order_loaded_latency_cycles");
+  EXPECT_EQ(u.verdict, "info");
+  EXPECT_NE(u.why.find("not judged: no unthrottled chase_loaded point at bg_warps = 0"), std::string::npos) << u.why;
+}
+
+TEST(LoadedChase, AThrottledUnloadedPointMakesTheModelRowThrottled) {
+  analysis::Run run = loaded_chase_run(820);
+  for (auto& b : run.benchmarks) {
+    if (b.benchmark == "chase_loaded" && b.param("bg_warps") == 0) b.counters["warpcost_sm_clock_mhz"] = {1000, 1000, 1000};
+  }
+  const Row m = find_row(evaluate_run(run), "chase_loaded", kBg8, "second_order_loaded_latency_cycles");
+  EXPECT_EQ(m.verdict, "throttled") << m.why;
+  EXPECT_NE(m.why.find("bg_warps:0"), std::string::npos) << m.why;
 }
 
 }  // namespace

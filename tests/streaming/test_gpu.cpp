@@ -79,6 +79,56 @@ TEST(GpuChase, BackToBackLaunchesOnARingLargerThanTheL2BothMissIt) {
   EXPECT_GT(second, 0.8 * first) << "first " << first << ", second " << second;
 }
 
+// The loaded chase (issue 33): every launch ends on the node the ring predicts, with every
+// background block begun before the chase and none stopped by its watchdog (result() checks it);
+// a background loads, and more warps of it load faster and make the chase no faster.
+TEST(GpuLoadedChase, TheChaseEndsWhereTheRingSaysAndTheBackgroundLoadsAndSlowsIt) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  const std::uint64_t background_bytes = std::max<std::uint64_t>(2048ull << 20, 8ull * static_cast<std::uint64_t>(device.l2_bytes));
+  DeviceBuffer<std::uint32_t> background(background_bytes / 4);
+  WARPCOST_CUDA(cudaMemsetAsync(background.data(), 0, background.bytes(), stream.get()));
+  double unloaded = 0;
+  double previous_rate = 0;
+  for (const int warps : {0, 1, 8, kernels::kMostBackgroundWarps}) {
+    if (2 * warps > device.max_warps_per_sm) continue;
+    LoadedChaseConfig c;
+    c.background_warps = warps;
+    c.footprint_bytes = 1ull << 30;
+    LoadedChaseRunner runner(device, c, background.data(), background_bytes / 16, stream);
+    double cycles = 0;
+    for (int launch = 0; launch < 3; ++launch) {
+      runner.launch(stream);
+      LoadedChaseSample s;
+      ASSERT_NO_THROW(s = runner.result(stream)) << warps << " background warps";
+      cycles = static_cast<double>(s.result.chase.cycles) / static_cast<double>(c.steps);
+      if (warps == 0) {
+        EXPECT_EQ(s.result.background_loads, 0u);
+        continue;
+      }
+      const double rate = 16.0 * static_cast<double>(s.result.window_loads) / (static_cast<double>(s.result.chase.ns) * 1e-9);
+      EXPECT_GT(rate, previous_rate) << warps << " background warps";
+      EXPECT_GT(s.background_sms, 0u);
+      if (launch == 2) previous_rate = rate;
+    }
+    if (warps == 0) unloaded = cycles;
+    EXPECT_GT(cycles, 0.95 * unloaded) << warps << " background warps: " << cycles << " cycles, alone " << unloaded;
+  }
+}
+
+// A background past kMostBackgroundWarps is refused before anything is allocated or launched.
+TEST(GpuLoadedChase, ABackgroundPastItsRangeIsRefused) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  DeviceBuffer<std::uint32_t> background(1 << 20);
+  LoadedChaseConfig c;
+  c.footprint_bytes = 1ull << 20;
+  c.background_warps = kernels::kMostBackgroundWarps + 1;
+  EXPECT_THROW(LoadedChaseRunner(device, c, background.data(), background.bytes() / 16, stream), std::invalid_argument);
+}
+
 TEST(GpuStream, SumsMatchTheHostReplayAtEveryWidthAndUse) {
   WARPCOST_REQUIRE_GPU();
   const DeviceInfo device = query_device_info(0);

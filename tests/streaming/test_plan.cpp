@@ -94,6 +94,33 @@ TEST(ChaseConfig, FootprintsMustBePowersOfTwoThatFit) {
   EXPECT_EQ(chase_problem(c, 1ull << 32), "");
 }
 
+// The loaded chase: the ring as the chase's, a background of 0..32 warps, and two blocks of it
+// beside each other on one SM (an SM of 64 warps holds 32 + 32; one of 48 does not).
+TEST(LoadedChaseConfig, TheRingTheBackgroundSizeAndTwoBlocksAnSm) {
+  LoadedChaseConfig c;
+  c.footprint_bytes = 1ull << 30;
+  for (const int w : {0, 1, 2, 4, 8, 16, 32}) {
+    c.background_warps = w;
+    EXPECT_EQ(loaded_chase_problem(c, 1ull << 40, 64, 1024), "") << w;
+  }
+  c.background_warps = 32;
+  EXPECT_EQ(loaded_chase_problem(c, 1ull << 40, 48, 1024),
+            "background warps = 32: the chaser's block and a background block of 32 warps each must share an SM, "
+            "and an SM holds 48");
+  EXPECT_EQ(loaded_chase_problem(c, 1ull << 40, 64, 512),
+            "background warps = 32: a block of 1024 threads; allowed: at most 512");
+  c.background_warps = 33;
+  EXPECT_EQ(loaded_chase_problem(c, 1ull << 40, 64, 1024), "background warps = 33; allowed: 0..32");
+  c.background_warps = -1;
+  EXPECT_EQ(loaded_chase_problem(c, 1ull << 40, 64, 1024), "background warps = -1; allowed: 0..32");
+  c.background_warps = 8;
+  c.footprint_bytes = 3000;
+  EXPECT_NE(loaded_chase_problem(c, 1ull << 40, 64, 1024).find("footprint = 3000 bytes"), std::string::npos);
+  c.footprint_bytes = 1ull << 30;
+  c.steps = 0;
+  EXPECT_EQ(loaded_chase_problem(c, 1ull << 40, 64, 1024), "chase steps = 0; allowed: 1 or more");
+}
+
 TEST(StreamKernel, ProblemsAndTheHostReplay) {
   kernels::StreamKernelConfig k;
   EXPECT_EQ(kernels::stream_kernel_problem(k), "");
