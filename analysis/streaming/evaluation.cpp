@@ -749,17 +749,20 @@ void one_per_thread_second_order_rows(const Run& run, std::vector<Row>& rows) {
   const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
   if (!locus || !(sms > 0) || !(clock > 0)) return;  // no locus in this run: no rows
   std::map<long long, const BenchmarkResult*> turnover;
+  bool planned = false;  // the run's plan has the turnover benchmark (runs since ISSUE-33-ONE-PER-THREAD)
   for (const auto& b : run.benchmarks) {
-    if (b.family == schema::streaming::kFamily && b.benchmark == schema::streaming::benchmark::kBlockTurnover && !b.error &&
-        !b.seconds.empty() && !is_throttled(run, b)) {
+    if (b.family != schema::streaming::kFamily || b.benchmark != schema::streaming::benchmark::kBlockTurnover) continue;
+    planned = true;
+    if (!b.error && !b.seconds.empty() && !is_throttled(run, b)) {
       turnover[static_cast<long long>(b.param(schema::streaming::param::kBlockThreads))] = &b;
     }
   }
-  if (turnover.empty()) return;  // no parameter points in this run (runs before ISSUE-33-ONE-PER-THREAD)
+  if (!planned) return;  // no parameter benchmark in this run: no rows
   for (const auto& b : run.benchmarks) {
     if (b.family != schema::streaming::kFamily || b.benchmark != schema::streaming::benchmark::kReadOnePerThread || b.error ||
-        b.seconds.empty() || b.median_seconds() <= 0)
-      continue;
+        b.seconds.empty() || b.median_seconds() <= 0 || !b.has_counter(schema::counter::kBytesRead) ||
+        !b.has_counter(schema::streaming::counter::kResidentBlocksPerSm) || !b.has_counter(schema::streaming::counter::kResidentWarpsPerSm))
+      continue;  // a point without its counts is not priced (its own rows say what it lacks)
     const auto threads = static_cast<long long>(b.param(schema::streaming::param::kBlockThreads));
     Row r = base_row(b);
     r.metric = "second_order_bandwidth";
@@ -770,8 +773,11 @@ void one_per_thread_second_order_rows(const Run& run, std::vector<Row>& rows) {
     const auto found = turnover.find(threads);
     // Cycles an SM spends a block of the turnover grid; 0 where that point is missing.
     const double d = found == turnover.end() ? 0.0 : turnover_cycles(run, *found->second).value_or(0.0);
-    const auto resident = static_cast<int>(std::lround(b.counter_median(schema::streaming::counter::kResidentBlocksPerSm)));
-    if (!(d > 0) || resident < 1 || !b.has_counter(schema::counter::kBlocks)) {
+    const bool counted = b.has_counter(schema::counter::kBlocks) && b.counter_median(schema::counter::kBlocks) > 0 &&
+                         b.has_counter(schema::streaming::counter::kResidentBlocksPerSm) && r.value > 0;
+    const int resident =
+        counted ? static_cast<int>(std::lround(b.counter_median(schema::streaming::counter::kResidentBlocksPerSm))) : 0;
+    if (!(d > 0) || resident < 1) {
       r.verdict = verdict::kInfo;
       r.reason = reason_of("streaming/second_order_block_unpriced", stream_point(b)).flag("turnover_measured", d > 0);
       rows.push_back(r);
@@ -787,7 +793,9 @@ void one_per_thread_second_order_rows(const Run& run, std::vector<Row>& rows) {
     r = with_prediction(r, pred.bandwidth);
     const double miss = std::fabs(*r.rel_error);
     const bool holds = miss <= kSecondOrderStreamTolerance;
-    judge(r, miss, kSecondOrderStreamTolerance, cv_of(b));
+    // The miss's noise: the read point's and its turnover point's, together.
+    const double sigma = std::hypot(cv_of(b), cv_of(*found->second));
+    judge(r, miss, kSecondOrderStreamTolerance, sigma);
     r.reason = reason_of("streaming/second_order_block_bandwidth", stream_point(b))
                    .number("turnover_cycles", d)
                    .number("bytes_per_block", p.bytes_per_block)
@@ -799,7 +807,7 @@ void one_per_thread_second_order_rows(const Run& run, std::vector<Row>& rows) {
                    .flag("holds", holds)
                    .number("miss", miss)
                    .number("tolerance", kSecondOrderStreamTolerance)
-                   .number("sigma", cv_of(b));
+                   .number("sigma", sigma);
     rows.push_back(r);
   }
 }

@@ -209,6 +209,19 @@ TEST(GpuStream, OneLoadPerThreadMatchesTheHostReplayAndSmallBlocksHitTheBlockCap
     const int expected_blocks = std::min(device.max_blocks_per_sm, device.max_warps_per_sm / warps_per_block);
     EXPECT_EQ(runner.resident_blocks_per_sm(), expected_blocks) << threads << " threads a block";
   }
+  // The block-turnover grid (the same blocks without the load): checked against its own replay,
+  // and an SM holds as many of its blocks as of the loading kernel's, so its time a block is the
+  // loading grid's turnover at the same residency (docs/models.md).
+  for (const int threads : {32, 96, 544, 1024}) {
+    OnePerThreadConfig c{threads, (16ull << 20) + 16 * 40, 11};
+    c.load = false;
+    OnePerThreadRunner turnover(device, c, stream);
+    turnover.launch(stream);
+    EXPECT_NO_THROW(turnover.check_sums(stream)) << threads << " threads a block, no load";
+    EXPECT_EQ(turnover.bytes_read(), 0u);
+    OnePerThreadRunner loading(device, {threads, c.bytes, 11}, stream);
+    EXPECT_EQ(turnover.resident_blocks_per_sm(), loading.resident_blocks_per_sm()) << threads << " threads a block";
+  }
   // One-warp blocks: the block cap (32 on the H200) holds the SM below its warp
   // cap (64).
   OnePerThreadRunner small(device, {32, 16ull << 20, 11}, stream);

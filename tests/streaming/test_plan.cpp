@@ -245,5 +245,14 @@ TEST(OnePerThread, TheHostReplayFoldsTheWarpsThirtyTwoLoadsAndStopsAtTheEnd) {
   EXPECT_EQ(kernels::one_per_thread_reference(2, 40, 3), 0u);
 }
 
+// The block-turnover grid's host replay, against sums worked out apart (Python, mod 2^32): warp 0
+// XORs 0·m … 31·m = 1047859968; a 40-element buffer's warp 1 holds elements 32 … 39 only,
+// 2256797824; a warp past the end folds nothing.
+TEST(BlockTurnoverReference, MatchesSumsWorkedOutApart) {
+  EXPECT_EQ(kernels::block_turnover_reference(0, 1 << 20), 1047859968u);
+  EXPECT_EQ(kernels::block_turnover_reference(1, 40), 2256797824u);
+  EXPECT_EQ(kernels::block_turnover_reference(2, 40), 0u);
+}
+
 }  // namespace
 }  // namespace warpcost
