@@ -438,6 +438,17 @@ TEST_F(SecondOrderRun, TheGranuleIsMeasuredAndAPlantedGranuleMovesThePrice) {
   const Row repriced = row(after, "load_dram", kStride16, "second_order_useful_bandwidth");
   EXPECT_DOUBLE_EQ(priced.reason.n("moved"), 32.0 * 64);
   EXPECT_DOUBLE_EQ(repriced.reason.n("moved"), 32.0 * 32);
+  // The granule's own point is not judged (its moved bytes are its own count).
+  EXPECT_EQ(row(before, "load_dram", kGranule, "second_order_useful_bandwidth").verdict, "info");
+  // The wrong granule misprices judged points: some that held now fail.
+  int newly_failing = 0;
+  for (const Row& a : after) {
+    if (a.metric != "second_order_useful_bandwidth" || a.verdict != "fails") continue;
+    for (const Row& b : before) {
+      if (b.benchmark == a.benchmark && b.params == a.params && b.metric == a.metric && b.verdict == "holds") ++newly_failing;
+    }
+  }
+  EXPECT_GE(newly_failing, 5);
 }
 
 // Each model's GPU-side parameters are rows of their own (info), recomputed here from the points

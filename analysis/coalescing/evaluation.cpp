@@ -568,6 +568,11 @@ void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
     if (p->price.fit_point) {
       r.verdict = verdict::kInfo;
       r.reason.code = "coalescing/second_order_fit_point";
+    } else if (&b == granule_point(run)) {
+      // Its moved bytes are its own DRAM count (the granule is read off it): not judged
+      // (ISSUE-33-GRANULE-POINT).
+      r.verdict = verdict::kInfo;
+      r.reason.code = "coalescing/second_order_granule_point";
     } else {
       const double miss = std::fabs(*r.rel_error);
       detail::judge(r, miss, kSecondOrderCoalescingTolerance, detail::cv_of(b));

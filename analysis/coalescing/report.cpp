@@ -152,6 +152,11 @@ std::string render(const Reason& r) {
   if (s == "second_order_fit_point") {
     return render_second_order_price(r) + "; not judged: a 16-byte offset-0 point sets R(D) (the declared fit set)";
   }
+  if (s == "second_order_granule_point") {
+    return render_second_order_price(r) +
+           "; not judged: the DRAM granule is read off this point's own DRAM bytes (row dram_granule_bytes), so its "
+           "moved bytes are its own count";
+  }
   if (s == "second_order_useful_bandwidth") {
     return render_second_order_price(r) +
            (r.f("holds") ? "" : ": more than 5% apart" + detail::noise_note(r.n("miss"), r.n("tolerance"), r.n("sigma")));
