@@ -377,11 +377,14 @@ class OneLoadAThreadRun : public SecondOrderRun {
   void SetUp() override {
     SecondOrderRun::SetUp();
     if (IsSkipped()) return;
+    for (const BenchmarkResult& b : run_.benchmarks) measured_turnover_ = measured_turnover_ || b.benchmark == "block_turnover";
+    if (measured_turnover_) return;  // a run since ISSUE-33-ONE-PER-THREAD: its own turnover points
     BenchmarkResult t = bench(run_, "streaming/read_one_per_thread/block_threads:32");
     t.benchmark = "block_turnover";
     t.run_name = "streaming/block_turnover/block_threads:32";
     run_.benchmarks.push_back(t);
   }
+  bool measured_turnover_ = false;
 };
 
 const std::string kOne32 = "block_threads=32";
@@ -401,7 +404,80 @@ TEST_F(OneLoadAThreadRun, AReadAtItsOwnTurnoverHoldsAndTheTurnoverIsARow) {
                       run_.context.number("sm_count") / b.counter_median("blocks");
   EXPECT_NEAR(t.value / want, 1.0, 1e-9);
   // A block size without a turnover point is not priced: info, never judged.
-  EXPECT_EQ(row(rows, "read_one_per_thread", "block_threads=64", "second_order_bandwidth").verdict, "info");
+  if (!measured_turnover_) {
+    EXPECT_EQ(row(rows, "read_one_per_thread", "block_threads=64", "second_order_bandwidth").verdict, "info");
+  }
+}
+
+// Where the locus matters (256 threads: 8 block slots, each waiting out its load): the run's own
+// turnover, and the locus' points made 30 % slower (their DRAM rates 1/1.3, so every latency the
+// locus reads rises and its ceiling falls) misprice the point into a fail. Needs a run with its
+// own block_turnover points.
+TEST_F(OneLoadAThreadRun, PlantedFaultASlowLocusMispricesALatencyBoundBlockSize) {
+  if (!measured_turnover_) GTEST_SKIP() << "the newest committed run predates block_turnover";
+  const std::string k256 = "block_threads=256";
+  const Row before = row(analysis::evaluate_run(run_), "read_one_per_thread", k256, "second_order_bandwidth");
+  for (BenchmarkResult& b : run_.benchmarks) {
+    if (b.run_name.rfind("streaming/read_independent/load_bytes:16/alu_per_load:0/", 0) == 0) scale_time(b, 1.3);
+  }
+  const Row after = row(analysis::evaluate_run(run_), "read_one_per_thread", k256, "second_order_bandwidth");
+  EXPECT_LT(*after.predicted, 0.85 * *before.predicted);
+  EXPECT_EQ(after.verdict, "fails");
+}
+
+// The same with a real turnover point: 1024 threads, two blocks an SM, its turnover 1.5x dearer.
+TEST_F(OneLoadAThreadRun, PlantedFaultADearTurnoverAtTwoBlocksAnSmMovesThePrice) {
+  if (!measured_turnover_) GTEST_SKIP() << "the newest committed run predates block_turnover";
+  const std::string k1024 = "block_threads=1024";
+  const Row before = row(analysis::evaluate_run(run_), "read_one_per_thread", k1024, "second_order_bandwidth");
+  scale_time(bench(run_, "streaming/block_turnover/block_threads:1024"), 1.5);
+  const Row after = row(analysis::evaluate_run(run_), "read_one_per_thread", k1024, "second_order_bandwidth");
+  EXPECT_LT(*after.predicted, 0.95 * *before.predicted);
+}
+
+// The loaded chase on a real run: its own unloaded point and locus. A chase beside 8 background
+// warps an SM made 30 % slower, or an unloaded chase made 30 % slower (every prediction rises by
+// it), reads fails.
+TEST_F(SecondOrderRun, PlantedFaultsInTheLoadedChaseFail) {
+  bool has = false;
+  for (const BenchmarkResult& b : run_.benchmarks) has = has || b.benchmark == "chase_loaded";
+  if (!has) GTEST_SKIP() << "the newest committed run predates latency/chase_loaded";
+  const std::string bg8 = "bg_warps=8";
+  const std::vector<Row> rows = analysis::evaluate_run(run_);
+  const Row r = row(rows, "chase_loaded", bg8, "second_order_loaded_latency_cycles");
+  EXPECT_EQ(r.kind, "model");
+  // Recomputed apart: C(0) + Λ(BW) − Λ(0), the locus rebuilt here from the 16-byte W = 0 sweep
+  // (each point's DRAM rate and S·N·512·f / rate cycles, sorted by rate, made non-decreasing,
+  // interpolated linearly, flat below the slowest), BW the point's own background rate.
+  const double clock = run_.context.number("sm_clock_measured_khz") * 1e3;
+  const double sms = run_.context.number("sm_count");
+  std::vector<std::pair<double, double>> locus;
+  for (const BenchmarkResult& b : run_.benchmarks) {
+    const std::string prefix = "streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:";
+    if (b.run_name.rfind(prefix, 0) != 0) continue;
+    const double warps = std::stod(b.run_name.substr(prefix.size()));
+    const double rate = b.counter_median("bytes_read") / b.median_seconds();
+    locus.emplace_back(rate, sms * warps * 512 * clock / rate);
+  }
+  std::sort(locus.begin(), locus.end());
+  for (std::size_t i = 1; i < locus.size(); ++i) locus[i].second = std::max(locus[i].second, locus[i - 1].second);
+  const double bw = bench(run_, "latency/chase_loaded/bg_warps:8").counter_median("background_bytes_per_second");
+  double lambda = locus.back().second;
+  if (bw <= locus.front().first) lambda = locus.front().second;
+  for (std::size_t i = 1; i < locus.size(); ++i) {
+    if (bw > locus[i - 1].first && bw <= locus[i].first) {
+      const double t = (bw - locus[i - 1].first) / (locus[i].first - locus[i - 1].first);
+      lambda = locus[i - 1].second + t * (locus[i].second - locus[i - 1].second);
+    }
+  }
+  const double c0 = bench(run_, "latency/chase_loaded/bg_warps:0").counter_median("cycles_per_load");
+  EXPECT_NEAR(*r.predicted / (c0 + lambda - locus.front().second), 1.0, 1e-9);
+  analysis::Run slow = run_;
+  for (double& v : bench(slow, "latency/chase_loaded/bg_warps:8").counters.at("cycles_per_load")) v *= 1.3;
+  EXPECT_EQ(row(analysis::evaluate_run(slow), "chase_loaded", bg8, "second_order_loaded_latency_cycles").verdict, "fails");
+  analysis::Run base = run_;
+  for (double& v : bench(base, "latency/chase_loaded/bg_warps:0").counters.at("cycles_per_load")) v *= 1.3;
+  EXPECT_EQ(row(analysis::evaluate_run(base), "chase_loaded", bg8, "second_order_loaded_latency_cycles").verdict, "fails");
 }
 
 TEST_F(OneLoadAThreadRun, PlantedFaultASlowReadFails) {
