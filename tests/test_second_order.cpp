@@ -494,6 +494,26 @@ TEST_F(OneLoadAThreadRun, PlantedFaultADearTurnoverFails) {
   EXPECT_GT(*r.rel_error, 0.2);
 }
 
+// The request-rate ceiling (ISSUE-33-COALESCING-REQUESTS): load_l2's 1-byte stride-1 point (one
+// 32-byte request a warp) is read as R_req requests a second and not judged; the 2-byte stride-1
+// load at the same level (64 useful bytes a request) is priced R_req × 64, recomputed here from the
+// point's own counters. The fit point run twice as slow halves R_req: the 2-byte row then fails.
+TEST_F(SecondOrderRun, TheRequestRateCeilingPricesNarrowL2LoadsAndAPlantedRateFails) {
+  const std::string k1 = "elem_bytes=1;stride=1;offset=0";
+  const std::string k2 = "elem_bytes=2;stride=1;offset=0";
+  const std::vector<Row> rows = analysis::evaluate_run(run_);
+  EXPECT_EQ(row(rows, "load_l2", k1, "second_order_useful_bandwidth").verdict, "info");
+  const BenchmarkResult& fit = bench(run_, "coalescing/load_l2/elem_bytes:1/stride:1/offset:0");
+  const double rate = fit.counter_median("warp_requests") / fit.median_seconds();
+  const Row two = row(rows, "load_l2", k2, "second_order_useful_bandwidth");
+  EXPECT_NEAR(*two.predicted / (rate * 64.0), 1.0, 1e-9);
+  EXPECT_TRUE(two.reason.f("request_bound"));
+  scale_time(bench(run_, "coalescing/load_l2/elem_bytes:1/stride:1/offset:0"), 2.0);
+  const Row slow = row(analysis::evaluate_run(run_), "load_l2", k2, "second_order_useful_bandwidth");
+  EXPECT_NEAR(*slow.predicted / (rate * 32.0), 1.0, 1e-9);
+  EXPECT_EQ(slow.verdict, "fails");
+}
+
 // The DRAM granule is measured (the 4-byte stride-32 load's DRAM bytes a lane: 64 on the H200) and
 // the model prices DRAM loads in it. Planted: half the DRAM bytes, a 32-byte granule; the 4-byte
 // stride-16 load (64 bytes between lanes, one sector of each 64-byte granule) then moves 32 × 32

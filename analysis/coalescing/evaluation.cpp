@@ -335,6 +335,21 @@ double granule_bytes_of(const BenchmarkResult& b) {
   return b.counter_median(co::metric::kDramRead) / b.counter_median(co::work::kWarpRequests) / co::kWarpSize;
 }
 
+// The request-rate ceiling (ISSUE-33-COALESCING-REQUESTS): the warp requests a second the L2 level
+// serves, read off the 1-byte stride-1 load_l2 point (one sector a request, the most requests for
+// its bytes: the declared fit point of this parameter, never judged). nullptr when the run lacks
+// it, it failed or it ran throttled.
+const BenchmarkResult* request_rate_point(const Run& run) {
+  for (const auto& b : run.benchmarks) {
+    if (b.family == co::kFamily && b.benchmark == co::bench::kLoadL2 && !b.error && !b.seconds.empty() &&
+        b.median_seconds() > 0 && b.has_counter(co::work::kWarpRequests) && iparam(b, co::param::kElemBytes) == 1 &&
+        iparam(b, co::param::kStride) == 1 && iparam(b, co::param::kOffset) == 0 && !is_throttled(run, b)) {
+      return &b;
+    }
+  }
+  return nullptr;
+}
+
 // The granule the model prices DRAM loads in: the measured one to the nearest whole number of
 // 32-byte sectors (at least one); the promoted-fetch 64 bytes where the run has not measured it.
 int model_granule(const Run& run) {
@@ -500,6 +515,11 @@ std::optional<PricedPoint> price(const Run& params, const RateFits& fits,
   }
   PricedPoint out;
   out.price.predicted = co::second_order_useful_bandwidth(r_d, in_flight, in.useful, in.moved);
+  // The request-rate ceiling: R_req requests a second, in.useful bytes each.
+  const BenchmarkResult* req = request_rate_point(params);
+  const double request_rate = req == nullptr ? 0.0 : req->counter_median(co::work::kWarpRequests) / req->median_seconds();
+  const bool request_bound = request_rate > 0 && request_rate * in.useful < out.price.predicted;
+  if (request_bound) out.price.predicted = request_rate * in.useful;
   out.price.moved_rate = r_d;
   out.price.in_flight = in_flight;
   out.price.fit_point = in.fit_point;
@@ -520,6 +540,7 @@ std::optional<PricedPoint> price(const Run& params, const RateFits& fits,
     v.number("fit_spacing_" + std::to_string(i), curve->second[i].first);
     v.number("fit_moved_rate_" + std::to_string(i), curve->second[i].second);
   }
+  if (request_bound) v.flag("request_bound", true).number("request_rate", request_rate);
   if (in_flight_bound) {
     v.number("warps_per_sm", in.warps_per_sm)
         .number("bytes_in_flight_per_warp", in.bytes_in_flight_per_warp)
@@ -568,6 +589,10 @@ void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
     if (p->price.fit_point) {
       r.verdict = verdict::kInfo;
       r.reason.code = "coalescing/second_order_fit_point";
+    } else if (&b == request_rate_point(run)) {
+      // It sets the request-rate ceiling (ISSUE-33-COALESCING-REQUESTS): not judged.
+      r.verdict = verdict::kInfo;
+      r.reason.code = "coalescing/second_order_request_fit_point";
     } else if (&b == granule_point(run)) {
       // Its moved bytes are its own DRAM count (the granule is read off it): not judged
       // (ISSUE-33-GRANULE-POINT).

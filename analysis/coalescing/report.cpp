@@ -111,8 +111,12 @@ std::string in_flight_bound(const Reason& r) {
 std::string render_second_order_price(const Reason& r) {
   return fixed(r.n("useful"), 0) + " useful B a request, moved " + moved_text(r) + "; R(" + fixed(r.n("spacing"), 0) +
          " B) = " + fixed(r.n("moved_rate") / 1e12, 3) + " TB/s moved (" + r.t("curve") + " 16-byte points: " +
-         fit_points(r) + " TB/s)" + in_flight_bound(r) + "; predicted " + fixed(r.n("predicted") / 1e12, 3) +
-         " TB/s useful";
+         fit_points(r) + " TB/s)" + in_flight_bound(r) +
+         (r.has_flag("request_bound") && r.f("request_bound")
+              ? "; the L2's request rate bounds it: " + fixed(r.n("request_rate") / 1e9, 2) +
+                    " G requests/s (load_l2, 1-byte stride 1) x " + fixed(r.n("useful"), 0) + " useful B"
+              : std::string()) +
+         "; predicted " + fixed(r.n("predicted") / 1e12, 3) + " TB/s useful";
 }
 
 std::string render(const Reason& r) {
@@ -151,6 +155,11 @@ std::string render(const Reason& r) {
   if (s == "dram_bytes") return dram_bytes(r);
   if (s == "second_order_fit_point") {
     return render_second_order_price(r) + "; not judged: a 16-byte offset-0 point sets R(D) (the declared fit set)";
+  }
+  if (s == "second_order_request_fit_point") {
+    return render_second_order_price(r) +
+           "; not judged: this point's requests a second set the request-rate ceiling every other point is held to "
+           "(the declared fit point, ISSUE-33-COALESCING-REQUESTS)";
   }
   if (s == "second_order_granule_point") {
     return render_second_order_price(r) +
