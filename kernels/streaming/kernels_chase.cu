@@ -31,7 +31,9 @@ __global__ void chase_kernel(const unsigned char* buffer, std::uint64_t start_no
   const unsigned long long ns0 = device::globaltimer_ns();
   const long long c0 = clock64();
   for (std::uint64_t i = 0; i < steps; ++i) p = *reinterpret_cast<const std::uint64_t*>(p);
-  // The last load must have returned before the clock is read again.
+  // Keeps the chase before the clock read in the compiler's order. The empty asm is no instruction,
+  // so the hardware may read the clock before the last load returns: the window can miss at most
+  // that one load's latency, under 1/steps of the time.
   asm volatile("" : "+l"(p)::"memory");
   const long long c1 = clock64();
   const unsigned long long ns1 = device::globaltimer_ns();
@@ -134,7 +136,8 @@ __device__ void chaser(const unsigned char* ring, std::uint64_t start_node, std:
   result->started_at_chase = *started;
   std::uint64_t p = reinterpret_cast<std::uint64_t>(ring + start_node * kNodeBytes);
   for (std::uint64_t i = 0; i < warm_steps; ++i) p = *reinterpret_cast<const std::uint64_t*>(p);
-  // The warm-up's last load has returned before the window opens.
+  // The warm-up stays before the window in the compiler's order (no instruction: its last load may
+  // still be in flight when the window opens, a part of one load's latency, under 1/steps).
   asm volatile("" : "+l"(p)::"memory");
   ChaseResult r{};
   r.smid_start = device::smid();
@@ -142,6 +145,7 @@ __device__ void chaser(const unsigned char* ring, std::uint64_t start_node, std:
   const unsigned long long ns0 = device::globaltimer_ns();
   const long long c0 = clock64();
   for (std::uint64_t i = 0; i < steps; ++i) p = *reinterpret_cast<const std::uint64_t*>(p);
+  // As in chase_kernel: the clock may be read before the last load returns (under 1/steps).
   asm volatile("" : "+l"(p)::"memory");
   const long long c1 = clock64();
   const unsigned long long ns1 = device::globaltimer_ns();
