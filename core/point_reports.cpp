@@ -17,7 +17,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StreamReadReport, gpu, max_warps_per_sm, dram
                                    shared_bytes, median_seconds, bytes_read, loaded_latency_cycles, counters,
                                    instructions_per_iteration, ffma_per_load)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StreamOnePerThreadReport, gpu, dram_peak_bytes_per_s, threads_per_block, blocks,
-                                   resident_blocks_per_sm, resident_warps_per_sm, median_seconds, bytes_read)
+                                   resident_blocks_per_sm, resident_warps_per_sm, median_seconds, bytes_read, load)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StreamChaseReport, gpu, order, footprint_bytes, nodes, warm_steps, steps, cycles, ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PrimitiveReport, gpu, mode, primitive, lanes, mask_a, mask_b, ops, launches,
                                    warps_per_sm, median)

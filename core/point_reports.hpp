@@ -89,7 +89,10 @@ struct StreamOnePerThreadReport {
   int resident_warps_per_sm = 0;
   double median_seconds = 0;
   std::uint64_t bytes_read = 0;
+  bool load = true;  // false: --no-load, the block-turnover grid (reads nothing)
   double bytes_per_s() const { return static_cast<double>(bytes_read) / median_seconds; }
+  // ns an SM spends a block: the turnover, with --no-load.
+  double block_ns_per_sm() const { return blocks == 0 ? 0.0 : 1e9 * median_seconds * gpu.sm_count / static_cast<double>(blocks); }
 };
 
 // warpcost-stream chase: one thread's dependent loads round a ring of nodes.

@@ -83,6 +83,14 @@ TEST(PointReports, EachReportSurvivesItsOwnJson) {
   one.median_seconds = 1e-3;
   one.bytes_read = 16u << 20;
   EXPECT_DOUBLE_EQ(stream_one_per_thread_from_json(to_json(one)).bytes_per_s(), 16777216.0 / 1e-3);
+  EXPECT_TRUE(stream_one_per_thread_from_json(to_json(one)).load);
+  // --no-load: the turnover, 1 ms x 132 SMs over 2^20 blocks = 125.885 ns an SM a block.
+  one.load = false;
+  one.bytes_read = 0;
+  one.gpu.sm_count = 132;
+  const StreamOnePerThreadReport none = stream_one_per_thread_from_json(to_json(one));
+  EXPECT_FALSE(none.load);
+  EXPECT_NEAR(none.block_ns_per_sm(), 125.885, 0.001);
   StreamChaseReport ch;
   ch.order = "random";
   ch.nodes = 4096;

@@ -42,9 +42,11 @@ const char* const kUsage =
     "warps/SM held exactly\n"
     "                                        (a W without a compiled kernel, or --run-time-alu: W is a\n"
     "                                        kernel argument, its FFMAs a loop, W up to 4096)\n"
-    "       warpcost-stream one-per-thread [--block-threads T] [--mib M]\n"
+    "       warpcost-stream one-per-thread [--block-threads T] [--mib M] [--no-load]\n"
     "                                        one 16-byte load per thread, T "
     "threads a block\n"
+    "                                        (--no-load: the same blocks without the load, the\n"
+    "                                        block turnover: ns an SM spends a block)\n"
     "       warpcost-stream chase --footprint-kib F [--stride] [--steps S]\n"
     "                                        single-thread pointer chase over "
     "F KiB\n"
@@ -115,6 +117,10 @@ Options parse(int argc, char** argv) {
     }
     if (flag == "--run-time-alu" && o.mode == "read") {
       o.read.kernel.run_time_alu = true;
+      continue;
+    }
+    if (flag == "--no-load" && o.mode == "one-per-thread") {
+      o.one.load = false;  // the block-turnover grid: the same blocks without the load
       continue;
     }
     if (flag == "--stride" && o.mode == "chase") {
@@ -275,7 +281,18 @@ int run(int argc, char** argv) {
       rep.resident_warps_per_sm = runner->resident_warps_per_sm();
       rep.median_seconds = t;
       rep.bytes_read = runner->bytes_read();
+      rep.load = o.one.load;
       std::printf("%s", warpcost::reports::to_json(rep).c_str());
+      return 0;
+    }
+    if (!o.one.load) {
+      std::printf("the one-load-a-thread grid without its load, %d threads a block, %llu blocks; "
+                  "%d blocks = %d warps/SM resident\n",
+                  o.one.threads_per_block, static_cast<unsigned long long>(runner->blocks()),
+                  runner->resident_blocks_per_sm(), runner->resident_warps_per_sm());
+      std::printf("sums checked against the host replay; median of %d launches %.1f us\n", kTimedLaunches, t * 1e6);
+      std::printf("block turnover %.1f ns an SM a block (time x %d SMs / blocks)\n",
+                  1e9 * t * device.sm_count / static_cast<double>(runner->blocks()), device.sm_count);
       return 0;
     }
     std::printf(
