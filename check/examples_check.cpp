@@ -301,17 +301,24 @@ void coalescing_bandwidth_answers(const Example& ex, std::vector<ModelAnswer>& o
     moved = co::moved_bytes_per_tile(r, pitch, co::kSectorBytes);
     how = "sectors";
   } else {
-    moved = co::moved_bytes_per_tile(r, pitch, co::kPromotedGranuleBytes);
-    how = "64-byte granules of tiles every " + std::to_string(pitch) + " B";
+    const int granule = has(ex, "granule_bytes") ? static_cast<int>(number(ex, "granule_bytes")) : co::kPromotedGranuleBytes;
+    moved = co::moved_bytes_per_tile(r, pitch, granule);
+    how = std::to_string(granule) + "-byte granules of tiles every " + std::to_string(pitch) + " B";
   }
   const double useful = static_cast<double>(m::kWarpSize) * size;
   const double rate = number(ex, "moved_rate_gbps") * 1e9;
   const double bound = has(ex, "in_flight_gbps") ? number(ex, "in_flight_gbps") * 1e9 : 0.0;
+  double bandwidth = co::second_order_useful_bandwidth(rate, bound, useful, moved);
+  std::string priced = std::string(bound > 0 ? "min(R(D), in flight)" : "R(D)") + " × useful / moved, D = " +
+                       std::to_string(size * stride) + " B";
+  // The request-rate ceiling (ISSUE-33-COALESCING-REQUESTS): R_req requests a second, `useful` bytes each.
+  if (has(ex, "request_rate_gps") && number(ex, "request_rate_gps") * 1e9 * useful < bandwidth) {
+    bandwidth = number(ex, "request_rate_gps") * 1e9 * useful;
+    priced = "the request-rate ceiling: " + num(number(ex, "request_rate_gps")) + " G requests/s × " + num(useful) + " useful B";
+  }
   out.push_back({"moved_bytes_per_request", ratio(moved), how});
   out.push_back({"useful_per_moved", ratio(useful / moved), "32·" + std::to_string(size) + " / " + num(moved)});
-  out.push_back({"useful_bandwidth_gbps", ratio(co::second_order_useful_bandwidth(rate, bound, useful, moved) / 1e9),
-                 std::string(bound > 0 ? "min(R(D), in flight)" : "R(D)") + " × useful / moved, D = " +
-                     std::to_string(size * stride) + " B"});
+  out.push_back({"useful_bandwidth_gbps", ratio(bandwidth / 1e9), priced});
 }
 
 void primitive_throughput_answers(const Example& ex, std::vector<ModelAnswer>& out) {

@@ -47,7 +47,8 @@ const std::map<std::string, InputType>& input_types() {
       {"reference_trips", InputType::kReal}, {"fixed_us", InputType::kReal},
       {"us_per_trip", InputType::kReal},
       {"level", InputType::kString},        {"moved_rate_gbps", InputType::kReal},
-      {"in_flight_gbps", InputType::kReal}, {"chains", InputType::kInt},
+      {"in_flight_gbps", InputType::kReal}, {"request_rate_gps", InputType::kReal}, {"granule_bytes", InputType::kInt},
+      {"chains", InputType::kInt},
       {"latency_cycles", InputType::kReal}, {"pipe_ops_per_cycle", InputType::kReal},
       {"resident_blocks", InputType::kInt}, {"turnover_cycles", InputType::kReal},
   };
@@ -428,6 +429,13 @@ void validate_inputs(const Example& ex) {
     }
     check_range(ex, "moved_rate_gbps", 0, kHuge, true, "R(D) > 0 GB/s: the level's moved-byte rate at this lane spacing");
     check_range(ex, "in_flight_gbps", 0, kHuge, true, "> 0 GB/s: the bytes-in-flight bound (Little's law)");
+    check_range(ex, "request_rate_gps", 0, kHuge, true, "> 0 G warp requests/s: the request-rate ceiling");
+    if (const Input* g = get(ex, "granule_bytes")) {
+      const double v = g->value.number;
+      if (v != 32 && v != 64 && v != 96 && v != 128) {
+        bad(ex, g->line, "granule_bytes", "granule_bytes = " + std::to_string(static_cast<long long>(v)), "32, 64, 96 or 128 (whole 32-byte sectors)");
+      }
+    }
   }
   if (ex.kind == "primitive_throughput") {
     check_range(ex, "warps_per_sm", 1, 1024, false, "1..1024 warps a SM");
@@ -639,7 +647,7 @@ const std::vector<KindSpec>& kinds() {
         {"loads_in_flight", "U: loads a lane issues before using one, 1..64 (default 1)", false},
         {"instructions", "I > 0 warp instructions an iteration (counted, e.g. by ncu)", true},
         {"unloaded_cycles", "T0 > 0 cycles an iteration at one warp a SM", true},
-        {"latency", "Λ(0) > 0 cycles a load at low throughput (the loaded-latency locus' slowest point, a run's loaded_latency_unloaded_cycles row)", true},
+        {"latency", "Λ(0) > 0 cycles a load at low throughput (the loaded-latency locus' lowest-throughput point, a run's loaded_latency_unloaded_cycles row)", true},
         {"loaded_latency", "Λ(peak) >= latency: cycles a load at the DRAM ceiling", true},
         {"peak_gbps", "the DRAM ceiling > 0 GB/s", true},
         {"issue_rate", "r_sat > 0 warp instructions a cycle a scheduler", true},
@@ -652,7 +660,7 @@ const std::vector<KindSpec>& kinds() {
         {"load_bytes", "bytes a thread loads once: 1, 2, 4, 8 or 16 (default 16)", false},
         {"resident_blocks", "k: blocks an SM holds at once, 1..64", true},
         {"turnover_cycles", "D > 0 cycles an SM spends a block of the same grid without its load (block_turnover_cycles)", true},
-        {"latency", "Λ(0) > 0 cycles a load at low throughput (the loaded-latency locus' slowest point, a run's loaded_latency_unloaded_cycles row)", true},
+        {"latency", "Λ(0) > 0 cycles a load at low throughput (the loaded-latency locus' lowest-throughput point, a run's loaded_latency_unloaded_cycles row)", true},
         {"loaded_latency", "Λ(peak) >= latency: cycles a load at the DRAM ceiling", true},
         {"peak_gbps", "the DRAM ceiling > 0 GB/s", true},
         {"clock_mhz", "the SM clock > 0 MHz", true}},
@@ -678,7 +686,9 @@ const std::vector<KindSpec>& kinds() {
         {"offset", "elements from a line's start, >= 0 (default 0)", false},
         {"level", "dram (loads, 64-byte granules; default), l2 (loads, sectors) or store (sectors + read-back)", false},
         {"moved_rate_gbps", "R(D) > 0 GB/s: the level's moved-byte rate at lane spacing D = elem_bytes·stride", true},
-        {"in_flight_gbps", "> 0 GB/s: the bytes-in-flight bound of the launch (Little's law; optional)", false}},
+        {"in_flight_gbps", "> 0 GB/s: the bytes-in-flight bound of the launch (Little's law; optional)", false},
+        {"request_rate_gps", "> 0 G warp requests/s: the request-rate ceiling (a run's request_rate row; optional)", false},
+        {"granule_bytes", "DRAM loads' granule: 32, 64, 96 or 128 bytes (a run's dram_granule_bytes row; default 64)", false}},
        {"moved_bytes_per_request", "useful_per_moved", "useful_bandwidth_gbps"}},
       {"primitive_throughput", "second-order: a warp primitive's throughput at W warps/SM, a closed queue at the SM's pipe",
        {{"warps_per_sm", "W, 1..1024", true},

@@ -687,6 +687,13 @@ MeasuredAnswer second_order_coalescing_row(const Example& ex, const std::vector<
     return second_order_not_judged(ex, field, "a 16-byte offset-0 load is a point R(D) is fitted on (run " +
                                                   params.run->run_id() + " measured this kernel: " + mine->numbers + ")");
   }
+  // The point a parameter is read off (the DRAM granule's 4-byte stride-32 load, the request
+  // ceiling's 1-byte stride-1 L2 load): its price uses its own count or rate, no prediction.
+  if (mine->parameter_point) {
+    return second_order_not_judged(ex, field, "this load is the point a parameter of the model is read off in run " +
+                                                  params.run->run_id() + " (the DRAM granule or the request ceiling): " +
+                                                  mine->numbers);
+  }
   if (!(reference > 0)) {
     return second_order_not_judged(ex, field, "run " + params.run->run_id() + " prices none of the stride-1 references");
   }

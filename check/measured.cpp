@@ -209,6 +209,8 @@ std::vector<std::string> gpu_parameters_from_run(const std::string& kind, const 
     }
     add("moved_rate_gbps", price->moved_rate / 1e9);
     if (price->in_flight > 0) add("in_flight_gbps", price->in_flight / 1e9);
+    if (price->request_rate > 0) add("request_rate_gps", price->request_rate / 1e9);
+    if (level == "dram" && price->granule > 0) add("granule_bytes", price->granule);
     how = "run " + id + ": " + price->numbers;
     return out;
   }

@@ -43,8 +43,8 @@ bool second_order_parameter_run(const std::filesystem::path& results, const std:
 // measures: the key=value inputs `run` gives that `user` (the command line's key=values) does not
 // state: stream_bandwidth's sms, schedulers, clock_mhz, issue_rate (r_sat), latency, loaded_latency
 // and peak_gbps (the locus' two ends: its unloaded cycles, its cycles at its ceiling, the ceiling);
-// coalescing_bandwidth's moved_rate_gbps and in_flight_gbps (the coalescing family's R(D) at the
-// request's spacing and level, and its bytes-in-flight bound). Empty for other kinds; `how` names
+// coalescing_bandwidth's moved_rate_gbps, in_flight_gbps, request_rate_gps and granule_bytes (R(D) at the
+// request's spacing and level, its bytes-in-flight bound, the request ceiling, the DRAM granule). Empty for other kinds; `how` names
 // the run and what it read, or why it gives nothing. Throws BadInput for a malformed key=value.
 std::vector<std::string> gpu_parameters_from_run(const std::string& kind, const std::vector<std::string>& user,
                                                  const analysis::Run& run, std::string& how);

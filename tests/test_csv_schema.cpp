@@ -57,8 +57,9 @@ TEST(CsvSchema, TheFixedColumnsAndUnitsAreTheSchemaFiles) {
   EXPECT_EQ(csv_header(), fixed);
   EXPECT_EQ(unit_vocabulary().front(), "s");
   EXPECT_EQ(unit_vocabulary().back(), "1");
-  // 22, then warp-ops/cycle/SM (the primitives' throughput), then inst/cycle/scheduler (r_sat's row)
-  EXPECT_EQ(unit_vocabulary().size(), 24u);
+  // 22, then warp-ops/cycle/SM (the primitives' throughput), requests/s (the request ceiling's row)
+  // and inst/cycle/scheduler (r_sat's row)
+  EXPECT_EQ(unit_vocabulary().size(), 25u);
   // The kinds and their verdicts (docs/verdicts.md), from the schema.
   const auto& by_kind = csv_schema().verdicts_by_kind;
   EXPECT_EQ(by_kind.at("target"), (std::vector<std::string>{"met", "missed", "error"}));

@@ -523,6 +523,14 @@ std::optional<PricedPoint> price(const Run& params, const RateFits& fits,
   out.price.moved_rate = r_d;
   out.price.in_flight = in_flight;
   out.price.fit_point = in.fit_point;
+  out.price.request_rate = request_rate;
+  out.price.granule = granule_point(params) != nullptr ? model_granule(params) : 0;  // 0: not measured
+  // Matched by what the point is (the same benchmark and parameters), not by address: `b` may be a
+  // worked example's point priced from another run.
+  const auto same = [&b](const BenchmarkResult* p) {
+    return p != nullptr && p->benchmark == b.benchmark && p->params_text() == b.params_text();
+  };
+  out.price.parameter_point = same(request_rate_point(params)) || same(granule_point(params));
   Reason& v = out.values;
   v.text("benchmark", b.benchmark)
       .number("useful", in.useful)
@@ -541,6 +549,7 @@ std::optional<PricedPoint> price(const Run& params, const RateFits& fits,
     v.number("fit_moved_rate_" + std::to_string(i), curve->second[i].second);
   }
   if (request_bound) v.flag("request_bound", true).number("request_rate", request_rate);
+  if (req == nullptr) v.flag("request_ceiling_missing", true);
   if (in_flight_bound) {
     v.number("warps_per_sm", in.warps_per_sm)
         .number("bytes_in_flight_per_warp", in.bytes_in_flight_per_warp)
@@ -571,6 +580,12 @@ void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
                    .number("requests", g->counter_median(co::work::kWarpRequests))
                    .number("model_granule", model_granule(run));
     rows.push_back(r);
+  }
+  // The request-rate ceiling, a parameter row of its own (info).
+  if (const BenchmarkResult* q = request_rate_point(run)) {
+    rows.push_back(detail::parameter_row(co::kFamily, "", "request_rate", q->counter_median(co::work::kWarpRequests) / q->median_seconds(),
+                                         "requests/s", "R_req, the warp requests a second every request is capped at",
+                                         "load_l2 " + q->params_text() + " (its warp_requests over its median time)"));
   }
   const RateFits fits = rate_fits(run);
   std::string locus_text;

@@ -71,6 +71,10 @@ struct CoalescingSecondOrderPrice {
   double in_flight = 0;   // the bytes-in-flight bound, moved B/s; 0: none at this level
   std::string numbers;
   bool fit_point = false;  // a 16-byte offset-0 point: it sets R(D), never judged
+  // The point a parameter is read off (the granule's or the request ceiling's): never judged.
+  bool parameter_point = false;
+  double request_rate = 0;  // the request-rate ceiling, warp requests/s; 0: none in the parameter run
+  int granule = 0;          // the measured granule DRAM loads are priced in, bytes; 0: not measured (64 used)
 };
 std::optional<CoalescingSecondOrderPrice> coalescing_second_order_price(const Run& params, const BenchmarkResult& point);
 // The family's summary tables for one run (stride sweep, block shapes); empty without the family.

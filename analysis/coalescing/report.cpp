@@ -113,8 +113,11 @@ std::string render_second_order_price(const Reason& r) {
          " B) = " + fixed(r.n("moved_rate") / 1e12, 3) + " TB/s moved (" + r.t("curve") + " 16-byte points: " +
          fit_points(r) + " TB/s)" + in_flight_bound(r) +
          (r.has_flag("request_bound") && r.f("request_bound")
-              ? "; the L2's request rate bounds it: " + fixed(r.n("request_rate") / 1e9, 2) +
+              ? "; the request-rate ceiling bounds it: " + fixed(r.n("request_rate") / 1e9, 2) +
                     " G requests/s (load_l2, 1-byte stride 1) x " + fixed(r.n("useful"), 0) + " useful B"
+              : std::string()) +
+         (r.has_flag("request_ceiling_missing") && r.f("request_ceiling_missing")
+              ? "; no request-rate ceiling: the run's 1-byte stride-1 load_l2 point is missing, failed or throttled"
               : std::string()) +
          "; predicted " + fixed(r.n("predicted") / 1e12, 3) + " TB/s useful";
 }

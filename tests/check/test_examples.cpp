@@ -367,6 +367,22 @@ TEST(Predict, CoalescingBandwidth) {
   EXPECT_NEAR(answer_of(d, "useful_bandwidth_gbps"), 1075, 1e-9);
   EXPECT_THROW(example_from_arguments("coalescing_bandwidth", {"elem_bytes=4", "stride=1", "level=nvme", "moved_rate_gbps=1"}),
                BadInput);
+  // The request-rate ceiling: 1-byte lanes, one 32-byte sector a request, 83.48 G requests/s cap
+  // the L2's 8050 GB/s byte price at 83.48 x 32 = 2671.36 GB/s; a ceiling above the price binds nothing.
+  const auto e = model_answers(example_from_arguments(
+      "coalescing_bandwidth", {"elem_bytes=1", "stride=1", "level=l2", "moved_rate_gbps=8050", "request_rate_gps=83.48"}));
+  EXPECT_NEAR(answer_of(e, "useful_bandwidth_gbps"), 2671.36, 1e-9);
+  const auto f = model_answers(example_from_arguments(
+      "coalescing_bandwidth", {"elem_bytes=1", "stride=1", "level=l2", "moved_rate_gbps=8050", "request_rate_gps=1000"}));
+  EXPECT_NEAR(answer_of(f, "useful_bandwidth_gbps"), 8050, 1e-9);
+  // A 32-byte granule: 4-byte lanes 64 B apart touch one sector of each 64-byte granule, so 32 x 32
+  // bytes move a request, not 32 x 64: 128 useful of 1024 at 4300 GB/s = 537.5 GB/s.
+  const auto g = model_answers(example_from_arguments(
+      "coalescing_bandwidth", {"elem_bytes=4", "stride=16", "moved_rate_gbps=4300", "granule_bytes=32"}));
+  EXPECT_DOUBLE_EQ(answer_of(g, "moved_bytes_per_request"), 1024);
+  EXPECT_NEAR(answer_of(g, "useful_bandwidth_gbps"), 537.5, 1e-9);
+  EXPECT_THROW(example_from_arguments("coalescing_bandwidth", {"elem_bytes=4", "stride=2", "moved_rate_gbps=1", "granule_bytes=48"}),
+               BadInput);
 }
 
 TEST(Predict, PrimitiveThroughput) {
