@@ -233,15 +233,18 @@ void run_stream(benchmark::State& state, const StreamConfig& c, const std::strin
   });
 }
 
-// The non-persistent stream at one block size: the occupancy the block size
-// allows, not a pinned one.
-void stream_one_per_thread(benchmark::State& state) {
+// The non-persistent stream at one block size: the occupancy the block size allows, not a pinned
+// one. load = false: the block-turnover parameter (docs/models.md, "one load a thread"), the same
+// grid with the load taken out, checked and timed alike, with no counter pass (its rows are its
+// time and the blocks it ran).
+void stream_one_per_thread(benchmark::State& state, bool load) {
   run_guarded(state, [&] {
     const DeviceInfo& device = bench_device();
     OnePerThreadConfig c;
     c.threads_per_block = static_cast<int>(state.range(0));
     c.bytes = stream_bytes(device.l2_bytes);
     c.seed = kStreamSeed;
+    c.load = load;
     Stream stream;
     EventPair events;
     OnePerThreadRunner runner(device, c, stream, &shared_pattern_buffer(c.bytes, c.seed, stream));
@@ -250,55 +253,26 @@ void stream_one_per_thread(benchmark::State& state) {
     for (int i = 0; i < kWarmupLaunches; ++i) {
       gpu_seconds += time_launch(stream, events, [&] { runner.launch(stream); });
     }
-    const std::string key = benchmark_key(state, streaming_family().run_name(streaming_bench::kReadOnePerThread), 1);
+    const char* name = load ? streaming_bench::kReadOnePerThread : streaming_bench::kBlockTurnover;
+    const std::string key = benchmark_key(state, streaming_family().run_name(name), 1);
     for (auto _ : state) {
       const PointTiming t = sample_point(stream, events, [&] { runner.launch(stream); });
       for (const double x : t.samples.values()) gpu_seconds += x;
       report_point(state, key, t);
     }
     state.counters[schema::streaming::counter::kGpuSeconds] = gpu_seconds;
-    defer_counters(schema::streaming::descriptor(), key, [c] {
-      auto own_stream = std::make_shared<Stream>();
-      auto own_runner = std::make_shared<OnePerThreadRunner>(bench_device(), c, *own_stream,
-                                                         &shared_pattern_buffer(c.bytes, c.seed, *own_stream));
-      own_runner->launch(*own_stream);
-      own_stream->synchronize();
-      return std::function<void()>([own_stream, own_runner] { own_runner->launch(*own_stream); });
-    });
-    state.counters[schema::counter::kBytesRead] = static_cast<double>(runner.bytes_read());
-    state.counters[schema::streaming::counter::kLoads] = static_cast<double>(runner.elements());
-    state.counters[schema::counter::kBlocks] = static_cast<double>(runner.blocks());
-    state.counters[schema::streaming::counter::kResidentBlocksPerSm] = runner.resident_blocks_per_sm();
-    state.counters[schema::streaming::counter::kResidentWarpsPerSm] = runner.resident_warps_per_sm();
-  });
-}
-
-// The block-turnover parameter (docs/models.md, "one load a thread"): the one-load-a-thread grid at
-// one block size with the load taken out, checked like it, timed like it; no counter pass (its
-// rows are its time and the blocks it ran).
-void block_turnover(benchmark::State& state) {
-  run_guarded(state, [&] {
-    const DeviceInfo& device = bench_device();
-    OnePerThreadConfig c;
-    c.threads_per_block = static_cast<int>(state.range(0));
-    c.bytes = stream_bytes(device.l2_bytes);
-    c.seed = kStreamSeed;
-    c.load = false;
-    Stream stream;
-    EventPair events;
-    OnePerThreadRunner runner(device, c, stream, &shared_pattern_buffer(c.bytes, c.seed, stream));
-    double gpu_seconds = time_launch(stream, events, [&] { runner.launch(stream); });
-    runner.check_sums(stream);
-    for (int i = 0; i < kWarmupLaunches; ++i) {
-      gpu_seconds += time_launch(stream, events, [&] { runner.launch(stream); });
+    if (load) {
+      defer_counters(schema::streaming::descriptor(), key, [c] {
+        auto own_stream = std::make_shared<Stream>();
+        auto own_runner = std::make_shared<OnePerThreadRunner>(bench_device(), c, *own_stream,
+                                                           &shared_pattern_buffer(c.bytes, c.seed, *own_stream));
+        own_runner->launch(*own_stream);
+        own_stream->synchronize();
+        return std::function<void()>([own_stream, own_runner] { own_runner->launch(*own_stream); });
+      });
+      state.counters[schema::counter::kBytesRead] = static_cast<double>(runner.bytes_read());
+      state.counters[schema::streaming::counter::kLoads] = static_cast<double>(runner.elements());
     }
-    const std::string key = benchmark_key(state, streaming_family().run_name(streaming_bench::kBlockTurnover), 1);
-    for (auto _ : state) {
-      const PointTiming t = sample_point(stream, events, [&] { runner.launch(stream); });
-      for (const double x : t.samples.values()) gpu_seconds += x;
-      report_point(state, key, t);
-    }
-    state.counters[schema::streaming::counter::kGpuSeconds] = gpu_seconds;
     state.counters[schema::counter::kBlocks] = static_cast<double>(runner.blocks());
     state.counters[schema::streaming::counter::kResidentBlocksPerSm] = runner.resident_blocks_per_sm();
     state.counters[schema::streaming::counter::kResidentWarpsPerSm] = runner.resident_warps_per_sm();
@@ -460,7 +434,8 @@ void stream_peak(benchmark::State& state) {
   }
   auto one_per_thread = p.benchmark(streaming_family().run_name(streaming_bench::kReadOnePerThread),
                                     streaming_family().arg_names(streaming_bench::kReadOnePerThread),
-                                    stream_one_per_thread, benchmark::kMicrosecond);
+                                    [](benchmark::State& state) { stream_one_per_thread(state, true); },
+                                    benchmark::kMicrosecond);
   for (int threads = 32; threads <= 1024; threads += 32) {
     p.add(one_per_thread, {threads},
           !buffer.empty() ? buffer
@@ -470,8 +445,8 @@ void stream_peak(benchmark::State& state) {
                     std::to_string(d.max_threads_per_block));
   }
   auto turnover = p.benchmark(streaming_family().run_name(streaming_bench::kBlockTurnover),
-                              streaming_family().arg_names(streaming_bench::kBlockTurnover), block_turnover,
-                              benchmark::kMicrosecond);
+                              streaming_family().arg_names(streaming_bench::kBlockTurnover),
+                              [](benchmark::State& state) { stream_one_per_thread(state, false); }, benchmark::kMicrosecond);
   for (int threads = 32; threads <= 1024; threads += 32) {
     p.add(turnover, {threads},
           !buffer.empty() ? buffer

@@ -69,6 +69,26 @@ double mva_iteration_cycles(int warps, double demand, double delay) {
   return warps / throughput;
 }
 
+namespace {
+
+// The bandwidth where what the warps offer, offered(bw), equals bw, at most the ceiling (then
+// at_ceiling). offered() falls as bw rises (the locus never falls), so the root is unique; found by
+// bisection to a relative 1e-12 (the root can sit far below the ceiling).
+template <class Offered>
+double fixed_point(const Offered& offered, double ceiling, bool& at_ceiling) {
+  at_ceiling = offered(ceiling) >= ceiling;
+  if (at_ceiling) return ceiling;
+  double lo = 0.0;
+  double hi = ceiling;
+  for (int i = 0; i < 400 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (offered(mid) > mid ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+}  // namespace
+
 StreamPrediction predict_stream(const StreamPoint& p, const Locus& locus, double issue_rate) {
   require(p.sms >= 1, "SMs", p.sms, "at least 1");
   require(p.schedulers_per_sm >= 1, "schedulers an SM", p.schedulers_per_sm, "at least 1");
@@ -92,22 +112,7 @@ StreamPrediction predict_stream(const StreamPoint& p, const Locus& locus, double
   };
   const double per_cycle_bytes = p.sms * static_cast<double>(p.warps_per_sm) * p.bytes_per_warp_iteration * p.clock_hz;
   auto offered = [&](double bw) { return per_cycle_bytes / iteration(bw); };
-  const double ceiling = locus.ceiling();
-  double bw = 0.0;
-  if (offered(ceiling) >= ceiling) {
-    bw = ceiling;
-    out.at_ceiling = true;
-  } else {
-    // offered() falls as bw rises (the locus never falls), so offered(bw) = bw has one root.
-    double lo = 0.0;
-    double hi = ceiling;
-    // To a relative 1e-12 of the root (the root can sit far below the ceiling).
-    for (int i = 0; i < 400 && hi - lo > 1e-12 * hi; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      (offered(mid) > mid ? lo : hi) = mid;
-    }
-    bw = 0.5 * (lo + hi);
-  }
+  const double bw = fixed_point(offered, locus.ceiling(), out.at_ceiling);
   out.bandwidth = bw;
   out.iteration_cycles = iteration(bw);
   out.loaded_cycles = locus.cycles_at(bw);
@@ -126,22 +131,8 @@ BlockStreamPrediction predict_block_stream(const BlockStreamPoint& p, const Locu
   };
   const double per_cycle_bytes = p.sms * p.bytes_per_block * p.clock_hz;
   auto offered = [&](double bw) { return per_cycle_bytes / block_cycles(bw); };
-  const double ceiling = locus.ceiling();
   BlockStreamPrediction out;
-  double bw = 0.0;
-  if (offered(ceiling) >= ceiling) {
-    bw = ceiling;
-    out.at_ceiling = true;
-  } else {
-    // offered() falls as bw rises (the locus never falls), so offered(bw) = bw has one root.
-    double lo = 0.0;
-    double hi = ceiling;
-    for (int i = 0; i < 400 && hi - lo > 1e-12 * hi; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      (offered(mid) > mid ? lo : hi) = mid;
-    }
-    bw = 0.5 * (lo + hi);
-  }
+  const double bw = fixed_point(offered, locus.ceiling(), out.at_ceiling);
   out.bandwidth = bw;
   out.block_cycles = block_cycles(bw);
   out.loaded_cycles = locus.cycles_at(bw);

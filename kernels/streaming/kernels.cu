@@ -241,10 +241,9 @@ __global__ void stream_batched_kernel(const uint4* data, std::uint64_t elements,
   sums[gid] = acc;
 }
 
-__global__ void stream_one_per_thread_kernel(const uint4* data, std::uint64_t elements,
-                                             std::uint32_t* warp_sums) {
-  const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
-  const std::uint32_t x = gid < elements ? fold(data[gid]) : 0u;
+// The one-load-a-thread grid's epilogue, the same with and without the load: the warp XORs its 32
+// values and lane 0 writes the result to warp_sums[gid / 32].
+__device__ __forceinline__ void store_warp_xor(std::uint32_t x, std::uint64_t gid, std::uint32_t* warp_sums) {
 #if __CUDA_ARCH__ >= 800
   const std::uint32_t warp_value = __reduce_xor_sync(0xffffffffu, x);
 #else
@@ -257,6 +256,13 @@ __global__ void stream_one_per_thread_kernel(const uint4* data, std::uint64_t el
   if ((threadIdx.x & 31u) == 0) warp_sums[gid / 32] = warp_value;
 }
 
+__global__ void stream_one_per_thread_kernel(const uint4* data, std::uint64_t elements,
+                                             std::uint32_t* warp_sums) {
+  const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+  const std::uint32_t x = gid < elements ? fold(data[gid]) : 0u;
+  store_warp_xor(x, gid, warp_sums);
+}
+
 // The same grid with the load taken out (the block-turnover parameter of docs/models.md): each
 // thread folds a value of its own index (one multiply, no memory read), the warp XORs the 32 with
 // the same reduction, and lane 0 writes the result, so a block costs what the one-load-a-thread
@@ -264,15 +270,7 @@ __global__ void stream_one_per_thread_kernel(const uint4* data, std::uint64_t el
 __global__ void stream_turnover_kernel(std::uint64_t elements, std::uint32_t* warp_sums) {
   const std::uint64_t gid = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
   const std::uint32_t x = gid < elements ? static_cast<std::uint32_t>(gid) * kTurnoverMultiplier : 0u;
-#if __CUDA_ARCH__ >= 800
-  const std::uint32_t warp_value = __reduce_xor_sync(0xffffffffu, x);
-#else
-  std::uint32_t warp_value = x;
-  for (int offset = 16; offset > 0; offset /= 2) {
-    warp_value ^= __shfl_xor_sync(0xffffffffu, warp_value, offset);
-  }
-#endif
-  if ((threadIdx.x & 31u) == 0) warp_sums[gid / 32] = warp_value;
+  store_warp_xor(x, gid, warp_sums);
 }
 
 // The plain read: thread t of block b loads the U 16-byte elements b*U*B + t + u*B (u < U), all
