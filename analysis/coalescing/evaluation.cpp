@@ -338,16 +338,11 @@ double granule_bytes_of(const BenchmarkResult& b) {
 // The request-rate ceiling (ISSUE-33-COALESCING-REQUESTS): the warp requests a second the L2 level
 // serves, read off the 1-byte stride-1 load_l2 point (one sector a request, the most requests for
 // its bytes: the declared fit point of this parameter, never judged). nullptr when the run lacks
-// it, it failed or it ran throttled.
+// it, it failed or it ran throttled (the shared lookup, detail::find_benchmark).
 const BenchmarkResult* request_rate_point(const Run& run) {
-  for (const auto& b : run.benchmarks) {
-    if (b.family == co::kFamily && b.benchmark == co::bench::kLoadL2 && !b.error && !b.seconds.empty() &&
-        b.median_seconds() > 0 && b.has_counter(co::work::kWarpRequests) && iparam(b, co::param::kElemBytes) == 1 &&
-        iparam(b, co::param::kStride) == 1 && iparam(b, co::param::kOffset) == 0 && !is_throttled(run, b)) {
-      return &b;
-    }
-  }
-  return nullptr;
+  const BenchmarkResult* b = detail::find_benchmark(run, co::kFamily, co::bench::kLoadL2,
+                                                    schema::coalescing::descriptor().params_text(co::bench::kLoadL2, {1, 1, 0}));
+  return b != nullptr && b->median_seconds() > 0 && b->has_counter(co::work::kWarpRequests) ? b : nullptr;
 }
 
 // The granule the model prices DRAM loads in: the measured one to the nearest whole number of

@@ -20,6 +20,23 @@ __global__ void build_ring_kernel(unsigned char* buffer, std::uint64_t nodes, Ri
   }
 }
 
+// The timed window of both chases: `steps` dependent loads from p, their clock64 cycles and
+// %globaltimer ns into r; returns where the chase ended. The empty asm keeps the chase before the
+// closing clock read in the compiler's order; it is no instruction, so the hardware may read the
+// clock before the last load returns: the window can miss at most that one load's latency, under
+// 1/steps of the time.
+__device__ __forceinline__ std::uint64_t timed_chase(std::uint64_t p, std::uint64_t steps, ChaseResult& r) {
+  const unsigned long long ns0 = device::globaltimer_ns();
+  const long long c0 = clock64();
+  for (std::uint64_t i = 0; i < steps; ++i) p = *reinterpret_cast<const std::uint64_t*>(p);
+  asm volatile("" : "+l"(p)::"memory");
+  const long long c1 = clock64();
+  const unsigned long long ns1 = device::globaltimer_ns();
+  r.cycles = c1 - c0;
+  r.ns = ns1 - ns0;
+  return p;
+}
+
 // Every load's address is the value of the load before: nothing overlaps, so cycles per step is
 // the latency of the level the ring lives in.
 __global__ void chase_kernel(const unsigned char* buffer, std::uint64_t start_node,
@@ -28,17 +45,7 @@ __global__ void chase_kernel(const unsigned char* buffer, std::uint64_t start_no
   for (std::uint64_t i = 0; i < warm_steps; ++i) p = *reinterpret_cast<const std::uint64_t*>(p);
   ChaseResult r{};
   r.smid_start = device::smid();
-  const unsigned long long ns0 = device::globaltimer_ns();
-  const long long c0 = clock64();
-  for (std::uint64_t i = 0; i < steps; ++i) p = *reinterpret_cast<const std::uint64_t*>(p);
-  // Keeps the chase before the clock read in the compiler's order. The empty asm is no instruction,
-  // so the hardware may read the clock before the last load returns: the window can miss at most
-  // that one load's latency, under 1/steps of the time.
-  asm volatile("" : "+l"(p)::"memory");
-  const long long c1 = clock64();
-  const unsigned long long ns1 = device::globaltimer_ns();
-  r.cycles = c1 - c0;
-  r.ns = ns1 - ns0;
+  p = timed_chase(p, steps, r);
   r.final_node = (p - reinterpret_cast<std::uint64_t>(buffer)) / kNodeBytes;
   r.smid_end = device::smid();
   *result = r;
@@ -142,16 +149,8 @@ __device__ void chaser(const unsigned char* ring, std::uint64_t start_node, std:
   ChaseResult r{};
   r.smid_start = device::smid();
   write_phase(result, 1);
-  const unsigned long long ns0 = device::globaltimer_ns();
-  const long long c0 = clock64();
-  for (std::uint64_t i = 0; i < steps; ++i) p = *reinterpret_cast<const std::uint64_t*>(p);
-  // As in chase_kernel: the clock may be read before the last load returns (under 1/steps).
-  asm volatile("" : "+l"(p)::"memory");
-  const long long c1 = clock64();
-  const unsigned long long ns1 = device::globaltimer_ns();
+  p = timed_chase(p, steps, r);
   write_phase(result, 2);
-  r.cycles = c1 - c0;
-  r.ns = ns1 - ns0;
   r.final_node = (p - reinterpret_cast<std::uint64_t>(ring)) / kNodeBytes;
   r.smid_end = device::smid();
   result->chase = r;
