@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,11 +29,22 @@ struct IntOption {
   int max;
 };
 
-// `--variant defect|fixed[|aligned|resident]` (default defect) and the program's integer options; a program
-// without a twin accepts only defect. Anything else: one message naming the value and what is
-// allowed, exit 2.
+// A `--NAME WORD` option of a program (one of `choices`, the first the default); `value` is the
+// index of the chosen word.
+struct ChoiceOption {
+  const char* name;
+  std::vector<const char*> choices;
+  int value = 0;
+
+  const char* word() const { return choices[static_cast<std::size_t>(value)]; }
+};
+
+// `--variant defect|fixed[|aligned|resident]` (default defect), the program's integer options and its
+// word options; a program without a twin accepts only defect. Anything else: one message naming the
+// value and what is allowed, exit 2.
 inline Variant parse_variant(int argc, char** argv, bool has_fixed_twin, std::vector<IntOption*> options = {},
-                             bool has_aligned_twin = false, bool has_resident_twin = false) {
+                             bool has_aligned_twin = false, bool has_resident_twin = false,
+                             std::vector<ChoiceOption*> choice_options = {}) {
   Variant v = Variant::kDefect;
   std::string allowed = has_fixed_twin ? std::string("defect, fixed") + (has_aligned_twin ? ", aligned" : "") +
                                              (has_resident_twin ? ", resident" : "")
@@ -41,6 +53,12 @@ inline Variant parse_variant(int argc, char** argv, bool has_fixed_twin, std::ve
   for (const IntOption* o : options) {
     usage += "; --" + std::string(o->name) + " " + std::to_string(o->min) + ".." + std::to_string(o->max);
   }
+  auto words_of = [](const ChoiceOption* o) {
+    std::string words;
+    for (const char* c : o->choices) words += (words.empty() ? "" : ", ") + std::string(c);
+    return words;
+  };
+  for (const ChoiceOption* o : choice_options) usage += "; --" + std::string(o->name) + " " + words_of(o);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--variant") == 0 && i + 1 < argc) {
       const char* value = argv[++i];
@@ -72,6 +90,21 @@ inline Variant parse_variant(int argc, char** argv, bool has_fixed_twin, std::ve
         std::exit(2);
       }
       matched->value = static_cast<int>(n);
+      continue;
+    }
+    ChoiceOption* chosen = nullptr;
+    for (ChoiceOption* o : choice_options) {
+      if (argv[i][0] == '-' && argv[i][1] == '-' && std::strcmp(argv[i] + 2, o->name) == 0) chosen = o;
+    }
+    if (chosen != nullptr && i + 1 < argc) {
+      const char* value = argv[++i];
+      const auto it = std::find_if(chosen->choices.begin(), chosen->choices.end(),
+                                   [&](const char* c) { return std::strcmp(c, value) == 0; });
+      if (it == chosen->choices.end()) {
+        std::fprintf(stderr, "%s: --%s %s; allowed: %s\n", argv[0], chosen->name, value, words_of(chosen).c_str());
+        std::exit(2);
+      }
+      chosen->value = static_cast<int>(it - chosen->choices.begin());
       continue;
     }
     std::fprintf(stderr, "%s: unknown argument '%s'; allowed: %s\n", argv[0], argv[i], usage.c_str());
