@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/text_format.hpp"
+#include "explain/kernel_model.hpp"
 
 namespace warpcost::explain {
 
@@ -253,6 +254,130 @@ View latency_hiding(const KernelCounters& k, const GpuFigures* figures, const Me
   return v;
 }
 
+
+// The kernel model's inputs from the counters, one launch's worth (explain/kernel_model.hpp).
+KernelInputs model_inputs(const KernelCounters& k, const ModelParameters& p) {
+  KernelInputs in;
+  const double n = static_cast<double>(std::max(1L, k.launches));
+  in.blocks = double(k.grid[0]) * k.grid[1] * k.grid[2];
+  in.block_threads = k.block_threads();
+  in.warps_per_block = std::ceil(in.block_threads / kWarpSize);
+  const double occupancy = k.occupancy_blocks_per_sm > 0 ? double(k.occupancy_blocks_per_sm)
+                                                         : k.warps_active_per_sm / std::max(1.0, in.warps_per_block);
+  in.resident_blocks = std::min(occupancy, in.blocks / p.sms);
+  if (in.blocks <= 0) return in;
+  in.inst_per_block = k.inst_executed / n / in.blocks;
+  in.inst_per_warp = k.warps_launched > 0 ? k.inst_executed / k.warps_launched : 0;
+  in.loads_per_warp = k.warps_launched > 0 ? k.load_requests / k.warps_launched : 0;
+  in.dram_bytes_per_block = (k.dram_read_bytes + attributed_dram_write_bytes(k)) / n / in.blocks;
+  in.asked_bytes_per_block = (k.load_bytes_asked + k.store_bytes_asked) / n / in.blocks;
+  in.sectors_per_block = (k.load_sectors + k.store_sectors) / n / in.blocks;
+  const double efficiency = clamp01(k.lanes_per_inst / (kWarpSize * shape_useful_fraction(in.block_threads)));
+  in.serialised = k.divergent_branch_targets > 0 ? 1 - efficiency : 0;
+  const double warps_a_scheduler = k.warps_active_per_sm / std::max(1, p.schedulers_per_sm);
+  in.memory_stall_share =
+      warps_a_scheduler > 0 ? clamp01(k.long_scoreboard_per_issue * clamp01(k.issue_active) / warps_a_scheduler) : 0;
+  in.seconds = k.seconds / n;
+  return in;
+}
+
+const char* fix_of_view(const std::string& name, Fix& fix) {
+  if (name == view::kPartialWarps) fix = Fix::kFullWarps;
+  else if (name == view::kDivergence) fix = Fix::kConverged;
+  else if (name == view::kCoalescing) fix = Fix::kCoalesced;
+  else if (name == view::kLatencyHiding) fix = Fix::kFullResidency;
+  else if (name == view::kBlockTurnover) fix = Fix::kLongLivedBlocks;
+  else if (name == view::kAllFixed) fix = Fix::kAll;
+  else return nullptr;
+  return fix_name(fix);
+}
+
+// Every view re-priced by the kernel model (EXPLAIN-4); the single-cost price stays a quantity.
+void price_by_model(KernelCosts& c, const KernelCounters& k, const GpuFigures& f) {
+  const ModelParameters& p = *f.model;
+  const KernelInputs in = model_inputs(k, p);
+  View* all = nullptr;
+  for (View& v : c.views) {
+    if (v.name == view::kAllFixed) all = &v;
+  }
+  if (!(in.blocks > 0) || !(in.seconds > 0) || !(in.resident_blocks > 0)) {
+    for (View& v : c.views) {
+      if (v.name == view::kBlockTurnover || v.name == view::kAllFixed) {
+        v.unpriced_reason = "the kernel model needs a grid, a residency and a measured time";
+      }
+    }
+    return;
+  }
+  ModelFit fit;
+  try {
+    fit = fit_kernel(in, p);
+  } catch (const std::invalid_argument& e) {
+    for (View& v : c.views) {
+      if (v.name == view::kBlockTurnover || v.name == view::kAllFixed) v.unpriced_reason = e.what();
+    }
+    return;
+  }
+  const ModelKernel& base = fit.kernel;
+  const double fitted = fit.at_fit.seconds;
+  if (all != nullptr) {
+    auto& q = all->quantities;
+    q.push_back({"model_fitted_seconds", fitted, "s"});
+    q.push_back({"measured_seconds_a_launch", in.seconds, "s"});
+    q.push_back({"fit_loads_in_flight", base.loads_in_flight, "1"});
+    q.push_back({"fit_unexplained_block_cycles", base.unexplained_memory_cycles + base.unexplained_issue_cycles, "cycles"});
+    q.push_back({"fit_unexplained_memory_share", in.memory_stall_share, "1"});
+    q.push_back({"resident_blocks", in.resident_blocks, "blocks"});
+    q.push_back({"full_residency_blocks", full_residency_blocks(p, in.warps_per_block), "blocks"});
+    q.push_back({"turnover_cycles", turnover_cycles_at(p, in.block_threads), "cycles"});
+    q.push_back({"model_dram_rate", fit.at_fit.bandwidth, "B/s"});
+    q.push_back({"model_loaded_latency_cycles", fit.at_fit.loaded_cycles, "cycles"});
+    q.push_back({"model_block_cycles", fit.at_fit.block_cycles, "cycles"});
+  }
+  const std::string fit_text =
+      "fit to the measured " + fixed(in.seconds * 1e6, 3) + " us: " + fit.how +
+      (fit.how == "loads in flight" ? " " + fixed(base.loads_in_flight, 2)
+       : fit.how == "unexplained cycles"
+           ? " " + fixed(base.unexplained_memory_cycles + base.unexplained_issue_cycles, 0) + " a block (" +
+                 fixed(100 * in.memory_stall_share, 0) + " % with the sectors, the rest with the instructions a warp)"
+           : " (model " + fixed(fitted * 1e6, 3) + " us; speedups are ratios of model times)");
+  for (View& v : c.views) {
+    Fix fix{};
+    const char* what = fix_of_view(v.name, fix);
+    if (what == nullptr) continue;
+    if (v.speedup) v.quantities.push_back({"single_cost_speedup", *v.speedup, "1"});
+    ModelSolution fixed_solution;
+    try {
+      fixed_solution = solve_kernel(with_fix(base, fix, p), p);
+    } catch (const std::invalid_argument& e) {
+      v.speedup.reset();
+      v.unpriced_reason = e.what();
+      continue;
+    }
+    const double unfloored = fitted / fixed_solution.seconds;
+    v.quantities.push_back({"model_fix_seconds", fixed_solution.seconds, "s"});
+    v.quantities.push_back({"model_unfloored_speedup", unfloored, "1"});
+    if (v.name == view::kBlockTurnover) {
+      v.quantities.push_back({"waves", in.blocks / (p.sms * in.resident_blocks), "1"});
+      v.quantities.push_back({"turnover_cycles", turnover_cycles_at(p, in.block_threads), "cycles"});
+    }
+    v.speedup = std::max(1.0, unfloored);
+    v.unpriced_reason.clear();
+    v.priced_from = "the kernel model of run " + f.run_id + " re-solved with " + what + " (" +
+                    fixed(fixed_solution.seconds * 1e6, 3) + " us against the fitted " + fixed(fitted * 1e6, 3) +
+                    " us; " + fit_text + ")" +
+                    (unfloored < 1 ? "; the fix would be slower (unfloored " + fixed(unfloored, 3) + "): floored at 1"
+                                   : std::string());
+    v.assumptions = "one model of the kernel's time (EXPLAIN-4, docs/explain.md): block slots a closed queue at the "
+                    "SM, turnover and issue its stations, memory rounds at the loaded-latency locus; " +
+                    std::string(what) + " changes one input, the fitted ones stay";
+  }
+  if (p.turnover_by_threads.empty()) {
+    for (View& v : c.views) {
+      if (v.name == view::kBlockTurnover) v.priced_from += "; the run has no block_turnover sweep: D = 0, this view is 1";
+    }
+  }
+}
+
 }  // namespace
 
 double shape_useful_fraction(double block_threads) {
@@ -314,6 +439,7 @@ std::string KernelCosts::largest_view() const {
   std::string name;
   double best = 0;
   for (const View& v : views) {
+    if (v.name == view::kAllFixed) continue;
     if (v.speedup && *v.speedup > best) {
       best = *v.speedup;
       name = v.name;
@@ -330,6 +456,15 @@ KernelCosts explain_kernel(const KernelCounters& kernel, const GpuFigures* figur
   c.views.push_back(divergence(kernel, figures));
   c.views.push_back(coalescing(kernel, figures, ground));
   c.views.push_back(latency_hiding(kernel, figures, ground));
+  for (const char* name : {view::kBlockTurnover, view::kAllFixed}) {
+    View v;
+    v.name = name;
+    v.unpriced_reason = figures == nullptr ? std::string("needs the kernel model: ") + kNoRun
+                        : figures->model ? std::string()
+                                         : "needs the kernel model: " + figures->model_source;
+    c.views.push_back(v);
+  }
+  if (figures != nullptr && figures->model) price_by_model(c, kernel, *figures);
   return c;
 }
 

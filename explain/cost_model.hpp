@@ -3,7 +3,14 @@
 // (figures.hpp); docs/explain.md states every formula and assumption. Each speedup is one factor
 // removed with all else equal (the views do not multiply).
 //
-// The common form: a view removes a fraction r of the kernel's time, speedup = 1 / (1 - r), where
+// With the kernel model's parameters in the run (figures.model; EXPLAIN-4, explain/kernel_model.hpp)
+// every view is priced by re-solving one model of the kernel's time with one input changed (full
+// warps, converged lanes, coalesced accesses, full residency, long-lived blocks), speedup = the
+// fitted model's time over the re-solved one, at least 1; each view keeps its single-cost price below
+// as the quantity single_cost_speedup. Without them (a run with no locus or r_sat) the single-cost
+// pricing below is the price.
+//
+// The single-cost form: a view removes a fraction r of the kernel's time, speedup = 1 / (1 - r), where
 //   r = (share of the time the view's resource sets) x (fraction of that resource the defect wastes,
 //       as this GPU's measured curve prices it).
 // Issue-bound views (partial warps, divergence) take the share from issue activity; memory views
@@ -32,6 +39,11 @@ inline constexpr const char* kPartialWarps = "partial_warps";
 inline constexpr const char* kDivergence = "divergence";
 inline constexpr const char* kCoalescing = "coalescing";
 inline constexpr const char* kLatencyHiding = "latency_hiding";
+// Short-lived blocks: the SM's block launch and retirement paid once a block (priced only by the
+// kernel model, EXPLAIN-4).
+inline constexpr const char* kBlockTurnover = "block_turnover";
+// Not a defect: the kernel model re-solved with every fix at once (never the largest view).
+inline constexpr const char* kAllFixed = "all_fixed";
 }  // namespace view
 
 // One quantity a view reports (its CSV row): name, value, unit.
@@ -52,8 +64,10 @@ struct View {
 
 struct KernelCosts {
   const KernelCounters* kernel = nullptr;
-  std::vector<View> views;  // partial warps, divergence, coalescing, latency hiding
-  // The view with the largest estimated speedup (empty when none is priced).
+  // partial warps, divergence, coalescing, latency hiding, block turnover, and the all-fixed estimate
+  std::vector<View> views;
+  // The view with the largest estimated speedup (empty when none is priced; all_fixed is not a view
+  // of one cost and never the largest).
   std::string largest_view() const;
 };
 

@@ -32,6 +32,7 @@ std::string usage_text() {
   return "usage: warpcost explain [--kernel REGEX] [--launch-skip N] [--launch-count N] [--each-shape]\n"
          "                        [--no-dram-pass] [--json FILE] [--csv FILE] [--results DIR] [--inject LIB]\n"
          "                        [--records FILE] -- APP [ARGS...]\n"
+         "       warpcost explain --from-records FILE [--json FILE] [--csv FILE] [--results DIR]\n"
          "       warpcost explain --proof CASES.tsv [--out FILE]\n"
          "Runs APP with warpcost's CUPTI injection library, profiles its kernel launches (a one-pass DRAM\n"
          "pass, then kernel replay), and prints per kernel, largest total time first, what warp\n"
@@ -55,6 +56,8 @@ std::string usage_text() {
          "  --json FILE     the costs as JSON;  --csv FILE  as tidy CSV rows (family explain)\n"
          "  --inject LIB    the injection library (default: libwarpcost_inject.so beside this tool)\n"
          "  --records FILE  keep the library's raw launch records (JSON lines) there\n"
+         "  --from-records FILE  re-price a session's raw records (kept with --records) with this GPU's\n"
+         "                  newest suite run under DIR: no application runs, no GPU is needed\n"
          "  --proof CASES   judge predicted against measured fix speedups (scripts/gpu-round-explain.sh)\n"
          "APP's own output is untouched; its exit code or signal is reported. Exit: 0 explained; 1 APP\n"
          "failed, crashed or the profiler could not run (what was collected is still reported); 2 usage.\n";
@@ -123,6 +126,11 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
       if (!std::filesystem::is_regular_file(o.inject_path)) {
         throw UsageError("--inject " + o.inject_path + ": no such file; allowed: the path of libwarpcost_inject.so");
       }
+    } else if (a == "--from-records") {
+      o.from_records = value(a);
+      if (!std::filesystem::is_regular_file(o.from_records)) {
+        throw UsageError("--from-records " + o.from_records + ": no such file; allowed: a records file kept with --records");
+      }
     } else if (a == "--proof") {
       o.proof_cases = value(a);
       if (!std::filesystem::is_regular_file(o.proof_cases)) {
@@ -134,8 +142,18 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
     } else {
       throw UsageError("unknown argument '" + a + "'; allowed: --kernel, --launch-skip, --launch-count (--launches), "
                        "--each-shape, --no-dram-pass, --json, --csv, --results, "
-                       "--inject, --records, --proof, --out, --help, then -- APP [ARGS...]");
+                       "--inject, --records, --from-records, --proof, --out, --help, then -- APP [ARGS...]");
     }
+  }
+  if (!o.from_records.empty()) {
+    if (!o.proof_cases.empty()) throw UsageError("--from-records re-prices one session; --proof judges cases: one at a time");
+    if (!o.command.empty()) throw UsageError("--from-records re-prices saved records; it takes no -- APP");
+    if (!o.dram_pass || o.launch_skip != 0 || o.each_shape || !count_flag.empty() || !o.kernel_regex.empty() ||
+        !o.records_path.empty() || !o.inject_path.empty()) {
+      throw UsageError("--from-records takes only --json, --csv and --results (the records were chosen when they were made)");
+    }
+    if (!o.proof_out.empty()) throw UsageError("--out goes with --proof");
+    return o;
   }
   if (!o.proof_cases.empty()) {
     if (!o.command.empty()) throw UsageError("--proof judges recorded cases; it takes no -- APP");

@@ -2,6 +2,7 @@
 //   warpcost-explain [--kernel REGEX] [--launch-skip N] [--launch-count N] [--each-shape]
 //                    [--no-dram-pass] [--json FILE] [--csv FILE]
 //                    [--results DIR] [--inject LIB] [--records FILE] -- APP [ARGS...]
+//   warpcost-explain --from-records FILE [--json FILE] [--csv FILE] [--results DIR]
 //   warpcost-explain --proof CASES.tsv [--out FILE]
 #pragma once
 
@@ -27,6 +28,7 @@ struct Options {
   std::string results_dir = "results";
   std::string inject_path;  // empty: libwarpcost_inject.so beside the tool
   std::vector<std::string> command;  // the application and its arguments
+  std::string from_records;  // --from-records: re-price a saved session's raw records (no app run)
   std::string proof_cases;           // --proof: judge a table of cases instead of running an app
   std::string proof_out;
 };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "analysis/evaluation_support.hpp"
+#include "core/result_schema.hpp"
 #include "core/text_format.hpp"
 
 namespace warpcost::explain {
@@ -125,6 +127,43 @@ GpuFigures figures_from_rows(const std::vector<analysis::Row>& rows, const std::
     f.streams.push_back(s);
   }
   return f;
+}
+
+void add_model_parameters(GpuFigures& figures, const analysis::Run& run, const std::vector<analysis::Row>& rows) {
+  figures.model.reset();
+  ModelParameters p;
+  const model::ArchParams arch = analysis::detail::arch_of(run);
+  p.sms = static_cast<int>(run.context.number(schema::key::kSmCount));
+  p.schedulers_per_sm = arch.schedulers_per_sm;
+  p.clock_hz = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  const auto limit = [&](const char* key) {
+    return run.context.values.count(key) ? static_cast<int>(run.context.number(key)) : 0;
+  };
+  p.max_blocks_per_sm = limit(schema::key::kMaxBlocksPerSm);
+  p.max_warps_per_sm = limit(schema::key::kMaxWarpsPerSm);
+  std::string locus_text, rate_text;
+  const auto locus = analysis::detail::loaded_latency_locus(run, locus_text);
+  const auto rate = analysis::detail::saturated_issue_rate(run, arch.schedulers_per_sm, rate_text);
+  if (!locus || !rate || !(p.sms > 0) || !(p.clock_hz > 0)) {
+    figures.model_source = std::string("the run has no ") +
+                           (!locus ? "loaded-latency locus (streaming read_independent 16-byte W = 0 sweep)"
+                            : !rate ? "saturated issue rate (partial_warp fma_issue)"
+                                    : "SM count or measured clock");
+    return;
+  }
+  p.locus = *locus;
+  p.issue_rate = *rate;
+  for (const analysis::Row& r : rows) {
+    if (!is(r, "streaming", "block_turnover") || r.metric != "block_turnover_cycles" || !(r.value > 0)) continue;
+    const int threads = int_param(analysis::parse_key_values(r.params), "block_threads");
+    if (threads > 0) p.turnover_by_threads.emplace_back(threads, r.value);
+  }
+  std::sort(p.turnover_by_threads.begin(), p.turnover_by_threads.end());
+  figures.model_source = locus_text + "; r_sat " + analysis::fixed(*rate, 4) + " (" + rate_text + "); " +
+                         (p.turnover_by_threads.empty()
+                              ? std::string("no block_turnover sweep (a run before it): D = 0")
+                              : std::to_string(p.turnover_by_threads.size()) + " block_turnover points");
+  figures.model = std::move(p);
 }
 
 std::optional<std::string> newest_run_of(const std::string& gpu,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/evaluation.hpp"
+#include "explain/kernel_model.hpp"
 
 namespace warpcost::explain {
 
@@ -46,11 +47,20 @@ struct GpuFigures {
   // coalescing, DRAM loads of 4-byte elements: x = useful bytes / DRAM bytes, y = useful B/s.
   std::vector<CurvePoint> coalescing_useful_rate;
   std::vector<StreamCurve> streams;
+  // The kernel model's parameters (explain/kernel_model.hpp, EXPLAIN-4), from the run itself: its
+  // loaded-latency locus, r_sat, block turnover sweep, clock and residency limits. Absent when the
+  // run has no locus or no r_sat: then each view is priced on its own (the single-cost pricing).
+  std::optional<ModelParameters> model;
+  std::string model_source;  // what the parameters are read from, or why there are none
 };
 
 // The figures in `rows` (analysis::evaluate_run of one run). `gpu`, `run_id` are copied in.
 GpuFigures figures_from_rows(const std::vector<analysis::Row>& rows, const std::string& gpu,
                              const std::string& run_id);
+
+// The kernel model's parameters of `run` (`rows`: its evaluated rows, for the block turnover):
+// sets figures.model, or leaves it empty and says why in figures.model_source.
+void add_model_parameters(GpuFigures& figures, const analysis::Run& run, const std::vector<analysis::Row>& rows);
 
 // The newest of `runs` (folder name under results/<gpu>/, which starts with its UTC stamp) whose
 // GPU is `gpu`; nullopt when none is. Each entry: (run folder name, GPU name of its context).

@@ -138,7 +138,12 @@ std::optional<GpuFigures> load_figures(const fs::path& results, const std::strin
   }
   const analysis::Run run = analysis::read_run(paths.at(*newest));
   note = "run " + run.run_id() + " (" + paths.at(*newest).string() + ")";
-  return figures_from_rows(analysis::evaluate_run(run), gpu, run.run_id());
+  const std::vector<analysis::Row> rows = analysis::evaluate_run(run);
+  GpuFigures figures = figures_from_rows(rows, gpu, run.run_id());
+  add_model_parameters(figures, run, rows);
+  note += "; kernel model: " + (figures.model ? figures.model_source : "none (" + figures.model_source +
+                                                                          "): each view priced on its own");
+  return figures;
 }
 
 analysis::Run csv_run(const Session& s) {
@@ -163,6 +168,32 @@ analysis::Run csv_run(const Session& s) {
   c[schema::key::kGitRev] = git_revision();
   return run;
 }
+
+// The session's figures, costs and outputs (text, --json, --csv); exit 1 when the app failed or
+// the profiler could not run.
+int price_and_report(Session& s, const Options& o) {
+  std::optional<GpuFigures> figures;
+  if (!s.records.started) {
+    s.figures_note = "none: the injection library was not loaded (the application made no CUDA driver call)";
+  } else if (s.records.devices.empty()) {
+    s.figures_note = "none: no launch was profiled";
+  } else {
+    figures = load_figures(o.results_dir, s.records.devices.front().name, s.figures_note);
+    if (figures) s.figures = &*figures;
+  }
+  s.kernels = summarise(s.records.launches, s.records.each_shape);
+  const int sm_count = s.records.devices.empty() ? 0 : s.records.devices.front().sm_count;
+  for (const auto& k : s.kernels) s.costs.push_back(explain_kernel(k, s.figures, sm_count));
+
+  std::cout << render_text(s) << std::flush;
+  if (!o.json_path.empty()) write_atomically(o.json_path, to_json(s).dump(2) + "\n");
+  if (!o.csv_path.empty()) {
+    write_atomically(o.csv_path, analysis::tidy_csv({analysis::EvaluatedRun{csv_run(s), explain_rows(s)}}));
+  }
+  const bool app_failed = s.outcome.exit_code != 0 || s.outcome.signal != 0;
+  return app_failed || !s.records.errors.empty() || !s.records.started ? 1 : 0;
+}
+
 
 int run_explain(const Options& o) {
   // Absolute: the driver opens it from the application's working directory.
@@ -190,26 +221,15 @@ int run_explain(const Options& o) {
   const std::string raw = slurp(records_path);
   if (!o.records_path.empty()) write_atomically(o.records_path, raw);
   s.records = parse_records(raw, &s.skipped_lines);
-  std::optional<GpuFigures> figures;
-  if (!s.records.started) {
-    s.figures_note = "none: the injection library was not loaded (the application made no CUDA driver call)";
-  } else if (s.records.devices.empty()) {
-    s.figures_note = "none: no launch was profiled";
-  } else {
-    figures = load_figures(o.results_dir, s.records.devices.front().name, s.figures_note);
-    if (figures) s.figures = &*figures;
-  }
-  s.kernels = summarise(s.records.launches, s.records.each_shape);
-  const int sm_count = s.records.devices.empty() ? 0 : s.records.devices.front().sm_count;
-  for (const auto& k : s.kernels) s.costs.push_back(explain_kernel(k, s.figures, sm_count));
+  return price_and_report(s, o);
+}
 
-  std::cout << render_text(s) << std::flush;
-  if (!o.json_path.empty()) write_atomically(o.json_path, to_json(s).dump(2) + "\n");
-  if (!o.csv_path.empty()) {
-    write_atomically(o.csv_path, analysis::tidy_csv({analysis::EvaluatedRun{csv_run(s), explain_rows(s)}}));
-  }
-  const bool app_failed = s.outcome.exit_code != 0 || s.outcome.signal != 0;
-  return app_failed || !s.records.errors.empty() || !s.records.started ? 1 : 0;
+// --from-records: a saved session re-priced with the newest run under --results (no app runs).
+int run_from_records(const Options& o) {
+  Session s;
+  s.command = {"--from-records", o.from_records};
+  s.records = parse_records(slurp(o.from_records), &s.skipped_lines);
+  return price_and_report(s, o);
 }
 
 // --proof: the cases table (proof.hpp, parse_proof_cases). Prints the verdict table; --out writes
@@ -244,6 +264,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
+    if (!o.from_records.empty()) return run_from_records(o);
     return o.proof_cases.empty() ? run_explain(o) : run_proof(o);
   } catch (const std::exception& e) {
     std::cerr << "warpcost explain: " << e.what() << "\n";

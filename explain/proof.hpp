@@ -14,16 +14,22 @@
 
 namespace warpcost::explain {
 
-// A predicted fix speedup holds within 25 % of the measured one: |predicted - measured| / measured.
-// The views are single-factor estimates priced on curves measured with other kernels (another load
-// mix, another body), interpolated between swept points; the suite's knee models carry the same 25 %.
-inline constexpr double kFixTolerance = 0.25;
+// EXPLAIN-4 (declared before the round that first judges it; docs/verdict-changes.md): a predicted
+// fix speedup holds within 10 % of the measured one, |predicted - measured| / measured. The views
+// are re-solves of one fitted model of the kernel (explain/kernel_model.hpp); 10 % is the issue's
+// bar (the 25 % of EXPLAIN-2 hid a one-sided bias of the single-cost views).
+inline constexpr double kFixTolerance = 0.10;
 // A view costs nothing when its estimated speedup is at most 1.05: the examples' kernel times vary
-// by ~1 % between runs, and the curves' interpolation and the counters' sampling of one launch add a
-// few percent; 5 % is the smallest cost this tool claims to see.
-// (Declared so; since observed: a DRAM-bound twin's median moved by up to 13 % between device calls,
-// docs/explain.md, Results. The floor and the 25 % were not changed.)
+// by ~1 % between runs, and the counters' sampling of one launch adds a few percent; 5 % is the
+// smallest cost this tool claims to see. A prediction at the floor (exactly 1: the model's fix is
+// no faster) is "no fix expected": it holds only when its twin, which tries the fix, measures under
+// this (EXPLAIN-4).
+// (Since observed: a DRAM-bound twin's median moved by up to 13 % between device calls,
+// docs/explain.md, Results.)
 inline constexpr double kNoiseFloorSpeedup = 1.05;
+// The share of judged fixes on which explain must be closer to the measured fix than Nsight
+// Compute's own estimate for the same launch (issue 34's bar; a target row).
+inline constexpr double kCloserThanNcuShare = 0.80;
 
 struct ProofCase {
   std::string program;
@@ -34,10 +40,13 @@ struct ProofCase {
   // A second twin that removes every defect the program has, where the named twin removes one
   // (tile_2d: (32,8) blocks fix residency too; EXPLAIN-2): the largest view is held against it.
   std::optional<double> full_fix_seconds;
-  // A twin that only raises residency (gather_stride --variant resident: the same accesses, one load
-  // in flight a thread, a grid-stride loop over every resident warp; RESIDENCY-TWIN): the
-  // latency-hiding view is held against it.
+  // A twin with long-lived blocks (gather_stride --variant resident: the same accesses, one load in
+  // flight a thread, a grid-stride loop over exactly the blocks the SMs hold; RESIDENCY-TWIN, since
+  // EXPLAIN-4 held against the block-turnover view, the one fix it makes).
   std::optional<double> residency_twin_seconds;
+  // Nsight Compute's estimated speedup for the named view's defect on the same launch (its rules'
+  // estimated speedup p % as 1 / (1 - p/100); scripts/ncu_rule_speedup.py), when ncu ran.
+  std::optional<double> ncu_speedup;
   std::string unpriced_reason;  // why `predicted` is empty (no explain JSON, ...), for the untestable rows
 };
 
@@ -49,22 +58,31 @@ class ProofInputError : public std::invalid_argument {
 };
 
 // The cases table (tab-separated, '#' lines and empty lines skipped), one case a line: program,
-// named view ("-": the clean program; else one of the four views), the program's explain JSON, its
-// kernel seconds, its twin's kernel seconds, and optionally a sixth field: the kernel seconds of a
-// twin that removes every defect, and a seventh: those of a twin that only raises residency. A seconds field is a positive number, "-" (no such twin: the
-// clean program's, or no full-fix twin) or "failed" (the twin ran but gave no time: its check
-// reads "untestable here"). The predictions are the views' speedups of the JSON's first kernel; a
-// JSON that is missing or unreadable leaves them empty, with the reason.
+// named view ("-": the clean program; else one of the five views), the program's explain JSON, its
+// kernel seconds, its twin's kernel seconds (the clean program's: a twin that tries a fix, or -),
+// and optionally a sixth field: the kernel seconds of a twin that removes every defect, a seventh:
+// those of a twin with long-lived blocks, and an eighth: Nsight Compute's estimated speedup for the
+// named view (a number >= 1, or -). A seconds field is a positive number, "-" (no such twin) or
+// "failed" (the twin ran but gave no time: its check reads "untestable here"). The predictions are
+// the views' speedups of the JSON's first kernel; a JSON that is missing or unreadable leaves them
+// empty, with the reason.
 std::vector<ProofCase> parse_proof_cases(const std::string& text);
 
-// Rows (family "explain", benchmark "proof", params "program=...;view=..."):
-//   fix_speedup (model): measured defect/fixed time, predicted the named view's speedup;
-//   largest_view_is_named (model): 1 when the largest priced view is the named one;
+// Rows (family "explain", benchmark "proof", params "program=...;view=..."; EXPLAIN-4):
+//   fix_speedup (model): measured defect/fixed time, predicted the named view's speedup, within
+//     kFixTolerance, or, at the floor (predicted 1), measured under kNoiseFloorSpeedup;
+//   largest_view_is_named (model): 1 when the largest priced view (all_fixed left out) is the named one;
 //   clean_largest_speedup (model): the clean program's largest view against kNoiseFloorSpeedup;
-//   full_fix_speedup (model, only with full_fix_seconds): measured defect/full-fix time, predicted
-//     the largest priced view's speedup, within kFixTolerance;
-//   residency_twin_speedup (model, only with residency_twin_seconds): measured defect/residency-twin
-//     time, predicted the latency-hiding view's speedup, within kFixTolerance.
+//   clean_twin_speedup (model, the clean program with a twin): measured defect/twin time, predicted
+//     the all-fixed estimate, judged as fix_speedup;
+//   full_fix_speedup (model, only with full_fix_seconds): predicted the all-fixed estimate;
+//   residency_twin_speedup (model, only with residency_twin_seconds): predicted the block-turnover view;
+//   ncu_fix_speedup (info, with ncu_speedup): Nsight Compute's estimate against the same measured
+//     fix; its note says whether explain is closer;
+//   mean_signed_error (info, view=each): the mean of explain's signed relative errors over the
+//     judged rows predicting that view (a one-sided bias shows);
+//   closer_than_ncu_share (target): the share of cases with both estimates where explain's is
+//     closer to the measured fix, met at kCloserThanNcuShare.
 // A missing time or prediction gives "untestable here" with the reason in `why`.
 std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases);
 

@@ -116,8 +116,12 @@ std::string render_text(const Session& s) {
   std::ostringstream out;
   out << "warpcost explain: ";
   for (const auto& a : s.command) out << a << ' ';
-  out << "\n  application: " << outcome_text(s.outcome) << ", " << num(s.outcome.wall_seconds)
-      << " s wall time under explain";
+  if (!s.command.empty() && s.command.front() == "--from-records") {
+    out << "\n  application: not run (its saved records re-priced)";
+  } else {
+    out << "\n  application: " << outcome_text(s.outcome) << ", " << num(s.outcome.wall_seconds)
+        << " s wall time under explain";
+  }
   if (s.records.started && !s.records.ended) out << " (it ended before the profiler's trailer: the records written before are kept)";
   out << "\n";
   if (!s.records.devices.empty()) {

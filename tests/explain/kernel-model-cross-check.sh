@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The kernel model (explain/kernel_model.cpp, EXPLAIN-4) against its second implementation
+# (tests/explain/kernel_model_reference.py) on real records: every session of the committed H200
+# explain round re-priced by `warpcost explain --from-records` with a committed suite run, each
+# view's speedup compared with the reference's, within a part in a million. Twice: with the run as
+# committed (no block_turnover sweep: D = 0), and with the one-load-a-thread pilot's block_turnover
+# points added to it (the turnover path), in a temporary results folder removed after.
+# Usage: kernel-model-cross-check.sh WARPCOST_EXPLAIN REPO_ROOT PYTHON
+set -euo pipefail
+explain=$1
+repo=$2
+python=${3:-python3}
+round=$repo/results/nvidia-h200/20261201T192700Z-explain-repeat
+run=$repo/results/nvidia-h200/20261203T072255Z-9c349b82
+pilot=$repo/results/nvidia-h200/20261205T045805Z-one-per-thread-pilot
+for need in "$round/cases.tsv" "$run/bench.json" "$pilot/pilot-bench.json"; do
+  [ -e "$need" ] || { echo "skip: $need is not in this tree"; exit 77; }
+done
+work=$(mktemp -d /tmp/warpcost-kernel-model-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+# r_sat as the run's own row says (the analysis measures it; the model only reads it)
+rsat=$(awk -F, '$11=="second_order_parameters" && $13=="saturated_issue_rate" {print $14; exit}' "$run/warpcost.csv")
+[ -n "$rsat" ] || { echo "no saturated_issue_rate row in $run/warpcost.csv"; exit 1; }
+
+mkdir -p "$work/plain/nvidia-h200/20261203T072255Z-9c349b82" "$work/turnover/nvidia-h200/20261203T072256Z-composite"
+cp "$run/bench.json" "$work/plain/nvidia-h200/20261203T072255Z-9c349b82/"
+"$python" - "$run/bench.json" "$pilot/pilot-bench.json" "$work/turnover/nvidia-h200/20261203T072256Z-composite/bench.json" \
+  "$work/turnover.json" <<'PY'
+import json, statistics, sys
+run, pilot = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+extra = [b for b in pilot["benchmarks"] if b["name"].startswith("streaming/block_turnover/")]
+run["benchmarks"] += extra
+json.dump(run, open(sys.argv[3], "w"))
+# The turnover by hand from the pilot's points: cycles an SM spends a block = SMs x median seconds x
+# measured clock / blocks (docs/models.md, "one load a thread").
+ctx = run["context"]
+sms, clock = float(ctx["sm_count"]), float(ctx["sm_clock_measured_khz"]) * 1e3
+out = {}
+for b in extra:
+    threads = float(b["name"].split("block_threads:")[1].split("/")[0])
+    out[threads] = sms * statistics.median(b["warpcost_sample_seconds"]) * clock / b["blocks"]
+json.dump(out, open(sys.argv[4], "w"))
+PY
+
+status=0
+compared=0
+while IFS=$'\t' read -r name _; do
+  case "$name" in '#'*|'') continue ;; esac
+  records=$round/$name/records.jsonl
+  for mode in plain turnover; do
+    "$explain" --from-records "$records" --results "$work/$mode" --json "$work/$name.$mode.json" >/dev/null
+    if [ "$mode" = turnover ]; then
+      "$python" "$repo/tests/explain/kernel_model_reference.py" "$records" "$work/turnover/nvidia-h200/20261203T072256Z-composite/bench.json" "$rsat" "$work/turnover.json" >"$work/$name.$mode.ref.json"
+    else
+      "$python" "$repo/tests/explain/kernel_model_reference.py" "$records" "$run/bench.json" "$rsat" >"$work/$name.$mode.ref.json"
+    fi
+    if ! "$python" - "$work/$name.$mode.json" "$work/$name.$mode.ref.json" "$name $mode" <<'PY'
+import json, sys
+got = {v["name"]: v["speedup"] for v in json.load(open(sys.argv[1]))["kernels"][0]["views"]}
+ref = json.load(open(sys.argv[2]))["views"]
+bad = [f"{k}: explain {got.get(k)} reference {v}" for k, v in ref.items()
+       if got.get(k) is None or abs(got[k] - v) > 1e-6 * v]
+if bad:
+    print(sys.argv[3], "differs:", "; ".join(bad))
+    sys.exit(1)
+PY
+    then status=1; fi
+    compared=$((compared + 1))
+  done
+done <"$round/cases.tsv"
+echo "compared $compared sessions x 6 views"
+[ "$compared" -ge 20 ] || { echo "too few sessions compared"; exit 1; }
+exit $status

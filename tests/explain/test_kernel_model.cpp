@@ -1,0 +1,239 @@
+// The kernel model explain re-solves (explain/kernel_model.hpp, EXPLAIN-4), worked by hand on a
+// toy GPU: 2 SMs at 1 GHz, 4 schedulers issuing 1 instruction a cycle, a flat locus of 1000 cycles
+// up to a 1e12 B/s ceiling, 32 blocks and 64 warps an SM at most. Its agreement with a second
+// implementation on real records is tests/explain/kernel-model-cross-check.sh.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "explain/kernel_model.hpp"
+
+namespace warpcost::explain {
+namespace {
+
+ModelParameters toy_gpu() {
+  ModelParameters p;
+  p.sms = 2;
+  p.schedulers_per_sm = 4;
+  p.clock_hz = 1e9;
+  p.issue_rate = 1;
+  p.locus = model::streaming::Locus({{1e11, 1000}, {1e12, 1000}});
+  p.max_blocks_per_sm = 32;
+  p.max_warps_per_sm = 64;
+  return p;
+}
+
+// 20 blocks of one warp, 2 resident an SM, one load a warp moving 1000 DRAM bytes a block.
+ModelKernel toy_kernel() {
+  ModelKernel k;
+  k.in.blocks = 20;
+  k.in.block_threads = 32;
+  k.in.warps_per_block = 1;
+  k.in.resident_blocks = 2;
+  k.in.loads_per_warp = 1;
+  k.in.dram_bytes_per_block = 1000;
+  k.in.asked_bytes_per_block = 1000;
+  k.in.sectors_per_block = 32;
+  return k;
+}
+
+TEST(KernelModel, MeanValueAnalysisByHand) {
+  // One customer: 1 / (demand + delay). Two, demand 1, delay 1: n=1 R=1 X=1/2 Q=1/2; n=2 R=1.5
+  // X=2/2.5=0.8. 1.5 customers: halfway, 0.65. No demand at all: n / delay.
+  EXPECT_DOUBLE_EQ(mva_throughput(1, {1}, 1), 0.5);
+  EXPECT_DOUBLE_EQ(mva_throughput(2, {1}, 1), 0.8);
+  EXPECT_DOUBLE_EQ(mva_throughput(1.5, {1}, 1), 0.65);
+  EXPECT_DOUBLE_EQ(mva_throughput(2, {0, 0}, 1000), 0.002);
+  EXPECT_THROW(mva_throughput(0, {1}, 1), std::invalid_argument);
+  EXPECT_THROW(mva_throughput(1, {1}, -1), std::invalid_argument);
+}
+
+TEST(KernelModel, LatencyBoundTimeByHand) {
+  // X = 2 / 1000 blocks a cycle an SM; 10 blocks an SM: 10 / (0.002 x 1e9) = 5 us; BW = 2 x 1e9 x
+  // 0.002 x 1000 = 4e9 B/s, far under the ceiling.
+  const ModelSolution s = solve_kernel(toy_kernel(), toy_gpu());
+  EXPECT_NEAR(s.seconds, 5e-6, 1e-15);
+  EXPECT_NEAR(s.bandwidth, 4e9, 1e3);
+  EXPECT_FALSE(s.at_ceiling);
+  EXPECT_DOUBLE_EQ(s.loaded_cycles, 1000);
+  EXPECT_NEAR(s.block_cycles, 500, 1e-9);
+}
+
+TEST(KernelModel, TurnoverIsAStationAtTheSm) {
+  // D = 100 cycles at 32 threads, one block resident: X = 1 / (100 + 1000); 10 blocks: 11 us.
+  ModelParameters p = toy_gpu();
+  p.turnover_by_threads = {{32, 100}, {64, 100}};
+  ModelKernel k = toy_kernel();
+  k.in.resident_blocks = 1;
+  EXPECT_NEAR(solve_kernel(k, p).seconds, 1.1e-5, 1e-15);
+  EXPECT_DOUBLE_EQ(turnover_cycles_at(p, 48), 100);
+  p.turnover_by_threads = {{32, 100}, {64, 200}};
+  EXPECT_DOUBLE_EQ(turnover_cycles_at(p, 48), 150);   // linear between
+  EXPECT_DOUBLE_EQ(turnover_cycles_at(p, 1024), 200);  // the end value beyond
+  EXPECT_DOUBLE_EQ(turnover_cycles_at(toy_gpu(), 48), 0);  // no sweep: D = 0
+}
+
+TEST(KernelModel, TheCeilingBoundsBandwidth) {
+  // 1e6 B a block: the fixed point would move 4e12 B/s, past the 1e12 ceiling: 20 x 1e6 B / 1e12 = 20 us.
+  ModelKernel k = toy_kernel();
+  k.in.dram_bytes_per_block = 1e6;
+  const ModelSolution s = solve_kernel(k, toy_gpu());
+  EXPECT_TRUE(s.at_ceiling);
+  EXPECT_NEAR(s.seconds, 2e-5, 1e-15);
+}
+
+TEST(KernelModel, IssueIsAStationToo) {
+  // No loads; 4000 warp instructions a block at 4 x 1 a cycle: 1000 cycles of issue, one block
+  // resident: X = 1/1000, 10 blocks an SM: 10 us.
+  ModelKernel k = toy_kernel();
+  k.in.loads_per_warp = 0;
+  k.in.dram_bytes_per_block = 0;
+  k.in.resident_blocks = 1;
+  k.in.inst_per_block = 4000;
+  EXPECT_NEAR(solve_kernel(k, toy_gpu()).seconds, 1e-5, 1e-15);
+}
+
+TEST(KernelModel, FitsTheUnexplainedCyclesSplitByTheMemoryShare) {
+  // Measured 7.5 us: 10 (1000 + U) / 2e9 = 7.5e-6 gives U = 500, half with the sectors.
+  KernelInputs in = toy_kernel().in;
+  in.seconds = 7.5e-6;
+  in.memory_stall_share = 0.5;
+  const ModelFit f = fit_kernel(in, toy_gpu());
+  EXPECT_EQ(f.how, "unexplained cycles");
+  EXPECT_NEAR(f.kernel.unexplained_memory_cycles, 250, 1e-6);
+  EXPECT_NEAR(f.kernel.unexplained_issue_cycles, 250, 1e-6);
+  EXPECT_NEAR(f.at_fit.seconds, 7.5e-6, 1e-14);
+}
+
+TEST(KernelModel, FitsTheLoadsInFlight) {
+  // 8 loads a warp: T(m) = 10 (8000 / m) / 2e9 = 4e-5 / m; measured 10 us gives m = 4.
+  KernelInputs in = toy_kernel().in;
+  in.loads_per_warp = 8;
+  in.seconds = 1e-5;
+  const ModelFit f = fit_kernel(in, toy_gpu());
+  EXPECT_EQ(f.how, "loads in flight");
+  EXPECT_NEAR(f.kernel.loads_in_flight, 4, 1e-9);
+  EXPECT_DOUBLE_EQ(f.kernel.unexplained_memory_cycles + f.kernel.unexplained_issue_cycles, 0);
+}
+
+TEST(KernelModel, AKernelFasterThanTheModelIsSaidSo) {
+  KernelInputs in = toy_kernel().in;
+  in.seconds = 1e-6;  // the model's fastest is 5 us
+  const ModelFit f = fit_kernel(in, toy_gpu());
+  EXPECT_EQ(f.how, "model slower than measured");
+  EXPECT_NEAR(f.at_fit.seconds, 5e-6, 1e-15);
+}
+
+TEST(KernelModel, FullWarpsCarryTwiceTheBytesInFlight) {
+  // 16-thread blocks (one half-empty warp): the same threads in 10 blocks of 32, each moving 2000 B
+  // at the same latency: 5 / (0.002 x 1e9) = 2.5 us against 5 us: 2x (the issue's latency-bound case).
+  ModelKernel k = toy_kernel();
+  k.in.block_threads = 16;
+  const ModelKernel f = with_fix(k, Fix::kFullWarps, toy_gpu());
+  EXPECT_DOUBLE_EQ(f.in.blocks, 10);
+  EXPECT_DOUBLE_EQ(f.in.block_threads, 32);
+  EXPECT_DOUBLE_EQ(f.in.dram_bytes_per_block, 2000);
+  EXPECT_NEAR(solve_kernel(f, toy_gpu()).seconds, 2.5e-6, 1e-15);
+  // Whole warps already: nothing changes.
+  EXPECT_DOUBLE_EQ(with_fix(toy_kernel(), Fix::kFullWarps, toy_gpu()).in.blocks, 20);
+}
+
+TEST(KernelModel, FullResidencyByHand) {
+  const ModelParameters p = toy_gpu();
+  EXPECT_DOUBLE_EQ(full_residency_blocks(p, 1), 32);   // the block limit
+  EXPECT_DOUBLE_EQ(full_residency_blocks(p, 29), 2);   // 64 warps / 29
+  // Many waves: 2 -> min(32, G/S = 10) resident: X = 10 / 1000, 10 blocks: 1 us (5x).
+  const ModelKernel many = with_fix(toy_kernel(), Fix::kFullResidency, p);
+  EXPECT_DOUBLE_EQ(many.in.resident_blocks, 10);
+  EXPECT_NEAR(solve_kernel(many, p).seconds, 1e-6, 1e-15);
+  // One wave (4 blocks, 2 an SM): the same work over 32 blocks an SM, each 4/64 of a block's:
+  // 1/16 load a warp, Z = 62.5 cycles, X = 32 / 62.5 = 0.512; 32 blocks an SM: 62.5 ns (16x 1 us).
+  ModelKernel one = toy_kernel();
+  one.in.blocks = 4;
+  EXPECT_NEAR(solve_kernel(one, p).seconds, 1e-6, 1e-15);
+  const ModelKernel spread = with_fix(one, Fix::kFullResidency, p);
+  EXPECT_DOUBLE_EQ(spread.in.blocks, 64);
+  EXPECT_DOUBLE_EQ(spread.in.loads_per_warp, 1.0 / 16);
+  EXPECT_NEAR(solve_kernel(spread, p).seconds, 6.25e-8, 1e-17);
+}
+
+TEST(KernelModel, LongLivedBlocksPayTheTurnoverOnce) {
+  // D = 100, one block resident, 10 blocks an SM: 11 us. Long-lived: 2 blocks of 10 loads a warp:
+  // X = 1 / (100 + 10000), one block an SM: 10.1 us (1.089x).
+  ModelParameters p = toy_gpu();
+  p.turnover_by_threads = {{32, 100}};
+  ModelKernel k = toy_kernel();
+  k.in.resident_blocks = 1;
+  const ModelKernel f = with_fix(k, Fix::kLongLivedBlocks, p);
+  EXPECT_DOUBLE_EQ(f.in.blocks, 2);
+  EXPECT_DOUBLE_EQ(f.in.loads_per_warp, 10);
+  EXPECT_DOUBLE_EQ(f.loads_in_flight, 1);
+  EXPECT_NEAR(solve_kernel(f, p).seconds, 1.01e-5, 1e-15);
+  // A grid of one wave has nothing to remove.
+  ModelKernel one = k;
+  one.in.blocks = 2;
+  EXPECT_DOUBLE_EQ(with_fix(one, Fix::kLongLivedBlocks, p).in.blocks, 2);
+}
+
+TEST(KernelModel, ConvergedLanesHalveASerialisedIssue) {
+  ModelKernel k = toy_kernel();
+  k.in.loads_per_warp = 0;
+  k.in.dram_bytes_per_block = 0;
+  k.in.resident_blocks = 1;
+  k.in.inst_per_block = 4000;
+  k.in.serialised = 0.5;
+  const ModelKernel f = with_fix(k, Fix::kConverged, toy_gpu());
+  EXPECT_DOUBLE_EQ(f.in.inst_per_block, 2000);
+  EXPECT_NEAR(solve_kernel(f, toy_gpu()).seconds, 5e-6, 1e-15);  // 10 us before
+}
+
+TEST(KernelModel, CoalescedAccessesMoveWhatTheyAskAndTheirSectorsScaleTheUnexplained) {
+  // 4000 DRAM bytes a block for 1000 asked, 128 sectors; 400 unexplained cycles with the sectors.
+  // Before: Z = 1400, X = 2/1400: 7 us. Coalesced: 1000 B, 31.25 sectors, U = 400 x 31.25/128 =
+  // 97.65625: 10 x 1097.65625 / 2e9 = 5.48828125 us.
+  ModelKernel k = toy_kernel();
+  k.in.dram_bytes_per_block = 4000;
+  k.in.sectors_per_block = 128;
+  k.unexplained_memory_cycles = 400;
+  k.fit_sectors_per_block = 128;
+  EXPECT_NEAR(solve_kernel(k, toy_gpu()).seconds, 7e-6, 1e-15);
+  const ModelKernel f = with_fix(k, Fix::kCoalesced, toy_gpu());
+  EXPECT_DOUBLE_EQ(f.in.dram_bytes_per_block, 1000);
+  EXPECT_DOUBLE_EQ(f.in.sectors_per_block, 31.25);
+  EXPECT_NEAR(solve_kernel(f, toy_gpu()).seconds, 5.48828125e-6, 1e-15);
+}
+
+TEST(KernelModel, EveryFixAtOnceComposesThem) {
+  // 16-thread blocks at 2 resident with 4000 B a block for 2000 asked: full warps (10 blocks of
+  // 8000 B, 4000 asked), coalesced (4000 B), full residency (min(32, 5) = 5 resident):
+  // X = 5 / 1000, 5 blocks an SM: 1 us.
+  ModelKernel k = toy_kernel();
+  k.in.block_threads = 16;
+  k.in.dram_bytes_per_block = 4000;
+  k.in.asked_bytes_per_block = 2000;
+  const ModelKernel f = with_fix(k, Fix::kAll, toy_gpu());
+  EXPECT_DOUBLE_EQ(f.in.blocks, 10);
+  EXPECT_DOUBLE_EQ(f.in.dram_bytes_per_block, 4000);
+  EXPECT_DOUBLE_EQ(f.in.resident_blocks, 5);
+  EXPECT_NEAR(solve_kernel(f, toy_gpu()).seconds, 1e-6, 1e-15);
+}
+
+TEST(KernelModel, BadInputsAreNamed) {
+  ModelKernel k = toy_kernel();
+  k.in.blocks = 0;
+  EXPECT_THROW(solve_kernel(k, toy_gpu()), std::invalid_argument);
+  k = toy_kernel();
+  k.loads_in_flight = 0.5;
+  EXPECT_THROW(solve_kernel(k, toy_gpu()), std::invalid_argument);
+  ModelParameters p = toy_gpu();
+  p.issue_rate = 0;
+  try {
+    solve_kernel(toy_kernel(), p);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("issue rate"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace warpcost::explain
