@@ -1,7 +1,7 @@
-// What warp granularity costs one kernel, in four views, each with an estimated speedup of removing
-// it. Pure functions of the kernel's counters (records.hpp) and this GPU's measured figures
-// (figures.hpp); docs/explain.md states every formula and assumption. Each speedup is one factor
-// removed with all else equal (the views do not multiply).
+// What warp and block granularity cost one kernel, in five views and an all-fixed estimate, each
+// with an estimated speedup of removing it. Pure functions of the kernel's counters (records.hpp)
+// and this GPU's measured figures (figures.hpp); docs/explain.md states every formula and
+// assumption. Each speedup is one factor removed with all else equal (the views do not multiply).
 //
 // With the kernel model's parameters in the run (figures.model; EXPLAIN-4, explain/kernel_model.hpp)
 // every view is priced by re-solving one model of the kernel's time with one input changed (full
