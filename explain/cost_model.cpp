@@ -319,6 +319,21 @@ void price_by_model(KernelCosts& c, const KernelCounters& k, const GpuFigures& f
   }
   const ModelKernel& base = fit.kernel;
   const double fitted = fit.at_fit.seconds;
+  // How much a price leans on the measured time: the fit redone at the time 1 % lower and higher
+  // (the examples' run-to-run spread), each view re-solved from it. Near the locus' ceiling the
+  // fitted parameter is ill-conditioned (the loaded latency falls steeply as the throughput leaves
+  // the ceiling), and these say by how much.
+  std::optional<ModelFit> lower, higher;
+  try {
+    KernelInputs l = in, h = in;
+    l.seconds *= 0.99;
+    h.seconds *= 1.01;
+    lower = fit_kernel(l, p);
+    higher = fit_kernel(h, p);
+  } catch (const std::invalid_argument&) {
+    lower.reset();
+    higher.reset();
+  }
   if (all != nullptr) {
     auto& q = all->quantities;
     q.push_back({"model_fitted_seconds", fitted, "s"});
@@ -356,6 +371,17 @@ void price_by_model(KernelCosts& c, const KernelCounters& k, const GpuFigures& f
     const double unfloored = fitted / fixed_solution.seconds;
     v.quantities.push_back({"model_fix_seconds", fixed_solution.seconds, "s"});
     v.quantities.push_back({"model_unfloored_speedup", unfloored, "1"});
+    if (lower && higher) {
+      auto speedup_of = [&](const ModelFit& refit) {
+        return std::max(1.0, refit.at_fit.seconds / solve_kernel(with_fix(refit.kernel, fix, p), p).seconds);
+      };
+      try {
+        v.quantities.push_back({"speedup_if_time_1pct_lower", speedup_of(*lower), "1"});
+        v.quantities.push_back({"speedup_if_time_1pct_higher", speedup_of(*higher), "1"});
+      } catch (const std::invalid_argument&) {
+        // a re-solve the perturbed fit cannot make leaves the range out; the price stands
+      }
+    }
     if (v.name == view::kBlockTurnover) {
       v.quantities.push_back({"waves", in.blocks / (p.sms * in.resident_blocks), "1"});
       v.quantities.push_back({"turnover_cycles", turnover_cycles_at(p, in.block_threads), "cycles"});
