@@ -47,6 +47,11 @@ std::optional<model::LinearCost> two_point_cost(const std::vector<const Benchmar
 // points. `description` names it.
 std::optional<model::streaming::Locus> loaded_latency_locus(const Run& run, std::string& description);
 
+// The block-turnover parameter of a streaming/block_turnover point: cycles an SM spends a block of
+// the one-load-a-thread grid without its load, SMs x median seconds x clock / blocks; nullopt
+// without its block count, time, SM count or clock.
+std::optional<double> block_turnover_cycles(const Run& run, const BenchmarkResult& b);
+
 // r_sat: warp instructions a cycle a scheduler of partial_warp/fma_issue's FMA chains at 8 warps a
 // scheduler, the slope between its two loop lengths (docs/models.md); nullopt without both points
 // unthrottled and counted. `source` names them.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "analysis/evaluation_support.hpp"
 #include "analysis/coalescing/evaluation.hpp"
 #include "core/coalescing/schema.hpp"
+#include "core/streaming/schema.hpp"
 
 namespace warpcost::examples {
 namespace {
@@ -184,6 +186,53 @@ std::vector<std::string> gpu_parameters_from_run(const std::string& kind, const 
     add("loaded_latency", locus->cycles_at(locus->ceiling()));
     add("peak_gbps", locus->ceiling() / 1e9);
     how = "run " + id + ": " + locus_text + " (its two ends: a line between them), r_sat from " + rate_source;
+    return out;
+  }
+  if (kind == "block_stream_bandwidth") {
+    std::string locus_text;
+    const auto locus = analysis::detail::loaded_latency_locus(run, locus_text);
+    if (!locus) {
+      how = "run " + id + " has no loaded-latency locus: state the GPU's parameters by hand";
+      return {};
+    }
+    add("sms", run.context.number(schema::key::kSmCount));
+    add("clock_mhz", run.context.number(schema::key::kSmClockMeasuredKhz) / 1e3);
+    add("latency", locus->unloaded_cycles());
+    add("loaded_latency", locus->cycles_at(locus->ceiling()));
+    add("peak_gbps", locus->ceiling() / 1e9);
+    how = "run " + id + ": " + locus_text + " (its two ends: a line between them)";
+    // D and k are the block size's own: the run's block_turnover point and read_one_per_thread's
+    // resident blocks at the stated block_threads (unthrottled, error-free points only).
+    const auto threads = given.count("block_threads") ? analysis::parse_whole_double(given.at("block_threads")) : std::nullopt;
+    if (!threads) {
+      how += "; give block_threads=P to read the block turnover and the resident blocks at P";
+      return out;
+    }
+    auto point = [&](const char* benchmark) -> const analysis::BenchmarkResult* {
+      for (const auto& b : run.benchmarks) {
+        if (b.family == schema::streaming::kFamily && b.benchmark == benchmark && !b.error && !b.seconds.empty() &&
+            b.has_param(schema::streaming::param::kBlockThreads) &&
+            b.param(schema::streaming::param::kBlockThreads) == *threads && !analysis::is_throttled(run, b)) {
+          return &b;
+        }
+      }
+      return nullptr;
+    };
+    const auto* turnover = point(schema::streaming::benchmark::kBlockTurnover);
+    const auto d = turnover != nullptr ? analysis::detail::block_turnover_cycles(run, *turnover) : std::nullopt;
+    if (d) {
+      add("turnover_cycles", *d);
+      how += "; D from streaming/block_turnover block_threads=" + given.at("block_threads");
+    } else {
+      how += "; the run has no block_turnover point at " + given.at("block_threads") + " threads: state turnover_cycles by hand";
+    }
+    const auto* read = point(schema::streaming::benchmark::kReadOnePerThread);
+    if (read != nullptr && read->has_counter(schema::streaming::counter::kResidentBlocksPerSm)) {
+      add("resident_blocks", std::round(read->counter_median(schema::streaming::counter::kResidentBlocksPerSm)));
+      how += "; k from read_one_per_thread's resident blocks at that size";
+    } else {
+      how += "; no read_one_per_thread point at that size: state resident_blocks by hand";
+    }
     return out;
   }
   if (kind == "coalescing_bandwidth") {

@@ -287,12 +287,7 @@ void evaluate_one_per_thread(const Run& run, const BenchmarkResult& b, std::vect
 // The block-turnover parameter (docs/models.md, "one load a thread"): cycles an SM spends a block of
 // the one-load-a-thread grid without its load, from the grid's time, its blocks and the SM count.
 std::optional<double> turnover_cycles(const Run& run, const BenchmarkResult& b) {
-  const double sms = run.context.number(schema::key::kSmCount);
-  const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
-  if (!b.has_counter(schema::counter::kBlocks) || b.median_seconds() <= 0 || !(sms > 0) || !(clock > 0)) return std::nullopt;
-  const double blocks = b.counter_median(schema::counter::kBlocks);
-  if (!(blocks > 0)) return std::nullopt;
-  return b.median_seconds() * clock * sms / blocks;
+  return detail::block_turnover_cycles(run, b);
 }
 
 void evaluate_turnover(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
@@ -1030,6 +1025,15 @@ std::optional<double> detail::saturated_issue_rate(const Run& run, int scheduler
   if (!(cycles > 0) || !(inst > 0)) return std::nullopt;
   source = "fma_issue " + (*lo)->params_text() + " and " + (*hi)->params_text();
   return inst / cycles / schedulers;
+}
+
+std::optional<double> detail::block_turnover_cycles(const Run& run, const BenchmarkResult& b) {
+  const double sms = run.context.number(schema::key::kSmCount);
+  const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  if (!b.has_counter(schema::counter::kBlocks) || b.median_seconds() <= 0 || !(sms > 0) || !(clock > 0)) return std::nullopt;
+  const double blocks = b.counter_median(schema::counter::kBlocks);
+  if (!(blocks > 0)) return std::nullopt;
+  return b.median_seconds() * clock * sms / blocks;
 }
 
 // The loaded-latency locus (docs/models.md): the 16-byte W = 0 sweep of read_independent, each

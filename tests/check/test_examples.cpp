@@ -1659,6 +1659,51 @@ TEST(PredictFromRun, TheGpusParametersOfTheTwoKindsARunMeasuresByHand) {
   EXPECT_THROW(gpu_parameters_from_run("coalescing_bandwidth", {"stride=two"}, run, how), BadInput);
 }
 
+// `predict block_stream_bandwidth --gpu`: the locus' ends, and D and k at the stated block size from
+// the run's block_turnover and read_one_per_thread points. The hand run above plus a 64-thread
+// turnover point, 10 blocks in 1 us on one SM at 1 GHz: D = 1 x 1e-6 x 1e9 / 10 = 100 cycles, and a
+// read point holding 4 blocks an SM. k = 4, D = 100, Λ = 1000, 64 x 16 = 1024 B a block; MVA: n=1
+// R=100 X=1/1100; n=2 R=109.0909 X=2/1109.0909; n=3 R=119.6721 X=3/1119.6721; n=4 R=132.0644
+// X=4/1132.0644 = 0.00353337: BW = 1e9 x 0.00353337 x 1024 = 3.618169 GB/s, far under 512.
+TEST(PredictFromRun, TheOneLoadAThreadStreamReadsTheTurnoverAndResidencyAtItsBlockSize) {
+  analysis::Run run = hand_parameter_run();
+  analysis::BenchmarkResult turnover;
+  turnover.family = "streaming";
+  turnover.benchmark = "block_turnover";
+  turnover.params = {{"block_threads", "64"}};
+  turnover.seconds = {1e-6};
+  turnover.counters = {{"blocks", {10}}};
+  run.benchmarks.push_back(turnover);
+  analysis::BenchmarkResult read = turnover;
+  read.benchmark = "read_one_per_thread";
+  read.counters = {{"blocks", {10}}, {"resident_blocks_per_sm", {4}}, {"bytes_read", {10240}}};
+  run.benchmarks.push_back(read);
+  std::string how;
+  const std::vector<std::string> user = {"block_threads=64"};
+  const auto filled = gpu_parameters_from_run("block_stream_bandwidth", user, run, how);
+  EXPECT_EQ(filled, (std::vector<std::string>{"sms=1", "clock_mhz=1000", "latency=1000", "loaded_latency=1000", "peak_gbps=512",
+                                              "turnover_cycles=100", "resident_blocks=4"}))
+      << how;
+  std::vector<std::string> all = user;
+  all.insert(all.end(), filled.begin(), filled.end());
+  const auto answers = model_answers(example_from_arguments("block_stream_bandwidth", all));
+  ASSERT_FALSE(answers.empty());
+  EXPECT_EQ(answers[0].field, "bandwidth_gbps");
+  EXPECT_NEAR(answers[0].value.number, 3.618169, 1e-5);
+  // At a block size the run did not sweep: the locus is filled, D and k are the user's to state.
+  const auto other = gpu_parameters_from_run("block_stream_bandwidth", {"block_threads=128"}, run, how);
+  EXPECT_EQ(other.size(), 5u);
+  EXPECT_NE(how.find("state turnover_cycles by hand"), std::string::npos) << how;
+  EXPECT_NE(how.find("state resident_blocks by hand"), std::string::npos) << how;
+  // The user's own D stands.
+  const auto own = gpu_parameters_from_run("block_stream_bandwidth", {"block_threads=64", "turnover_cycles=150"}, run, how);
+  EXPECT_EQ(std::count(own.begin(), own.end(), std::string("turnover_cycles=100")), 0);
+  // A planted slow turnover point (D = 1000) moves the filled D and the price.
+  run.benchmarks[run.benchmarks.size() - 2].seconds = {1e-5};
+  const auto slow = gpu_parameters_from_run("block_stream_bandwidth", user, run, how);
+  EXPECT_NE(std::find(slow.begin(), slow.end(), std::string("turnover_cycles=1000")), slow.end());
+}
+
 }  // namespace
 }  // namespace warpcost::examples
 
