@@ -259,9 +259,13 @@ View latency_hiding(const KernelCounters& k, const GpuFigures* figures, const Me
 KernelInputs model_inputs(const KernelCounters& k, const ModelParameters& p) {
   KernelInputs in;
   const double n = static_cast<double>(std::max(1L, k.launches));
-  in.blocks = double(k.grid[0]) * k.grid[1] * k.grid[2];
   in.block_threads = k.block_threads();
   in.warps_per_block = std::ceil(in.block_threads / kWarpSize);
+  // The blocks of a launch: every launch of the summary has this block, so the warps all launches
+  // launched over w and the launches give the mean grid (launches at several grids priced as their
+  // mean; the first launch's grid where no warp was counted).
+  in.blocks = k.warps_launched > 0 && in.warps_per_block > 0 ? k.warps_launched / in.warps_per_block / n
+                                                             : double(k.grid[0]) * k.grid[1] * k.grid[2];
   const double occupancy = k.occupancy_blocks_per_sm > 0 ? double(k.occupancy_blocks_per_sm)
                                                          : k.warps_active_per_sm / std::max(1.0, in.warps_per_block);
   in.resident_blocks = std::min(occupancy, in.blocks / p.sms);
@@ -304,6 +308,8 @@ void price_by_model(KernelCosts& c, const KernelCounters& k, const GpuFigures& f
     for (View& v : c.views) {
       if (v.name == view::kBlockTurnover || v.name == view::kAllFixed) {
         v.unpriced_reason = "the kernel model needs a grid, a residency and a measured time";
+      } else if (v.speedup) {
+        v.priced_from += "; the kernel model needs a grid, a residency and a measured time: the single-cost price";
       }
     }
     return;
@@ -313,7 +319,11 @@ void price_by_model(KernelCosts& c, const KernelCounters& k, const GpuFigures& f
     fit = fit_kernel(in, p);
   } catch (const std::invalid_argument& e) {
     for (View& v : c.views) {
-      if (v.name == view::kBlockTurnover || v.name == view::kAllFixed) v.unpriced_reason = e.what();
+      if (v.name == view::kBlockTurnover || v.name == view::kAllFixed) {
+        v.unpriced_reason = e.what();
+      } else if (v.speedup) {
+        v.priced_from += std::string("; the kernel model could not be fitted (") + e.what() + "): the single-cost price";
+      }
     }
     return;
   }
@@ -359,6 +369,12 @@ void price_by_model(KernelCosts& c, const KernelCounters& k, const GpuFigures& f
     Fix fix{};
     const char* what = fix_of_view(v.name, fix);
     if (what == nullptr) continue;
+    if (v.name == view::kBlockTurnover && p.turnover_by_threads.empty()) {
+      // Without the sweep D = 0 and this view would read 1 by construction: not priced.
+      v.speedup.reset();
+      v.unpriced_reason = "the run has no block_turnover sweep (a run before it): the block turnover is not measured";
+      continue;
+    }
     if (v.speedup) v.quantities.push_back({"single_cost_speedup", *v.speedup, "1"});
     ModelSolution fixed_solution;
     try {
@@ -395,11 +411,13 @@ void price_by_model(KernelCosts& c, const KernelCounters& k, const GpuFigures& f
                                    : std::string());
     v.assumptions = "one model of the kernel's time (EXPLAIN-4, docs/explain.md): block slots a closed queue at the "
                     "SM, turnover and issue its stations, memory rounds at the loaded-latency locus; " +
-                    std::string(what) + " changes one input, the fitted ones stay";
+                    (fix == Fix::kAll ? std::string("every input the five views change, changed at once")
+                                      : std::string(what) + " changes one input") +
+                    ", the fitted ones stay";
   }
   if (p.turnover_by_threads.empty()) {
     for (View& v : c.views) {
-      if (v.name == view::kBlockTurnover) v.priced_from += "; the run has no block_turnover sweep: D = 0, this view is 1";
+      if (v.speedup && v.name != view::kBlockTurnover) v.priced_from += "; the run has no block_turnover sweep: D = 0";
     }
   }
 }

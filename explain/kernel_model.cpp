@@ -147,7 +147,7 @@ ModelFit fit_kernel(const KernelInputs& in, const ModelParameters& p) {
       f.at_fit = solve_kernel(k, p);
       return f;
     }
-    if (measured < slowest) {
+    if (measured <= slowest) {
       double lo = 1, hi = most;  // time falls as m rises
       for (int i = 0; i < 100; ++i) {
         k.loads_in_flight = (lo + hi) / 2;
@@ -237,11 +237,15 @@ ModelKernel with_fix(const ModelKernel& k, Fix f, const ModelParameters& p) {
       const double full = full_residency_blocks(p, in.warps_per_block);
       if (full <= in.resident_blocks) break;
       if (one_wave(in, p.sms)) {
-        // A grid sized to its residency: the same work spread over the blocks the SM could hold.
-        const double blocks = p.sms * full;
+        // A grid sized to its residency: the same work spread over the blocks the SM could hold,
+        // but never finer than one load a warp (a warp's one load cannot be split): at most
+        // G x (loads a warp) blocks.
+        double blocks = p.sms * full;
+        if (in.loads_per_warp > 0) blocks = std::min(blocks, in.blocks * std::max(1.0, in.loads_per_warp));
+        if (blocks <= in.blocks) break;
         scale_block_work(in, in.blocks / blocks);
         in.blocks = blocks;
-        in.resident_blocks = full;
+        in.resident_blocks = std::min(full, blocks / p.sms);
       } else {
         in.resident_blocks = std::min(full, in.blocks / p.sms);
       }

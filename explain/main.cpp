@@ -173,8 +173,10 @@ analysis::Run csv_run(const Session& s) {
 // the profiler could not run.
 int price_and_report(Session& s, const Options& o) {
   std::optional<GpuFigures> figures;
+  const bool saved = !s.command.empty() && s.command.front() == "--from-records";
   if (!s.records.started) {
-    s.figures_note = "none: the injection library was not loaded (the application made no CUDA driver call)";
+    s.figures_note = saved ? "none: the file holds no start record (is it a file kept with --records?)"
+                           : "none: the injection library was not loaded (the application made no CUDA driver call)";
   } else if (s.records.devices.empty()) {
     s.figures_note = "none: no launch was profiled";
   } else {

@@ -28,8 +28,8 @@ analysis::Row base(const ProofCase& c, const std::string& metric, const std::str
 
 std::string number(std::optional<double> x, int digits) { return x ? analysis::fixed(*x, digits) : ""; }
 
-// A prediction at the floor: the model's fix is no faster (its speedup floored at exactly 1).
-bool at_floor(double predicted) { return predicted <= 1.0 + 1e-12; }
+// "No fix expected": a prediction at or under the noise floor (EXPLAIN-4).
+bool at_floor(double predicted) { return predicted <= kNoiseFloorSpeedup; }
 
 // A predicted speedup against a measured one (defect time / twin time), within kFixTolerance, or at
 // the floor, "no fix expected", holding only when the twin measured under kNoiseFloorSpeedup
@@ -50,11 +50,19 @@ void judge_speedup(analysis::Row& r, std::optional<double> defect_seconds, std::
   r.rel_error = (*r.predicted - r.value) / r.value;
   if (at_floor(*r.predicted)) {
     r.verdict = r.value < kNoiseFloorSpeedup ? analysis::verdict::kHolds : analysis::verdict::kFails;
-    r.why = std::string("no fix expected (the floor): holds only if the twin measures under ") +
-            analysis::fixed(kNoiseFloorSpeedup, 2);
+    r.why = std::string("no fix expected (at most ") + analysis::fixed(kNoiseFloorSpeedup, 2) +
+            "): holds only if the twin measures under it";
     return;
   }
   r.verdict = std::abs(*r.rel_error) <= kFixTolerance ? analysis::verdict::kHolds : analysis::verdict::kFails;
+}
+
+// The note of a judged estimate: its price had the measured time been 1 % lower and higher.
+void add_band(const ProofCase& c, const std::string& view, analysis::Row& r) {
+  const auto band = c.one_percent_band.find(view);
+  if (band == c.one_percent_band.end() || !r.predicted) return;
+  r.why += std::string(r.why.empty() ? "" : "; ") + "time ±1 %: " + number(band->second.first, 3) + " to " +
+           number(band->second.second, 3);
 }
 
 std::optional<double> prediction(const ProofCase& c, const char* view) {
@@ -135,8 +143,20 @@ std::vector<ProofCase> parse_proof_cases(const std::string& text) {
         c.unpriced_reason = "the explain JSON " + f[2] + " has no kernel";
       } else {
         for (const auto& v : j["kernels"][0].value("views", nlohmann::json::array())) {
-          if (v.contains("name") && v.contains("speedup") && v["speedup"].is_number()) {
-            c.predicted[v["name"].get<std::string>()] = v["speedup"].get<double>();
+          if (!v.contains("name") || !v["name"].is_string()) continue;
+          const std::string name = v["name"].get<std::string>();
+          if (v.contains("speedup") && v["speedup"].is_number()) c.predicted[name] = v["speedup"].get<double>();
+          const auto q = v.value("quantities", nlohmann::json::object());
+          auto number_of = [&](const char* key) -> std::optional<double> {
+            if (!q.is_object() || !q.contains(key) || !q[key].is_number()) return std::nullopt;
+            return q[key].get<double>();
+          };
+          const auto lower = number_of("speedup_if_time_1pct_lower");
+          const auto higher = number_of("speedup_if_time_1pct_higher");
+          if (lower && higher) c.one_percent_band[name] = {*lower, *higher};
+          if (name == view::kAllFixed) {
+            c.model_seconds = number_of("model_fitted_seconds");
+            c.measured_seconds = number_of("measured_seconds_a_launch");
           }
         }
       }
@@ -151,7 +171,21 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
   const std::string tolerance = analysis::fixed(100 * kFixTolerance, 0) + " %";
   int both = 0, closer = 0;  // cases with explain's and ncu's estimate judged, and explain's the closer
   auto ncu_row = [&](const ProofCase& c, const analysis::Row& fix) {
-    if (!c.ncu_speedup || fix.verdict == analysis::verdict::kUntestable || !fix.predicted || !(fix.value > 0)) return;
+    if (!c.ncu_speedup || !(fix.value > 0)) return;
+    if (!fix.predicted) {
+      // Measured, and ncu estimated it, but explain priced nothing: counted, explain not closer.
+      ++both;
+      analysis::Row n = base(c, "ncu_fix_speedup", c.named_view.empty() ? "any" : c.named_view);
+      n.kind = analysis::kind::kInfo;
+      n.verdict = analysis::verdict::kInfo;
+      n.predicted = *c.ncu_speedup;
+      n.value = fix.value;
+      n.rel_error = (*c.ncu_speedup - fix.value) / fix.value;
+      n.why = "Nsight Compute closer: explain priced nothing (" + fix.why + ")";
+      rows.push_back(n);
+      return;
+    }
+    if (fix.verdict == analysis::verdict::kUntestable) return;
     analysis::Row n = base(c, "ncu_fix_speedup", c.named_view.empty() ? "any" : c.named_view);
     n.kind = analysis::kind::kInfo;
     n.verdict = analysis::verdict::kInfo;
@@ -201,8 +235,23 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
     fix.predicted = prediction(c, c.named_view.c_str());
     judge_speedup(fix, c.defect_seconds, c.fixed_seconds, "no kernel time for the program or its fixed twin",
                   unpriced_text.c_str());
+    add_band(c, c.named_view, fix);
     rows.push_back(fix);
     ncu_row(c, fix);
+    if (c.model_seconds && c.measured_seconds && *c.measured_seconds > 0) {
+      analysis::Row fit = base(c, "model_reaches_time", view::kAllFixed);
+      fit.kind = analysis::kind::kCheck;
+      fit.model = "the fitted kernel model's time within " + tolerance + " of the measured time a launch (us)";
+      fit.predicted = *c.model_seconds * 1e6;
+      fit.value = *c.measured_seconds * 1e6;
+      fit.unit = "us";
+      fit.rel_error = (*c.model_seconds - *c.measured_seconds) / *c.measured_seconds;
+      fit.verdict = std::abs(*fit.rel_error) <= kFixTolerance ? analysis::verdict::kHolds : analysis::verdict::kFails;
+      if (fit.verdict == analysis::verdict::kFails) {
+        fit.why = "the model cannot reach the kernel's time: its speedups are ratios of model times";
+      }
+      rows.push_back(fit);
+    }
 
     analysis::Row largest = base(c, "largest_view_is_named", c.named_view);
     largest.model = "the largest priced view is the one the defect names";
@@ -222,6 +271,10 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
     if (name.empty()) {
       largest.verdict = analysis::verdict::kUntestable;
       largest.why = c.unpriced_reason.empty() ? "no view was priced" : c.unpriced_reason;
+    } else if (best <= kNoiseFloorSpeedup) {
+      largest.value = 0;
+      largest.verdict = analysis::verdict::kFails;
+      largest.why = "no view above the noise floor (largest: " + name + " " + number(best, 6) + ")";
     } else if (!tied.empty()) {
       largest.value = 0;
       largest.verdict = analysis::verdict::kFails;
@@ -239,6 +292,7 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
       full.predicted = prediction(c, view::kAllFixed);
       judge_speedup(full, c.defect_seconds, c.full_fix_seconds, "no kernel time for the program or its full-fix twin",
                     "the explain JSON has no all-fixed estimate (a session before EXPLAIN-4)");
+      add_band(c, view::kAllFixed, full);
       rows.push_back(full);
     }
     if (c.residency_twin_seconds) {
@@ -248,15 +302,19 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
       twin.predicted = prediction(c, view::kBlockTurnover);
       judge_speedup(twin, c.defect_seconds, c.residency_twin_seconds,
                     "no kernel time for the program or its long-lived-blocks twin",
-                    c.unpriced_reason.empty() ? "the block-turnover view was not priced (a session before EXPLAIN-4)"
+                    c.unpriced_reason.empty() ? "the block-turnover view was not priced (a session before EXPLAIN-4, "
+                                                                "or a run without the turnover sweep)"
                                               : c.unpriced_reason.c_str());
+      add_band(c, view::kBlockTurnover, twin);
       rows.push_back(twin);
     }
   }
   // The bias: explain's mean signed error per view over every judged prediction of it.
   std::map<std::string, std::pair<double, int>> signed_errors;
   for (const analysis::Row& r : rows) {
-    if (r.kind != analysis::kind::kModel || !r.rel_error || r.verdict == analysis::verdict::kUntestable) continue;
+    if (r.kind != analysis::kind::kModel || !r.rel_error || r.verdict == analysis::verdict::kUntestable ||
+        (r.predicted && at_floor(*r.predicted)))
+      continue;  // a "no fix expected" row is judged against the floor, not as an estimate
     const std::string params = r.params;
     const std::string view = params.substr(params.find(";view=") + 6);
     auto& [sum, n] = signed_errors[view];

@@ -19,7 +19,27 @@ explain=$build/bench/warpcost-explain
 work=$(mktemp -d /tmp/warpcost-reprice-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 if [ -n "$pilot" ]; then
-  newest=$(ls -d "$results"/*/*/bench.json | sort -t/ -k3 | tail -n 1)
+  # the newest run folder by name (its UTC stamp) of the round's GPU, as explain chooses it
+  gpu_name=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r.get("record")=="device": print(r["name"]); break' "$(ls "$round"/*/records.jsonl | head -n 1)")
+  newest=$(python3 - "$results" "$gpu_name" <<'PY'
+import json, pathlib, sys
+best = None
+for bench in pathlib.Path(sys.argv[1]).glob("*/*/bench.json"):
+    if bench.parent.parent.name == "archive":
+        continue
+    try:
+        name = json.load(open(bench))["context"].get("gpu_name")
+    except Exception:
+        continue
+    if name == sys.argv[2] and (best is None or bench.parent.name > best.parent.name):
+        best = bench
+print(best or "")
+PY
+)
+  [ -n "$newest" ] || { echo "reprice-explain-round: no run of $gpu_name under $results" >&2; exit 2; }
   folder=$(basename "$(dirname "$newest")")
   gpu=$(basename "$(dirname "$(dirname "$newest")")")
   mkdir -p "$work/results/$gpu/$folder"

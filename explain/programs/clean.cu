@@ -79,10 +79,13 @@ int main(int argc, char** argv) {
     WARPCOST_CUDA(cudaMalloc(&x, n * sizeof(float4)));
     WARPCOST_CUDA(cudaMalloc(&y, n * sizeof(float4)));
     WARPCOST_CUDA(cudaMemcpy(x, hx.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
-    // a = 0 keeps y unchanged however many launches ran: the check needs no count of them.
-    const float a = 0.0f;
+    // a = 1 on whole numbers: after L launches y = y0 + L x exactly (every value stays under 2^24),
+    // so an element a kernel skipped or wrote twice is caught; the launches are counted as they run.
+    const float a = 1.0f;
+    long launches = 0;
     WARPCOST_CUDA(cudaMemcpy(y, hy.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
     const double seconds = median_kernel_seconds([&] {
+      ++launches;
       if (v == Variant::kFixed) {
         axpy4_pairs<<<grid, kBlock>>>(x, y, a, kPerThread);
         WARPCOST_CHECK_LAUNCH("axpy4_pairs");
@@ -97,7 +100,8 @@ int main(int argc, char** argv) {
     WARPCOST_CUDA(cudaFree(y));
     long bad = 0;
     for (long j = 0; j < n; ++j) {
-      const float4 w = {a * hx[j].x + 1, a * hx[j].y + 2, a * hx[j].z + 3, a * hx[j].w + 4};
+      const float l = static_cast<float>(launches) * a;
+      const float4 w = {l * hx[j].x + 1, l * hx[j].y + 2, l * hx[j].z + 3, l * hx[j].w + 4};
       bad += got[j].x != w.x || got[j].y != w.y || got[j].z != w.z || got[j].w != w.w;
     }
     return report("clean", v, seconds, bad);

@@ -60,6 +60,7 @@ got = {v["name"]: v["speedup"] for v in json.load(open(sys.argv[1]))["kernels"][
 ref = json.load(open(sys.argv[2]))["views"]
 bad = [f"{k}: explain {got.get(k)} reference {v}" for k, v in ref.items()
        if got.get(k) is None or abs(got[k] - v) > 1e-6 * v]
+bad += [f"{k}: explain {v}, the reference prices none" for k, v in got.items() if v is not None and k not in ref]
 if bad:
     print(sys.argv[3], "differs:", "; ".join(bad))
     sys.exit(1)

@@ -109,7 +109,7 @@ def fit(k, g, measured):
         slowest = time_of(k, g)
         if measured <= fastest:
             return dict(k, m=most), "model slower than measured"
-        if measured < slowest:
+        if measured <= slowest:
             lo, hi = 1.0, most
             for _ in range(100):
                 mid = (lo + hi) / 2
@@ -164,8 +164,11 @@ def fix(k, name, g):
         if full > k["k"]:
             if one_wave:
                 blocks = g["sms"] * full
-                k = per_block(k, k["G"] / blocks)
-                k.update(G=blocks, k=full)
+                if k["loads"] > 0:  # a warp's one load is not split
+                    blocks = min(blocks, k["G"] * max(1.0, k["loads"]))
+                if blocks > k["G"]:
+                    k = per_block(k, k["G"] / blocks)
+                    k.update(G=blocks, k=min(full, blocks / g["sms"]))
             else:
                 k["k"] = min(full, k["G"] / g["sms"])
     elif name == "block_turnover":
@@ -189,10 +192,10 @@ def kernel_of(records_path, sms):
             launch = r
     m = launch["metrics"]
     dram = passes.get(launch.get("dram_pass_index"), {}).get("metrics") or m
-    G = launch["grid"][0] * launch["grid"][1] * launch["grid"][2]
     P = launch["block"][0] * launch["block"][1] * launch["block"][2]
     w = math.ceil(P / 32)
     warps = m["smsp__warps_launched.sum"]
+    G = warps / w  # the blocks the launch launched
     written = min(dram["dram__bytes_write.sum"], m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] * 32)
     eff = min(1.0, max(0.0, m["smsp__thread_inst_executed.sum"] / m["smsp__inst_executed.sum"] / (32 * P / (32 * w))))
     warps_active = m["sm__warps_active.avg.per_cycle_active"]
@@ -225,6 +228,8 @@ def main():
     base = time_of(fitted, g)
     views = {}
     for name in ("partial_warps", "divergence", "coalescing", "latency_hiding", "block_turnover", "all_fixed"):
+        if name == "block_turnover" and not tt:
+            continue  # without the sweep the view is not priced
         views[name] = max(1.0, base / time_of(fix(fitted, name, g), g))
     print(json.dumps({"how": how, "model_seconds": base, "measured_seconds": measured,
                       "loads_in_flight": fitted["m"], "unexplained": fitted["u_mem"] + fitted["u_iss"],

@@ -807,8 +807,13 @@ TEST(ExplainProof, AFloorHoldsOnlyWhenItsTwinMeasuresUnderTheNoiseFloor) {
   EXPECT_EQ(judge_proof({defect(1.0, 1.05e-4, 1e-4)})[0].verdict, "fails");
   EXPECT_EQ(judge_proof({defect(1.0, 1.26e-4, 1e-4)})[0].verdict, "fails");
   EXPECT_NE(judge_proof({defect(1.0, 1.26e-4, 1e-4)})[0].why.find("no fix expected"), std::string::npos);
-  // Just above the floor it is an estimate again: 1.001 against 1.05 is -4.7 %, holds.
-  EXPECT_EQ(judge_proof({defect(1.001, 1.05e-4, 1e-4)})[0].verdict, "holds");
+  // Anything at or under the noise floor is "no fix expected": an epsilon above 1 cannot dodge the
+  // rule (1.0000001 against 1.09 would be -8.3 %, inside 10 %, but fails), nor can 1.05.
+  EXPECT_EQ(judge_proof({defect(1.0000001, 1.09e-4, 1e-4)})[0].verdict, "fails");
+  EXPECT_EQ(judge_proof({defect(1.05, 1.09e-4, 1e-4)})[0].verdict, "fails");
+  EXPECT_EQ(judge_proof({defect(1.04, 1.02e-4, 1e-4)})[0].verdict, "holds");
+  // Above the floor it is an estimate again: 1.06 against 1.05 is +0.95 %, holds.
+  EXPECT_EQ(judge_proof({defect(1.06, 1.05e-4, 1e-4)})[0].verdict, "holds");
 }
 
 TEST(ExplainProof, PlantedWrongLargestViewFails) {
@@ -849,14 +854,14 @@ TEST(ExplainProof, TheCleanProgramsFloorIsHeldAgainstItsTwin) {
 }
 
 TEST(ExplainProof, TheAllFixedEstimateIsHeldAgainstTheFullFixTwin) {
-  // tile_2d's shape: the named view (coalescing 1.02) against the aligned twin, the all-fixed
+  // tile_2d's shape: the named view (coalescing 1.1) against the aligned twin, the all-fixed
   // estimate (1.5) against the twin that removes every defect.
   ProofCase c;
   c.program = "tile_2d";
   c.named_view = view::kCoalescing;
-  c.predicted = {{view::kCoalescing, 1.02}, {view::kBlockTurnover, 1.3}, {view::kAllFixed, 1.5}};
+  c.predicted = {{view::kCoalescing, 1.1}, {view::kBlockTurnover, 1.3}, {view::kAllFixed, 1.5}};
   c.defect_seconds = 1.4e-4;
-  c.fixed_seconds = 1.3e-4;     // measured 1.0769: the named view -5.3 %, holds
+  c.fixed_seconds = 1.3e-4;     // measured 1.0769: the named view +2.1 %, holds
   c.full_fix_seconds = 1.0e-4;  // measured 1.4: the all-fixed +7.1 %, holds
   auto rows = per_case(judge_proof({c}));
   ASSERT_EQ(rows.size(), 3u);
@@ -906,22 +911,57 @@ TEST(ExplainProof, TheBlockTurnoverViewIsHeldAgainstTheLongLivedTwin) {
 }
 
 TEST(ExplainProof, ATieForTheLargestViewNamesNoViewAndFails) {
-  // Every view 1.0: no view is the largest; whatever the views' order, the check cannot hold.
+  // Two views tie at 1.2: no view is the largest; whatever the views' order, the check cannot hold.
   ProofCase c;
   c.program = "flat";
   c.named_view = view::kCoalescing;
-  c.predicted = {{view::kPartialWarps, 1.0}, {view::kDivergence, 1.0}, {view::kCoalescing, 1.0},
+  c.predicted = {{view::kPartialWarps, 1.2}, {view::kDivergence, 1.0}, {view::kCoalescing, 1.2},
                  {view::kLatencyHiding, 1.0}};
-  c.defect_seconds = 1e-4;
+  c.defect_seconds = 1.2e-4;
   c.fixed_seconds = 1e-4;
   const auto rows = judge_proof({c});
   EXPECT_EQ(rows[1].verdict, "fails");
   EXPECT_NE(rows[1].why.find("no single largest view"), std::string::npos) << rows[1].why;
-  // A hair apart, the larger one decides (1.00004 vs 1.00005: partial warps).
-  c.predicted[view::kPartialWarps] = 1.00005;
-  c.predicted[view::kCoalescing] = 1.00004;
-  EXPECT_EQ(judge_proof({c})[1].why, "largest: partial_warps 1.000");
+  // A hair apart, the larger one decides (1.20004 vs 1.20005: partial warps).
+  c.predicted[view::kPartialWarps] = 1.20005;
+  c.predicted[view::kCoalescing] = 1.20004;
+  EXPECT_EQ(judge_proof({c})[1].why, "largest: partial_warps 1.200");
   EXPECT_EQ(judge_proof({c})[1].verdict, "fails");
+  // Every view under the noise floor points at nothing, even when the named one is a hair ahead.
+  c.predicted = {{view::kPartialWarps, 1.00004}, {view::kCoalescing, 1.00005}};
+  EXPECT_EQ(judge_proof({c})[1].verdict, "fails");
+  EXPECT_NE(judge_proof({c})[1].why.find("no view above the noise floor"), std::string::npos) << judge_proof({c})[1].why;
+}
+
+TEST(ExplainProof, TheModelsFitIsCheckedAndFloorsStayOutOfTheBias) {
+  // A fit 20 % off the measured time fails its check (its speedups are ratios of model times).
+  ProofCase c = defect(2.0, 2e-4, 1e-4);
+  c.model_seconds = 1.2e-4;
+  c.measured_seconds = 1e-4;
+  c.one_percent_band[view::kCoalescing] = {1.9, 2.1};
+  auto rows = per_case(judge_proof({c}));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].metric, "model_reaches_time");
+  EXPECT_EQ(rows[1].kind, "check");
+  EXPECT_EQ(rows[1].verdict, "fails");
+  EXPECT_NE(rows[0].why.find("time ±1 %: 1.900 to 2.100"), std::string::npos) << rows[0].why;
+  c.model_seconds = 1.05e-4;
+  EXPECT_EQ(per_case(judge_proof({c}))[1].verdict, "holds");
+  // A floor row (1.0 against 0.5) is left out of the mean signed error; the estimate (2.2 against
+  // 2.0, +10 %) alone sets it.
+  ProofCase floor = defect(1.0, 0.5e-4, 1e-4);
+  floor.program = "floor";
+  ProofCase estimate = defect(2.2, 2e-4, 1e-4);
+  estimate.program = "estimate";
+  const auto all = judge_proof({floor, estimate});
+  EXPECT_NEAR(summary_row(all, "mean_signed_error", "coalescing").value, 0.1, 1e-12);
+  // An unpriced named view with ncu's estimate counts against explain in the share.
+  ProofCase unpriced = defect(2.0, 2e-4, 1e-4);
+  unpriced.predicted.erase(view::kCoalescing);
+  unpriced.ncu_speedup = 1.9;
+  const auto share = summary_row(judge_proof({unpriced}), "closer_than_ncu_share", "any");
+  EXPECT_DOUBLE_EQ(share.value, 0.0);
+  EXPECT_EQ(share.verdict, "missed");
 }
 
 TEST(ExplainProof, NsightComputeBesideExplainAndTheBiasPerView) {

@@ -146,15 +146,26 @@ TEST(KernelModel, FullResidencyByHand) {
   const ModelKernel many = with_fix(toy_kernel(), Fix::kFullResidency, p);
   EXPECT_DOUBLE_EQ(many.in.resident_blocks, 10);
   EXPECT_NEAR(solve_kernel(many, p).seconds, 1e-6, 1e-15);
-  // One wave (4 blocks, 2 an SM): the same work over 32 blocks an SM, each 4/64 of a block's:
-  // 1/16 load a warp, Z = 62.5 cycles, X = 32 / 62.5 = 0.512; 32 blocks an SM: 62.5 ns (16x 1 us).
+  // One wave (4 blocks, 2 an SM) of 16 loads a warp: Z = 16000, X = 2/16000, 2 blocks an SM: 16 us.
+  // The same work over 32 blocks an SM, each 4/64 of a block's: one load a warp, Z = 1000, X = 32 /
+  // 1000; 32 blocks an SM: 1 us (16x).
   ModelKernel one = toy_kernel();
   one.in.blocks = 4;
-  EXPECT_NEAR(solve_kernel(one, p).seconds, 1e-6, 1e-15);
+  one.in.loads_per_warp = 16;
+  EXPECT_NEAR(solve_kernel(one, p).seconds, 1.6e-5, 1e-15);
   const ModelKernel spread = with_fix(one, Fix::kFullResidency, p);
   EXPECT_DOUBLE_EQ(spread.in.blocks, 64);
-  EXPECT_DOUBLE_EQ(spread.in.loads_per_warp, 1.0 / 16);
-  EXPECT_NEAR(solve_kernel(spread, p).seconds, 6.25e-8, 1e-17);
+  EXPECT_DOUBLE_EQ(spread.in.loads_per_warp, 1);
+  EXPECT_NEAR(solve_kernel(spread, p).seconds, 1e-6, 1e-15);
+  // A warp's one load cannot be split: one wave of one load a warp gains no blocks (no fix), and 4
+  // loads a warp spread over at most 4x the blocks (16, not 64).
+  one.in.loads_per_warp = 1;
+  EXPECT_DOUBLE_EQ(with_fix(one, Fix::kFullResidency, p).in.blocks, 4);
+  one.in.loads_per_warp = 4;
+  const ModelKernel four = with_fix(one, Fix::kFullResidency, p);
+  EXPECT_DOUBLE_EQ(four.in.blocks, 16);
+  EXPECT_DOUBLE_EQ(four.in.loads_per_warp, 1);
+  EXPECT_DOUBLE_EQ(four.in.resident_blocks, 8);
 }
 
 TEST(KernelModel, LongLivedBlocksPayTheTurnoverOnce) {
