@@ -100,8 +100,10 @@ fi
 
 # Each bench's stdout (Google Benchmark's table, then its run folder) goes to a log; its stderr
 # (progress, failures) goes to the terminal with the device in front, and to a log.
-mkdir -p "$build/device-logs" "$root"
-logs=$(mktemp -d "$build/device-logs/$(date -u +%Y%m%dT%H%M%SZ)-XXXX")
+# WARPCOST_DEVICE_LOGS: where the logs go (default build/<preset>/device-logs; the test's own folder).
+log_root=${WARPCOST_DEVICE_LOGS:-$build/device-logs}
+mkdir -p "$log_root" "$root"
+logs=$(mktemp -d "$log_root/$(date -u +%Y%m%dT%H%M%SZ)-XXXX")
 echo "warpcost: ${#wanted[@]} suite(s) in parallel on device(s) ${wanted[*]} of $visible;" \
      "logs in $logs/" >&2
 pids=()

@@ -12,7 +12,7 @@ analyze=$(realpath "${1:?usage: run-devices-test.sh PATH/TO/warpcost-analyze}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export WARPCOST_BENCH=$here/fake-bench.sh WARPCOST_ANALYZE=$analyze
-export WARPCOST_RESULTS_ROOT=$work/results FAKE_NOTES=$work/notes
+export WARPCOST_RESULTS_ROOT=$work/results FAKE_NOTES=$work/notes WARPCOST_DEVICE_LOGS=$work/device-logs
 mkdir -p "$FAKE_NOTES"
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
