@@ -23,19 +23,12 @@ ran and sent it weights (so the sections of the parents must be collected too; s
 Per view this script takes the largest p among the mapped rule messages that carry one (ties: the
 first in the order below) and names its rule; no mapped message: speedup 1.0, rule "none fired".
 
-THE COMMAND (one launch; for scripts/gpu-round-explain.sh, inside its per-case loop, where $kernel,
-$main_index, $examples, $program, $defect_argv, $d and $limit are that script's):
-
-    timeout "$limit" ncu --clock-control none --cache-control all --apply-rules yes \
-      --section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats \
-      --section WarpStateStats --section SourceCounters --section MemoryWorkloadAnalysis \
-      --section MemoryWorkloadAnalysis_Tables \
-      -k "regex:$kernel" --launch-skip "$main_index" --launch-count 1 \
-      --csv --page details --log-file "$d/ncu-rules.csv" \
-      "$examples/$program" "${defect_argv[@]}" >"$d/ncu-rules.app.txt" 2>"$d/ncu-rules.log" ||
-      echo "ncu rules run failed (see its log)"
-    python3 scripts/ncu_rule_speedup.py "$d/ncu-rules.csv" >"$d/ncu-rules.json"
-    python3 scripts/ncu_rule_speedup.py --tsv "$view" "$d/ncu-rules.csv"   # e.g. 1.2800
+THE COMMAND (one launch): scripts/gpu-round-explain.sh runs it in its per-case loop ("Nsight
+Compute's rules on the launch explain profiled in full"): ncu --clock-control none --cache-control
+all --apply-rules yes with the sections SpeedOfLight, LaunchStats, Occupancy, SchedulerStats,
+WarpStateStats, SourceCounters, MemoryWorkloadAnalysis, MemoryWorkloadAnalysis_Tables, -k
+"regex:KERNEL" --launch-skip N --launch-count 1 --csv --page details --log-file CSV; then this
+script on the CSV. Why each part:
 
   - The sections: each mapped rule's own (LaunchStats, Occupancy, WarpStateStats, SourceCounters,
     MemoryWorkloadAnalysis_Tables) and their parents' (SpeedOfLight holds SOLBottleneck, Compute and
