@@ -1371,6 +1371,9 @@ TEST(RealSession, TheKernelModelPricesTheGatherAndAPlantedTwinFails) {
   EXPECT_DOUBLE_EQ(*view_of(c, view::kLatencyHiding).speedup, 1.0);
   EXPECT_FALSE(view_of(c, view::kBlockTurnover).speedup);  // no sweep: not priced, never 1 by construction
   EXPECT_EQ(c.largest_view(), view::kCoalescing);
+  for (const auto& v : c.views) {  // the model's quantities are CSV rows too: units of the vocabulary
+    for (const auto& q : v.quantities) EXPECT_TRUE(analysis::unit_in_vocabulary(q.unit)) << v.name << " " << q.metric;
+  }
   // The proof on it: +4.2 % holds; a planted twin 40 us (measured 3.59) fails at -29 %.
   ProofCase pc;
   pc.program = "gather_stride";
