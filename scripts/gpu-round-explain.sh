@@ -83,7 +83,14 @@ now() { date +%s.%N; }
 printf '# program\tview\texplain json\tdefect seconds\tfixed seconds\tfull-fix seconds\tlong-lived-twin seconds\tncu speedup\n' >"$work/cases.tsv"
 overhead="| program | wall without explain (s) | wall with explain (s) | ratio | profiled gpu__time_duration / the program's event median |\n|---|---|---|---|---|\n"
 status=0
+# A TERM (a caller's time limit) ends the loop after the command running then; the cases done are
+# judged and packed as usual.
+stop=0
+trap 'stop=1; echo "gpu-round-explain: TERM: finishing with the cases done"' TERM
+done_cases=()
 for c in "${cases[@]}"; do
+  [ "$stop" = 1 ] && break
+  done_cases+=("$c")
   IFS='|' read -r name program defect_args fixed_args view kernel full_args resident_args <<<"$c"
   d=$work/explain/$name
   mkdir -p "$d"
@@ -193,6 +200,7 @@ for l in open(sys.argv[1]):
   fi
 done
 
+cases=("${done_cases[@]}")
 # One markdown table of explain's counters beside ncu's: TITLE, the ncu CSV's name in each case's
 # folder, and explain_ncu_compare.py's options (--dram-pass: the DRAM pass's record).
 compare_table() {

@@ -26,6 +26,12 @@ if [ "${WARPCOST_ROUND_SKIP_SUITE:-0}" != 1 ]; then
   echo "=== new run folder(s): $new (at $((SECONDS - start)) s)"
   [ -n "$new" ] && tar czf "$OUT/run.tar.gz" $new
 fi
+# What is left of the call's 600 s, less a minute for the table and the transfer.
+left=$((540 - (SECONDS - start)))
+[ "$left" -lt "$explain_seconds" ] && explain_seconds=$left
 echo "=== explain round: ${WARPCOST_EXPLAIN_CASES:-every case}, at most $explain_seconds s"
-timeout --signal=TERM "$explain_seconds" scripts/gpu-round-explain.sh build/h200 "$OUT" || echo "=== explain round exited $?"
+if [ "$explain_seconds" -gt 30 ]; then
+  timeout --signal=TERM -k 45 "$explain_seconds" scripts/gpu-round-explain.sh build/h200 "$OUT" ||
+    echo "=== explain round exited $?"
+fi
 echo "=== done at $((SECONDS - start)) s"
