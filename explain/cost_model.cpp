@@ -304,27 +304,25 @@ void price_by_model(KernelCosts& c, const KernelCounters& k, const GpuFigures& f
   for (View& v : c.views) {
     if (v.name == view::kAllFixed) all = &v;
   }
-  if (!(in.blocks > 0) || !(in.seconds > 0) || !(in.resident_blocks > 0)) {
+  // No model for this kernel: the two model-only views say why, the others keep the single-cost price.
+  auto without_model = [&](const std::string& why) {
     for (View& v : c.views) {
       if (v.name == view::kBlockTurnover || v.name == view::kAllFixed) {
-        v.unpriced_reason = "the kernel model needs a grid, a residency and a measured time";
+        v.unpriced_reason = why;
       } else if (v.speedup) {
-        v.priced_from += "; the kernel model needs a grid, a residency and a measured time: the single-cost price";
+        v.priced_from += "; no kernel model (" + why + "): the single-cost price";
       }
     }
+  };
+  if (!(in.blocks > 0) || !(in.seconds > 0) || !(in.resident_blocks > 0)) {
+    without_model("the kernel model needs a grid, a residency and a measured time");
     return;
   }
   ModelFit fit;
   try {
     fit = fit_kernel(in, p);
   } catch (const std::invalid_argument& e) {
-    for (View& v : c.views) {
-      if (v.name == view::kBlockTurnover || v.name == view::kAllFixed) {
-        v.unpriced_reason = e.what();
-      } else if (v.speedup) {
-        v.priced_from += std::string("; the kernel model could not be fitted (") + e.what() + "): the single-cost price";
-      }
-    }
+    without_model(std::string("the kernel model could not be fitted: ") + e.what());
     return;
   }
   const ModelKernel& base = fit.kernel;

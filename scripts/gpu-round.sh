@@ -9,6 +9,11 @@
 # first round ran the tests); WARPCOST_ROUND_NCU=1 adds the Nsight Compute cross-check of the counter
 # pass (scripts/ncu-crosscheck.sh), packed as $OUT/ncu.tar.gz. WARPCOST_ROUND_DEVICES=all (or a list)
 # runs the suite on those GPUs at once (./warpcost run --devices) and compares them.
+# WARPCOST_ROUND_EXPLAIN_SECONDS=N runs the explain proof round after the suite, priced from its run,
+# for at most N s (a TERM judges and packs the cases done; WARPCOST_EXPLAIN_CASES picks them);
+# WARPCOST_ROUND_EXAMPLES=0 leaves out the worked examples. One call of the models round (issues 33,
+# 34): WARPCOST_ROUND_SUITE_ONLY=1 WARPCOST_ROUND_COMPARE=0 WARPCOST_ROUND_EXAMPLES=0
+# WARPCOST_ROUND_EXPLAIN_SECONDS=300.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/warpcost-out}
@@ -94,7 +99,13 @@ if [ "${WARPCOST_ROUND_COMPARE:-1}" = 1 ]; then
   step "suite again, counters off, and compare" compare_off "$@"
 fi
 
-step "worked examples measured (check --measure)" scripts/gpu-round-examples.sh h200
+if [ -n "${WARPCOST_ROUND_EXPLAIN_SECONDS:-}" ]; then
+  step "warpcost explain proof round, at most ${WARPCOST_ROUND_EXPLAIN_SECONDS} s" \
+    timeout --signal=TERM -k 45 "$WARPCOST_ROUND_EXPLAIN_SECONDS" scripts/gpu-round-explain.sh build/h200 "$OUT"
+fi
+if [ "${WARPCOST_ROUND_EXAMPLES:-1}" = 1 ]; then
+  step "worked examples measured (check --measure)" scripts/gpu-round-examples.sh h200
+fi
 
 after=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
 new=$(comm -13 <(echo "$before") <(echo "$after"))
