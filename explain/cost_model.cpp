@@ -348,7 +348,8 @@ void price_by_model(KernelCosts& c, const KernelCounters& k, const GpuFigures& f
     q.push_back({"measured_seconds_a_launch", in.seconds, "s"});
     q.push_back({"fit_loads_in_flight", base.loads_in_flight, "1"});
     q.push_back({"fit_unexplained_block_cycles", base.unexplained_memory_cycles + base.unexplained_issue_cycles, "cycles"});
-    q.push_back({"fit_unexplained_memory_share", in.memory_stall_share, "1"});
+    q.push_back({"fit_unexplained_memory_share",
+                 base.fit_dram_bytes_per_block > 0 ? 1.0 : in.memory_stall_share, "1"});
     q.push_back({"resident_blocks", in.resident_blocks, "blocks"});
     q.push_back({"full_residency_blocks", full_residency_blocks(p, in.warps_per_block), "blocks"});
     q.push_back({"turnover_cycles", turnover_cycles_at(p, in.block_threads), "cycles"});
@@ -361,7 +362,10 @@ void price_by_model(KernelCosts& c, const KernelCounters& k, const GpuFigures& f
       (fit.how == "loads in flight" ? " " + fixed(base.loads_in_flight, 2)
        : fit.how == "unexplained cycles"
            ? " " + fixed(base.unexplained_memory_cycles + base.unexplained_issue_cycles, 0) + " a block (" +
-                 fixed(100 * in.memory_stall_share, 0) + " % with the sectors, the rest with the instructions a warp)"
+                 (base.fit_dram_bytes_per_block > 0
+                      ? std::string("at the DRAM ceiling: all with the DRAM bytes, EXPLAIN-5)")
+                      : fixed(100 * in.memory_stall_share, 0) +
+                            " % with the sectors, the rest with the instructions a warp)")
            : " (model " + fixed(fitted * 1e6, 3) + " us; speedups are ratios of model times)");
   for (View& v : c.views) {
     Fix fix{};

@@ -27,7 +27,9 @@ void scale_block_work(KernelInputs& in, double s) {
 }
 
 double unexplained_cycles(const ModelKernel& k) {
-  const double mem = k.fit_sectors_per_block > 0 ? k.in.sectors_per_block / k.fit_sectors_per_block : 1.0;
+  const double mem = k.fit_dram_bytes_per_block > 0 ? k.in.dram_bytes_per_block / k.fit_dram_bytes_per_block
+                     : k.fit_sectors_per_block > 0   ? k.in.sectors_per_block / k.fit_sectors_per_block
+                                                     : 1.0;
   const double issue = k.fit_inst_per_warp > 0 ? k.in.inst_per_warp / k.fit_inst_per_warp : 1.0;
   return k.unexplained_memory_cycles * mem + k.unexplained_issue_cycles * issue;
 }
@@ -166,7 +168,10 @@ ModelFit fit_kernel(const KernelInputs& in, const ModelParameters& p) {
     return f;
   }
   // U: the smallest extra delay a block that brings the model's time to the measured one.
-  const double share = std::clamp(in.memory_stall_share, 0.0, 1.0);
+  const bool dram_bound = in.seconds > 0 && in.dram_bytes_per_block > 0 &&
+                          in.dram_bytes_per_block * in.blocks / in.seconds >= kDramBoundFraction * p.locus.ceiling();
+  if (dram_bound) k.fit_dram_bytes_per_block = in.dram_bytes_per_block;
+  const double share = dram_bound ? 1.0 : std::clamp(in.memory_stall_share, 0.0, 1.0);
   auto set_u = [&](double u) {
     k.unexplained_memory_cycles = share * u;
     k.unexplained_issue_cycles = (1 - share) * u;

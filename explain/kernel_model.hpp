@@ -16,7 +16,11 @@
 // in [1, warp loads a warp] when the kernel has several loads a warp and its time lies between the
 // model's with m = 1 and with every load in flight; else m = 1 and U >= 0. U is split at the fit by
 // the kernel's share of warps waiting on memory (long-scoreboard stalls): that part scales with the
-// sectors a block moves, the rest with the instructions a warp executes.
+// sectors a block moves, the rest with the instructions a warp executes. A kernel at the DRAM
+// ceiling (its measured DRAM rate at least kDramBoundFraction of the locus' ceiling; EXPLAIN-5) has
+// all of U with the DRAM, scaling with the DRAM bytes a block moves (reads, read-backs of partly
+// written sectors, attributed writes): a store waits on no scoreboard, so the stall share would
+// book its DRAM time to instructions.
 //
 // Pure arithmetic of explicit inputs: tests/explain/test_kernel_model.cpp works it by hand.
 #pragma once
@@ -29,6 +33,10 @@
 #include "core/streaming/model.hpp"
 
 namespace warpcost::explain {
+
+// EXPLAIN-5: a kernel whose measured DRAM rate is at least this fraction of the locus' ceiling is
+// at the DRAM ceiling (its U scales with DRAM bytes).
+inline constexpr double kDramBoundFraction = 0.95;
 
 // The GPU's measured parameters (from its suite run, explain/figures.hpp).
 struct ModelParameters {
@@ -72,6 +80,9 @@ struct ModelKernel {
   double unexplained_issue_cycles = 0;   // U's part that scales with instructions a warp
   double fit_sectors_per_block = 0;      // the fit's sectors and instructions, U's reference
   double fit_inst_per_warp = 0;
+  // At the DRAM ceiling (EXPLAIN-5): the fit's DRAM bytes a block, U's reference; 0 elsewhere (U's
+  // memory part then scales with sectors).
+  double fit_dram_bytes_per_block = 0;
 };
 
 struct ModelSolution {

@@ -81,7 +81,11 @@ def turnover(tt, threads):
 
 def time_of(k, g):
     rounds = k["loads"] / k["m"] if k["loads"] > 0 else 0.0
-    u = k["u_mem"] * (k["sec"] / k["sec0"] if k["sec0"] > 0 else 1) + k["u_iss"] * (k["ipw"] / k["ipw0"] if k["ipw0"] > 0 else 1)
+    if k.get("B0", 0) > 0:  # at the DRAM ceiling (EXPLAIN-5): U with the DRAM bytes
+        mem = k["B"] / k["B0"]
+    else:
+        mem = k["sec"] / k["sec0"] if k["sec0"] > 0 else 1
+    u = k["u_mem"] * mem + k["u_iss"] * (k["ipw"] / k["ipw0"] if k["ipw0"] > 0 else 1)
     dem = [turnover(g["turnover"], k["P"]), k["iblk"] / (SCHEDULERS * g["rsat"])]
     X = lambda bw: mva(k["k"], dem, rounds * lam(g["locus"], bw) + u)
     sf, B, top = g["sms"] * g["clock"], k["B"], g["locus"][-1][0]
@@ -120,7 +124,12 @@ def fit(k, g, measured):
             return dict(k, m=hi), "loads in flight"
     if measured <= time_of(k, g):
         return k, "model slower than measured"
-    share = min(1.0, max(0.0, k["mem_share"]))
+    # EXPLAIN-5: measured DRAM rate at least 95 % of the locus' ceiling: all of U with the DRAM bytes.
+    if k["B"] > 0 and k["B"] * k["G"] / measured >= 0.95 * g["locus"][-1][0]:
+        k = dict(k, B0=k["B"])
+        share = 1.0
+    else:
+        share = min(1.0, max(0.0, k["mem_share"]))
     with_u = lambda u: dict(k, u_mem=share * u, u_iss=(1 - share) * u)
     hi = max(1.0, measured * g["clock"])
     while time_of(with_u(hi), g) < measured:

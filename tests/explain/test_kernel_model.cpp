@@ -1,4 +1,4 @@
-// The kernel model explain re-solves (explain/kernel_model.hpp, EXPLAIN-4), worked by hand on a
+// The kernel model explain re-solves (explain/kernel_model.hpp, EXPLAIN-4 and -5), worked by hand on a
 // toy GPU: 2 SMs at 1 GHz, 4 schedulers issuing 1 instruction a cycle, a flat locus of 1000 cycles
 // up to a 1e12 B/s ceiling, 32 blocks and 64 warps an SM at most. Its agreement with a second
 // implementation on real records is tests/explain/kernel-model-cross-check.sh.
@@ -103,6 +103,48 @@ TEST(KernelModel, FitsTheUnexplainedCyclesSplitByTheMemoryShare) {
   EXPECT_NEAR(f.kernel.unexplained_memory_cycles, 250, 1e-6);
   EXPECT_NEAR(f.kernel.unexplained_issue_cycles, 250, 1e-6);
   EXPECT_NEAR(f.at_fit.seconds, 7.5e-6, 1e-14);
+}
+
+// EXPLAIN-5. 400,000 DRAM bytes a block (12,500 sectors), 100,000 asked; a quarter of the warps'
+// stalls on the scoreboard. The model with U = 0 is at the 1e12 ceiling: 20 x 4e5 B / 1e12 = 8 us.
+// U keeps it there while 2 x 1e9 x 2 / (1000 + U) x 4e5 >= 1e12, i.e. U <= 600; past that
+// T = 10 x (1000 + U) / 2e9.
+KernelInputs dram_bound_kernel(double seconds) {
+  KernelInputs in = toy_kernel().in;
+  in.dram_bytes_per_block = 4e5;
+  in.asked_bytes_per_block = 1e5;
+  in.sectors_per_block = 12500;
+  in.memory_stall_share = 0.25;
+  in.seconds = seconds;
+  return in;
+}
+
+TEST(KernelModel, AtTheDramCeilingTheUnexplainedCyclesAreTheDramsAndScaleWithItsBytes) {
+  // Measured 8.2 us: 20 x 4e5 B / 8.2e-6 s = 9.756e11 B/s, at least 95 % of the ceiling. 1000 + U =
+  // 1640: U = 640, all with the DRAM bytes (the scoreboard share 0.25 is not used).
+  const ModelFit f = fit_kernel(dram_bound_kernel(8.2e-6), toy_gpu());
+  EXPECT_EQ(f.how, "unexplained cycles");
+  EXPECT_NEAR(f.kernel.unexplained_memory_cycles, 640, 1e-6);
+  EXPECT_NEAR(f.kernel.unexplained_issue_cycles, 0, 1e-9);
+  EXPECT_DOUBLE_EQ(f.kernel.fit_dram_bytes_per_block, 4e5);
+  EXPECT_NEAR(f.at_fit.seconds, 8.2e-6, 1e-14);
+  // Coalesced: 1e5 DRAM bytes, U = 640 x 1e5 / 4e5 = 160; BW = 2e9 x 2 / 1160 x 1e5 = 3.4e11, under
+  // the ceiling: T = 10 x 1160 / 2e9 = 5.8 us, a speedup of 8.2 / 5.8 = 1.4138. EXPLAIN-4's split
+  // (0.25 of U with the sectors, a quarter of them left) kept 480 + 40: 7.6 us, 1.079.
+  const ModelKernel c = with_fix(f.kernel, Fix::kCoalesced, toy_gpu());
+  EXPECT_NEAR(solve_kernel(c, toy_gpu()).seconds, 5.8e-6, 1e-14);
+}
+
+TEST(KernelModel, UnderTheDramCeilingTheScoreboardShareSplitsTheUnexplainedCycles) {
+  // Measured 8.5 us: 9.412e11 B/s, under 95 % of the ceiling. 1000 + U = 1700: U = 700, 0.25 of it
+  // (175) with the sectors, 525 with the instructions; coalesced: 175 x 3125 / 12500 + 525 = 568.75,
+  // T = 10 x 1568.75 / 2e9 = 7.84375 us.
+  const ModelFit f = fit_kernel(dram_bound_kernel(8.5e-6), toy_gpu());
+  EXPECT_NEAR(f.kernel.unexplained_memory_cycles, 175, 1e-6);
+  EXPECT_NEAR(f.kernel.unexplained_issue_cycles, 525, 1e-6);
+  EXPECT_DOUBLE_EQ(f.kernel.fit_dram_bytes_per_block, 0);
+  const ModelKernel c = with_fix(f.kernel, Fix::kCoalesced, toy_gpu());
+  EXPECT_NEAR(solve_kernel(c, toy_gpu()).seconds, 7.84375e-6, 1e-14);
 }
 
 TEST(KernelModel, FitsTheLoadsInFlight) {
