@@ -235,6 +235,9 @@ ModelKernel with_fix(const ModelKernel& k, Fix f, const ModelParameters& p) {
       in.serialised = 0;
       break;
     case Fix::kCoalesced:
+      // No global load or store counted (DRAM bytes from spills, atomics or bulk copies): nothing
+      // here to coalesce, and no bytes asked to move instead.
+      if (in.asked_bytes_per_block <= 0) break;
       in.dram_bytes_per_block = std::min(in.dram_bytes_per_block, in.asked_bytes_per_block);
       in.sectors_per_block = std::min(in.sectors_per_block, in.asked_bytes_per_block / warpcost::kSectorBytes);
       break;

@@ -4,7 +4,8 @@
 # explain round re-priced by `warpcost explain --from-records` with a committed suite run, each
 # view's speedup compared with the reference's, within a part in a million. Twice: with the run as
 # committed (no block_turnover sweep: D = 0), and with the one-load-a-thread pilot's block_turnover
-# points added to it (the turnover path), in a temporary results folder removed after.
+# points added to it (the turnover path), in a temporary results folder removed after. Then every
+# session of the H100 round with that GPU's own run (below).
 # Usage: kernel-model-cross-check.sh WARPCOST_EXPLAIN REPO_ROOT PYTHON
 set -euo pipefail
 explain=$1
@@ -69,6 +70,58 @@ PY
     compared=$((compared + 1))
   done
 done <"$round/cases.tsv"
+
+# The H100 round (EXPLAIN-4's held-out round: its store gathers take EXPLAIN-5's DRAM-ceiling path),
+# priced from the suite run of the same device call, which has its own block_turnover sweep. Its
+# warpcost.csv is not committed: the analysis writes it into the temporary copy for r_sat.
+h100_round=$repo/results/nvidia-h100-80gb-hbm3/20261205T111000Z-explain-proof
+h100_run=$repo/results/nvidia-h100-80gb-hbm3/20261205T110614Z-13d70b73
+analyze=$(dirname "$explain")/../analysis/warpcost-analyze
+if [ -e "$h100_round/cases.tsv" ] && [ -e "$h100_run/bench.json" ] && [ -x "$analyze" ]; then
+  h100=$work/h100/nvidia-h100-80gb-hbm3/20261205T110614Z-13d70b73
+  mkdir -p "$h100"
+  cp "$h100_run/bench.json" "$h100/"
+  "$analyze" --quiet "$h100" >/dev/null 2>"$work/analyze.log" || { cat "$work/analyze.log"; echo "the analysis of the H100 run failed"; exit 1; }
+  h100_rsat=$(awk -F, '$11=="second_order_parameters" && $13=="saturated_issue_rate" {print $14; exit}' "$h100/warpcost.csv")
+  [ -n "$h100_rsat" ] || { echo "no saturated_issue_rate row in the H100 run's analysis"; exit 1; }
+  "$python" - "$h100/bench.json" "$work/h100-turnover.json" <<'PY'
+import json, statistics, sys
+run = json.load(open(sys.argv[1]))
+ctx = run["context"]
+sms, clock = float(ctx["sm_count"]), float(ctx["sm_clock_measured_khz"]) * 1e3
+out = {}
+for b in run["benchmarks"]:
+    if b["name"].startswith("streaming/block_turnover/"):
+        threads = float(b["name"].split("block_threads:")[1].split("/")[0])
+        out[threads] = sms * statistics.median(b["warpcost_sample_seconds"]) * clock / b["blocks"]
+assert out, "the H100 run has no block_turnover points"
+json.dump(out, open(sys.argv[2], "w"))
+PY
+  h100_compared=0
+  while IFS=$'\t' read -r name _; do
+    case "$name" in '#'*|'') continue ;; esac
+    records=$h100_round/$name/records.jsonl
+    "$explain" --from-records "$records" --results "$work/h100" --json "$work/$name.h100.json" >/dev/null
+    "$python" "$repo/tests/explain/kernel_model_reference.py" "$records" "$h100/bench.json" "$h100_rsat" "$work/h100-turnover.json" >"$work/$name.h100.ref.json"
+    if ! "$python" - "$work/$name.h100.json" "$work/$name.h100.ref.json" "$name h100" <<'PY'
+import json, sys
+got = {v["name"]: v["speedup"] for v in json.load(open(sys.argv[1]))["kernels"][0]["views"]}
+ref = json.load(open(sys.argv[2]))["views"]
+bad = [f"{k}: explain {got.get(k)} reference {v}" for k, v in ref.items()
+       if got.get(k) is None or abs(got[k] - v) > 1e-6 * v]
+if bad:
+    print(sys.argv[3], "differs:", "; ".join(bad))
+    sys.exit(1)
+PY
+    then status=1; fi
+    h100_compared=$((h100_compared + 1))
+  done <"$h100_round/cases.tsv"
+  echo "compared $h100_compared sessions of the H100 round"
+  [ "$h100_compared" -ge 26 ] || { echo "too few H100 sessions compared"; exit 1; }
+  compared=$((compared + h100_compared))
+else
+  echo "note: the H100 round, its run or $analyze is missing: its sessions not compared"
+fi
 echo "compared $compared sessions x 6 views"
 [ "$compared" -ge 20 ] || { echo "too few sessions compared"; exit 1; }
 exit $status

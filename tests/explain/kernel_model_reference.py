@@ -30,7 +30,7 @@ def locus_points(bench):
         if b.get("error_occurred"):
             continue
         clocks = b.get("warpcost_sm_clock_mhz")
-        if clocks is not None and reference > 0 and min(clocks if isinstance(clocks, list) else [clocks]) < 0.9 * reference:
+        if clocks is not None and reference > 0 and min(clocks if isinstance(clocks, list) else [clocks]) < 0.95 * reference:
             continue  # throttled (the analysis' kThrottleFraction)
         warps = float(name.split("warps_per_sm:")[1].split("/")[0])
         seconds = statistics.median(b["warpcost_sample_seconds"])
@@ -166,7 +166,7 @@ def fix(k, name, g):
             k["k"] = min(k["k"], k["G"] / g["sms"])
     elif name == "divergence":
         k.update(iblk=k["iblk"] * (1 - k["s"]), ipw=k["ipw"] * (1 - k["s"]), s=0.0)
-    elif name == "coalescing":
+    elif name == "coalescing" and k["asked"] > 0:  # nothing asked: nothing to coalesce
         k.update(B=min(k["B"], k["asked"]), sec=min(k["sec"], k["asked"] / 32.0))
     elif name == "latency_hiding":
         full = full_k(g, k["w"])

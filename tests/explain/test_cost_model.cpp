@@ -1350,7 +1350,7 @@ TEST(RealSession, ProofOfPartialBlockHoldsAndAPlantedMissFails) {
 // 9c349b82 (no block_turnover sweep: D = 0). The expected prices are the second implementation's
 // (tests/explain/kernel_model_reference.py on the same records, run and r_sat 0.9403749839):
 // coalescing and all fixed 2.7442774, the other views 1, U = 2865.19 cycles a block. The kernel reads
-// at 99 % of the locus' ceiling, so all of U scales with its DRAM bytes (EXPLAIN-5; EXPLAIN-4's
+// at 98.4 % of the locus' ceiling, so all of U scales with its DRAM bytes (EXPLAIN-5; EXPLAIN-4's
 // scoreboard split priced 2.5470047). The round measured the defect 143.5 us and its coalesced twin
 // 58.7 us (docs/explain.md): 2.4446, +12.3 %: a fail at 10 %, without the turnover D that this
 // run predates (the repeat round re-priced with it: 2.456 against 2.473, docs/explain.md).

@@ -256,6 +256,19 @@ TEST(KernelModel, CoalescedAccessesMoveWhatTheyAskAndTheirSectorsScaleTheUnexpla
   EXPECT_NEAR(solve_kernel(f, toy_gpu()).seconds, 5.48828125e-6, 1e-15);
 }
 
+TEST(KernelModel, NoBytesAskedLeavesNothingToCoalesce) {
+  // DRAM bytes with no global load or store counted (spills, atomics): the coalesced kernel is the
+  // kernel; before, min(DRAM bytes, 0 asked) took every byte and U's memory part away.
+  ModelKernel k = toy_kernel();
+  k.in.asked_bytes_per_block = 0;
+  k.unexplained_memory_cycles = 400;
+  k.fit_dram_bytes_per_block = 1000;
+  const ModelKernel f = with_fix(k, Fix::kCoalesced, toy_gpu());
+  EXPECT_DOUBLE_EQ(f.in.dram_bytes_per_block, 1000);
+  EXPECT_DOUBLE_EQ(f.in.sectors_per_block, 32);
+  EXPECT_DOUBLE_EQ(solve_kernel(f, toy_gpu()).seconds, solve_kernel(k, toy_gpu()).seconds);
+}
+
 TEST(KernelModel, EveryFixAtOnceComposesThem) {
   // 16-thread blocks at 2 resident with 4000 B a block for 2000 asked: full warps (10 blocks of
   // 8000 B, 4000 asked), coalesced (4000 B), full residency (min(32, 5) = 5 resident):
