@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A second implementation of explain's kernel model (explain/kernel_model.cpp, EXPLAIN-4), written
+"""A second implementation of explain's kernel model (explain/kernel_model.cpp, EXPLAIN-4 and -5), written
 apart from it in plain Python from docs/explain.md's description, to check the C++ on real records.
 
 Usage: kernel_model_reference.py RECORDS.jsonl BENCH.json R_SAT [TURNOVER.json]
