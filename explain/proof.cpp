@@ -172,20 +172,8 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
   int both = 0, closer = 0;  // cases with explain's and ncu's estimate judged, and explain's the closer
   auto ncu_row = [&](const ProofCase& c, const analysis::Row& fix) {
     if (!c.ncu_speedup || !(fix.value > 0)) return;
-    if (!fix.predicted) {
-      // Measured, and ncu estimated it, but explain priced nothing: counted, explain not closer.
-      ++both;
-      analysis::Row n = base(c, "ncu_fix_speedup", c.named_view.empty() ? "any" : c.named_view);
-      n.kind = analysis::kind::kInfo;
-      n.verdict = analysis::verdict::kInfo;
-      n.predicted = *c.ncu_speedup;
-      n.value = fix.value;
-      n.rel_error = (*c.ncu_speedup - fix.value) / fix.value;
-      n.why = "Nsight Compute closer: explain priced nothing (" + fix.why + ")";
-      rows.push_back(n);
-      return;
-    }
-    if (fix.verdict == analysis::verdict::kUntestable) return;
+    // Measured and estimated by ncu but not priced by explain: counted, explain not closer.
+    if (fix.predicted && fix.verdict == analysis::verdict::kUntestable) return;
     analysis::Row n = base(c, "ncu_fix_speedup", c.named_view.empty() ? "any" : c.named_view);
     n.kind = analysis::kind::kInfo;
     n.verdict = analysis::verdict::kInfo;
@@ -193,11 +181,16 @@ std::vector<analysis::Row> judge_proof(const std::vector<ProofCase>& cases) {
     n.predicted = *c.ncu_speedup;
     n.value = fix.value;
     n.rel_error = (*c.ncu_speedup - fix.value) / fix.value;
-    const bool explain_closer = std::abs(*fix.predicted - fix.value) < std::abs(*c.ncu_speedup - fix.value);
     ++both;
-    closer += explain_closer ? 1 : 0;
-    n.why = std::string(explain_closer ? "explain closer" : "Nsight Compute as close or closer") + " (explain " +
-            number(fix.predicted, 3) + ", ncu " + number(c.ncu_speedup, 3) + ", measured " + number(fix.value, 3) + ")";
+    if (!fix.predicted) {
+      n.why = "Nsight Compute closer: explain priced nothing (" + fix.why + ")";
+    } else {
+      const bool explain_closer = std::abs(*fix.predicted - fix.value) < std::abs(*c.ncu_speedup - fix.value);
+      closer += explain_closer ? 1 : 0;
+      n.why = std::string(explain_closer ? "explain closer" : "Nsight Compute as close or closer") + " (explain " +
+              number(fix.predicted, 3) + ", ncu " + number(c.ncu_speedup, 3) + ", measured " + number(fix.value, 3) +
+              ")";
+    }
     rows.push_back(n);
   };
   for (const ProofCase& c : cases) {
