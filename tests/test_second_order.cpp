@@ -144,6 +144,21 @@ TEST(SecondOrderModel, TheKneeRule) {
   EXPECT_EQ(st::knee_of({}, 0.9), 0);
 }
 
+TEST(SecondOrderModel, TheKneeCrossingIsReadBetweenSweptPoints) {
+  // 90 % of 4 is 3.6, between 3 at 4 warps and 4 at 8: 4 + 4·(3.6 − 3)/(4 − 3) = 6.4.
+  EXPECT_DOUBLE_EQ(st::knee_crossing_of({{1, 1}, {2, 2}, {4, 3}, {8, 4}, {16, 4}}, 0.9), 6.4);
+  // The H100's batched-2 curve (run 13d70b73, TB/s): 90 % of 3.036394 is 2.7327546, reached
+  // between 2.731222 at 16 and 2.945309 at 24: 16 + 8·0.0015326/0.214087 = 16.0573. The first
+  // swept point at or above it is 24.
+  const std::vector<std::pair<int, double>> batched2 = {{12, 2.473512}, {16, 2.731222}, {24, 2.945309},
+                                                        {32, 2.997203}, {48, 3.036394}, {64, 2.955296}};
+  EXPECT_NEAR(st::knee_crossing_of(batched2, 0.9), 16.0573, 1e-3);
+  EXPECT_EQ(st::knee_of(batched2, 0.9), 24);
+  // Already there at the first point; an empty curve.
+  EXPECT_DOUBLE_EQ(st::knee_crossing_of({{2, 5}, {4, 5}}, 0.9), 2.0);
+  EXPECT_DOUBLE_EQ(st::knee_crossing_of({}, 0.9), 0.0);
+}
+
 // The divergence grid's numbers of the H200 at 64 warps/SM (docs/models.md): F = 4.864 us at 0
 // trips, 117.456 us at 192, so t = 112.592/192 = 0.5864167 us; k = 16, if 384, else 96 runs 480
 // trips against the reference's 384: (4.864 + 281.48)/(4.864 + 225.184) = 286.344/230.048.
@@ -324,6 +339,23 @@ TEST_F(SecondOrderRun, PlantedFaultAShiftedKneeFails) {
     if (w >= 20 && w <= 50) scale_time(b, 1.25);
   }
   const Row r = row(analysis::evaluate_run(run_), "knee", kW8Knee, "second_order_knee_warps_per_sm");
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_GT(r.value - *r.predicted, 3.0);
+}
+
+// ISSUE-33-KNEE-CROSSING: the batched-2 curve's crossing holds on the committed run; its points at
+// 16 and 24 warps/SM 15 % slower move the measured crossing more than 3 warps/SM later.
+TEST_F(SecondOrderRun, PlantedFaultASlowBatchedKneeFails) {
+  const std::string knee = "use=batched;load_bytes=16;alu_per_load=0;loads_in_flight=2";
+  const Row held = row(analysis::evaluate_run(run_), "knee", knee, "second_order_knee_warps_per_sm");
+  EXPECT_EQ(held.verdict, "holds");
+  EXPECT_NE(held.value, std::round(held.value)) << "a crossing between swept points, not a swept point";
+  for (auto& b : run_.benchmarks) {
+    if (b.benchmark != "read_batched" || b.param("loads_in_flight") != 2) continue;
+    const double w = b.param("warps_per_sm");
+    if (w == 16 || w == 24) scale_time(b, 1.15);
+  }
+  const Row r = row(analysis::evaluate_run(run_), "knee", knee, "second_order_knee_warps_per_sm");
   EXPECT_EQ(r.verdict, "fails");
   EXPECT_GT(r.value - *r.predicted, 3.0);
 }

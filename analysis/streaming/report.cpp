@@ -276,8 +276,9 @@ std::string render(const Reason& r) {
   // The second-order model.
   if (s == "second_order_bandwidth") return second_order_bandwidth(r);
   if (s == "second_order_knee") {
-    return "measured knee " + fixed(r.n("knee"), 0) + " warps/SM (90% of " + fixed(r.n("plateau") / 1e12, 3) +
-           " TB/s), predicted " + whole(r, "predicted_knee") + " (90% of the predicted curve's largest)" +
+    return "measured knee " + fixed(r.n("knee"), 1) + " warps/SM (where the curve, linear between swept points, reaches 90% of " +
+           fixed(r.n("plateau") / 1e12, 3) + " TB/s), predicted " + fixed(r.n("predicted_knee"), 1) +
+           " (the same on the predicted curve)" +
            (r.f("locus_curve") ? kLocusCurveNotJudged : r.f("holds") ? "" : ": more than 3 warps/SM apart");
   }
   // The targets.

@@ -148,4 +148,18 @@ int knee_of(const std::vector<std::pair<int, double>>& curve, double fraction) {
   return 0;
 }
 
+double knee_crossing_of(const std::vector<std::pair<int, double>>& curve, double fraction) {
+  double most = 0;
+  for (const auto& [w, v] : curve) most = std::max(most, v);
+  const double level = fraction * most;
+  for (std::size_t i = 0; i < curve.size(); ++i) {
+    if (curve[i].second < level) continue;
+    if (i == 0) return curve[i].first;
+    const auto& [w0, v0] = curve[i - 1];
+    const auto& [w1, v1] = curve[i];
+    return w0 + (w1 - w0) * (level - v0) / (v1 - v0);  // v0 < level <= v1, so v1 > v0
+  }
+  return 0;
+}
+
 }  // namespace warpcost::model::streaming

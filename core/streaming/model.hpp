@@ -86,4 +86,11 @@ BlockStreamPrediction predict_block_stream(const BlockStreamPoint& p, const Locu
 // knee rule of both the measured and the predicted curve). Curve sorted by warps. 0 when empty.
 int knee_of(const std::vector<std::pair<int, double>>& warps_and_value, double fraction);
 
+// Where a curve first reaches `fraction` of its largest value, read linearly between the swept
+// points on either side of the crossing (the second-order knee of both the measured and the
+// predicted streaming curve, ISSUE-33-KNEE-CROSSING: a sweep spaced wider than the knee's ±3
+// warps/SM cannot resolve it at a swept point). The first point when it already reaches it; 0 when
+// empty. Curve sorted by warps.
+double knee_crossing_of(const std::vector<std::pair<int, double>>& warps_and_value, double fraction);
+
 }  // namespace warpcost::model::streaming
