@@ -231,6 +231,20 @@ TEST(SecondOrderModel, PrimitiveThroughputByHand) {
   EXPECT_THROW(wp::second_order_throughput(1, 4, 20, 0), std::invalid_argument);
 }
 
+// ISSUE-33-PRIMITIVES-SERIAL: sum_shared's op ends in __syncwarp, so a warp's c chains run one
+// after another and an iteration waits c·L. With c = 4, L = 166 and P = 0.0995: D = 40.2, one warp
+// waits 664 cycles an iteration: 4/664 = 0.006024 warp-ops a cycle, a quarter of the 4/166 the
+// overlapped chains would give. The butterfly's shuffles order no memory: its chains overlap.
+TEST(SecondOrderModel, SerialChainsWaitEveryChainsLatency) {
+  namespace wp = warp_primitives;
+  EXPECT_TRUE(wp::chains_serialise(wp::Primitive::kSumShared));
+  EXPECT_TRUE(wp::chains_serialise(wp::Primitive::kSyncwarp));
+  EXPECT_FALSE(wp::chains_serialise(wp::Primitive::kSumButterfly));
+  EXPECT_FALSE(wp::chains_serialise(wp::Primitive::kShflXor32));
+  EXPECT_NEAR(wp::second_order_throughput(1, 4, 4 * 166.0, 0.0995), 4.0 / 664.0, 1e-12);
+  EXPECT_NEAR(wp::second_order_throughput(1, 4, 166.0, 0.0995), 4.0 / 166.0, 1e-12);
+}
+
 // ---- planted faults in a real run ------------------------------------------------------------
 
 // The newest committed H200 run whose plan has the parameter benchmarks (fma_issue with its
@@ -390,6 +404,24 @@ TEST_F(SecondOrderRun, PlantedFaultASlowPrimitivePointFails) {
   const Row r = row(analysis::evaluate_run(run_), "throughput", p, "second_order_throughput");
   EXPECT_EQ(r.verdict, "fails");
   EXPECT_LT(*r.rel_error, -0.10);
+}
+
+// sum_shared's curve holds as serial chains (ISSUE-33-PRIMITIVES-SERIAL): its one-warp point is
+// priced 1/L, not c/L. Its 4-warps/SM point 15 % slower fails; so does the one-warp point when
+// the latency chain is planted 4x fast (the overlapped price it would have had).
+TEST_F(SecondOrderRun, PlantedFaultsInSerialSumSharedFail) {
+  const std::string one = "primitive=20;warps_per_sm=1;active_lanes=32;mask=0";
+  const std::string four = "primitive=20;warps_per_sm=4;active_lanes=32;mask=0";
+  EXPECT_EQ(row(analysis::evaluate_run(run_), "throughput", one, "second_order_throughput").verdict, "holds");
+  EXPECT_EQ(row(analysis::evaluate_run(run_), "throughput", four, "second_order_throughput").verdict, "holds");
+  analysis::Run slow = run_;
+  for (double& v : bench(slow, "warp_primitives/throughput/primitive:20/warps_per_sm:4/active_lanes:32/mask:0").counters.at("ops_per_cycle_per_sm"))
+    v *= 0.85;
+  EXPECT_EQ(row(analysis::evaluate_run(slow), "throughput", four, "second_order_throughput").verdict, "fails");
+  for (double& v : bench(run_, "warp_primitives/latency/primitive:20/active_lanes:32/mask:0").counters.at("cycles_per_op")) v /= 4;
+  const Row r = row(analysis::evaluate_run(run_), "throughput", one, "second_order_throughput");
+  EXPECT_EQ(r.verdict, "fails");
+  EXPECT_LT(*r.rel_error, -0.5);
 }
 
 TEST_F(SecondOrderRun, PlantedFaultABadLatencyChainMisPricesThePrimitive) {

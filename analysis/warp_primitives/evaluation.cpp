@@ -306,18 +306,23 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
       const int warps = iparam(*b, wp::param::kWarpsPerSm);
       const int chains = static_cast<int>(std::lround(b->counter_median(wp::work::kChainsPerWarp)));
       const double value = b->counter_median(wp::work::kOpsPerCycleSm);
-      const double pred = wp::second_order_throughput(warps, chains, lat, pipe);
+      // ISSUE-33-PRIMITIVES-SERIAL: chains that serialise at a __syncwarp wait c x L an iteration.
+      const bool serial = wp::chains_serialise(static_cast<wp::Primitive>(p));
+      const double pred = wp::second_order_throughput(warps, chains, serial ? chains * lat : lat, pipe);
       measured.emplace_back(warps, value);
       predicted.emplace_back(warps, pred);
       Row r = row_of(*b, "second_order_throughput", value, "warp-ops/cycle/SM");
       r.model = std::string(kSecondOrderPrefix) +
-                "a closed queue of W warps x c chains at the SM's pipe: c W / T(W), demand c/P, delay max(L - c/P, 0)";
+                (serial ? "a closed queue of W warps x c chains at the SM's pipe, the chains one after another (__syncwarp): "
+                          "c W / T(W), demand c/P, delay max(c L - c/P, 0)"
+                        : "a closed queue of W warps x c chains at the SM's pipe: c W / T(W), demand c/P, delay max(L - c/P, 0)");
       r = detail::with_prediction(r, pred);
       // The queue model's inputs and both throughputs, which both sentences start with.
       r.reason = point_reason(b == fit ? "second_order_fit_point" : "second_order_throughput", p)
                      .number("latency", lat)
                      .number("pipe_rate", pipe)
                      .number("chains", chains)
+                     .flag("serial_chains", serial)
                      .number("warps_per_sm", warps)
                      .number("predicted", pred)
                      .number("measured", value);

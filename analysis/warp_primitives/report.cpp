@@ -48,7 +48,8 @@ std::string knee_inputs(const Reason& r) {
 std::string second_order_numbers(const Reason& r) {
   return r.t("primitive") + ": L = " + fixed(r.n("latency"), 2) + " cycles (its latency chain), P = " +
          fixed(r.n("pipe_rate"), 3) + " warp-ops/cycle/SM (64 warps/SM), c = " + count(r, "chains") + ", W = " +
-         count(r, "warps_per_sm") + ": predicted " + fixed(r.n("predicted"), 3) + ", measured " + fixed(r.n("measured"), 3);
+         count(r, "warps_per_sm") + (r.f("serial_chains") ? " (the chains one after another at its __syncwarp: a warp waits c x L)" : "") +
+         ": predicted " + fixed(r.n("predicted"), 3) + ", measured " + fixed(r.n("measured"), 3);
 }
 
 }  // namespace

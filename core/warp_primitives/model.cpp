@@ -64,6 +64,8 @@ const std::vector<PrimitiveInfo>& primitives() { return table(); }
 
 bool is_primitive_id(long long id) { return id >= 0 && id < kPrimitiveCount; }
 
+bool chains_serialise(Primitive p) { return p == Primitive::kSumShared || p == Primitive::kSyncwarp; }
+
 const PrimitiveInfo& info(Primitive p) {
   const int id = static_cast<int>(p);
   if (!is_primitive_id(id)) throw std::out_of_range("primitive id " + std::to_string(id) + " is not in the table");

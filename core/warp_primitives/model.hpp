@@ -70,6 +70,11 @@ const std::vector<PrimitiveInfo>& primitives();  // in id order
 const PrimitiveInfo& info(Primitive p);          // throws std::out_of_range
 const PrimitiveInfo* find_primitive(const std::string& name);  // nullptr when unknown
 bool is_primitive_id(long long id);
+// Whether a warp's chains of the primitive run one after another (ISSUE-33-PRIMITIVES-SERIAL): its
+// op is a memory-ordering barrier (__syncwarp: sum_shared between its shared-memory steps, and
+// syncwarp itself), so no chain's op may move past another chain's. The second-order curve then
+// waits c x L an iteration, not L.
+bool chains_serialise(Primitive p);
 
 // On a device of compute capability cc (10 x major + minor), whether the primitive exists.
 inline bool available(const PrimitiveInfo& p, int cc) { return cc >= p.min_cc; }
