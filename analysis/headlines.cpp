@@ -170,9 +170,9 @@ HeadlineFigure knee(const EvaluatedRun& er) {
   const Row* textbook = find_row(er, schema::streaming::kFamily, "knee", src::kKneeW16Params, "knee_model_ceil_l_over_w");
   const Row* second = find_row(er, schema::streaming::kFamily, "knee", src::kKneeW16Params, "second_order_knee_warps_per_sm");
   if (w16 != nullptr && textbook != nullptr && second != nullptr && textbook->predicted && second->predicted) {
-    f.text += "; W = 16: " + fixed(w16->value, 0) + ", textbook ceil(L/W) " + fixed(*textbook->predicted, 0) + " (" +
-              textbook->verdict + "), second-order " + fixed(*second->predicted, 1) + " at a measured crossing of " +
-              fixed(second->value, 1) + " (" + second->verdict + ")";
+    f.text += "; W = 16: " + fixed(w16->value, 0) + " (the first swept point), textbook ceil(L/W) " +
+              fixed(*textbook->predicted, 0) + " (" + textbook->verdict + "); its 90% crossing " + fixed(second->value, 1) +
+              ", second-order " + fixed(*second->predicted, 1) + " (" + second->verdict + ")";
   }
   return f;
 }

@@ -717,7 +717,7 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
     // first reaches 90 % of its largest (the batched sweeps step 8 warps/SM past 16, wider than the
     // ±3 the knee is judged at).
     k.value = model::streaming::knee_crossing_of(measured, kKneeFraction);
-    k.unit = "count";
+    k.unit = "warps/SM";  // a crossing between swept points, not a count (the CSV says warps)
     k.model = std::string(kSecondOrderPrefix) +
               "the warps/SM where the predicted curve, linear between swept points, first reaches 90% of its largest";
     const double predicted_knee = model::streaming::knee_crossing_of(predicted, kKneeFraction);

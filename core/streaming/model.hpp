@@ -82,8 +82,9 @@ struct BlockStreamPrediction {
 // its range.
 BlockStreamPrediction predict_block_stream(const BlockStreamPoint& p, const Locus& locus);
 
-// The first warps/SM of a curve whose value reaches `fraction` of the curve's largest value (the
-// knee rule of both the measured and the predicted curve). Curve sorted by warps. 0 when empty.
+// The first warps/SM of a curve whose value reaches `fraction` of the curve's largest value (the knee
+// `warpcost predict` and `check` state for a predicted curve; the suite's second-order knee rows
+// read knee_crossing_of). Curve sorted by warps. 0 when empty.
 int knee_of(const std::vector<std::pair<int, double>>& warps_and_value, double fraction);
 
 // Where a curve first reaches `fraction` of its largest value, read linearly between the swept

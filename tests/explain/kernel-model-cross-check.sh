@@ -71,20 +71,30 @@ PY
   done
 done <"$round/cases.tsv"
 
-# The H100 round (EXPLAIN-4's held-out round: its store gathers take EXPLAIN-5's DRAM-ceiling path),
-# priced from the suite run of the same device call, which has its own block_turnover sweep. Its
-# warpcost.csv is not committed: the analysis writes it into the temporary copy for r_sat.
-h100_round=$repo/results/nvidia-h100-80gb-hbm3/20261205T111000Z-explain-proof
-h100_run=$repo/results/nvidia-h100-80gb-hbm3/20261205T110614Z-13d70b73
+# The H100 rounds, each priced from the suite run of its own device call (each has its own
+# block_turnover sweep; its warpcost.csv is not committed: the analysis writes it into the
+# temporary copy for r_sat). h100_round ROUND RUN_NAME BENCH_SOURCE: BENCH_SOURCE a run's bench.json,
+# or the tar.xz an archived run is packed in (results/archive/, for the 64 MiB the tree may carry to
+# a GPU).
 analyze=$(dirname "$explain")/../analysis/warpcost-analyze
-if [ -e "$h100_round/cases.tsv" ] && [ -e "$h100_run/bench.json" ] && [ -x "$analyze" ]; then
-  h100=$work/h100/nvidia-h100-80gb-hbm3/20261205T110614Z-13d70b73
+h100_round() {
+  local round=$1 run_name=$2 source=$3 tag=$4
+  if [ ! -e "$round/cases.tsv" ] || [ ! -e "$source" ] || [ ! -x "$analyze" ]; then
+    echo "note: the H100 round $round, its run or $analyze is missing: its sessions not compared"
+    return 0
+  fi
+  local results=$work/$tag
+  local h100=$results/nvidia-h100-80gb-hbm3/$run_name
   mkdir -p "$h100"
-  cp "$h100_run/bench.json" "$h100/"
+  case $source in
+    *.tar.xz) tar -xJf "$source" -C "$results/nvidia-h100-80gb-hbm3" "$run_name/bench.json" ;;
+    *) cp "$source" "$h100/bench.json" ;;
+  esac
   "$analyze" --quiet "$h100" >/dev/null 2>"$work/analyze.log" || { cat "$work/analyze.log"; echo "the analysis of the H100 run failed"; exit 1; }
-  h100_rsat=$(awk -F, '$11=="second_order_parameters" && $13=="saturated_issue_rate" {print $14; exit}' "$h100/warpcost.csv")
-  [ -n "$h100_rsat" ] || { echo "no saturated_issue_rate row in the H100 run's analysis"; exit 1; }
-  "$python" - "$h100/bench.json" "$work/h100-turnover.json" <<'PY'
+  local rsat
+  rsat=$(awk -F, '$11=="second_order_parameters" && $13=="saturated_issue_rate" {print $14; exit}' "$h100/warpcost.csv")
+  [ -n "$rsat" ] || { echo "no saturated_issue_rate row in the H100 run's analysis"; exit 1; }
+  "$python" - "$h100/bench.json" "$work/$tag-turnover.json" <<'PY'
 import json, statistics, sys
 run = json.load(open(sys.argv[1]))
 ctx = run["context"]
@@ -97,13 +107,13 @@ for b in run["benchmarks"]:
 assert out, "the H100 run has no block_turnover points"
 json.dump(out, open(sys.argv[2], "w"))
 PY
-  h100_compared=0
+  local n=0 name records
   while IFS=$'\t' read -r name _; do
     case "$name" in '#'*|'') continue ;; esac
-    records=$h100_round/$name/records.jsonl
-    "$explain" --from-records "$records" --results "$work/h100" --json "$work/$name.h100.json" >/dev/null
-    "$python" "$repo/tests/explain/kernel_model_reference.py" "$records" "$h100/bench.json" "$h100_rsat" "$work/h100-turnover.json" >"$work/$name.h100.ref.json"
-    if ! "$python" - "$work/$name.h100.json" "$work/$name.h100.ref.json" "$name h100" <<'PY'
+    records=$round/$name/records.jsonl
+    "$explain" --from-records "$records" --results "$results" --json "$work/$name.$tag.json" >/dev/null
+    "$python" "$repo/tests/explain/kernel_model_reference.py" "$records" "$h100/bench.json" "$rsat" "$work/$tag-turnover.json" >"$work/$name.$tag.ref.json"
+    if ! "$python" - "$work/$name.$tag.json" "$work/$name.$tag.ref.json" "$name $tag" <<'PY'
 import json, sys
 got = {v["name"]: v["speedup"] for v in json.load(open(sys.argv[1]))["kernels"][0]["views"]}
 ref = json.load(open(sys.argv[2]))["views"]
@@ -114,14 +124,18 @@ if bad:
     sys.exit(1)
 PY
     then status=1; fi
-    h100_compared=$((h100_compared + 1))
-  done <"$h100_round/cases.tsv"
-  echo "compared $h100_compared sessions of the H100 round"
-  [ "$h100_compared" -ge 26 ] || { echo "too few H100 sessions compared"; exit 1; }
-  compared=$((compared + h100_compared))
-else
-  echo "note: the H100 round, its run or $analyze is missing: its sessions not compared"
-fi
+    n=$((n + 1))
+  done <"$round/cases.tsv"
+  echo "compared $n sessions of the H100 round $(basename "$round")"
+  [ "$n" -ge 26 ] || { echo "too few H100 sessions compared"; exit 1; }
+  compared=$((compared + n))
+}
+# EXPLAIN-4's held-out round (its store gathers take EXPLAIN-5's DRAM-ceiling path), its run archived.
+h100_round "$repo/results/nvidia-h100-80gb-hbm3/20261205T111000Z-explain-proof" 20261205T110614Z-13d70b73 \
+  "$repo/results/archive/nvidia-h100-80gb-hbm3/20261205T110614Z-13d70b73.tar.xz" h100a
+# EXPLAIN-5's held-out round, priced from the run of its own call.
+h100_round "$repo/results/nvidia-h100-80gb-hbm3/20261205T141736Z-explain-proof" 20261205T141736Z-3bd8d9d5 \
+  "$repo/results/nvidia-h100-80gb-hbm3/20261205T141736Z-3bd8d9d5/bench.json" h100b
 echo "compared $compared sessions x 6 views"
 [ "$compared" -ge 20 ] || { echo "too few sessions compared"; exit 1; }
 exit $status
