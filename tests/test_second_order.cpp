@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/evaluation.hpp"
@@ -263,11 +264,13 @@ std::filesystem::path parameter_run(std::string& why) {
   return {};
 }
 
-BenchmarkResult& bench(Run& run, const std::string& name) {
+// The name by value (a string_view): a reference returned beside a temporary string argument reads
+// as a possible dangling reference to g++ 13 (-Wdangling-reference).
+BenchmarkResult& bench(Run& run, std::string_view name) {
   for (auto& b : run.benchmarks) {
     if (b.run_name == name) return b;
   }
-  throw std::runtime_error("no benchmark " + name);
+  throw std::runtime_error("no benchmark " + std::string(name));
 }
 
 void scale_time(BenchmarkResult& b, double factor) {

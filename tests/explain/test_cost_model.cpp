@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/run_reader.hpp"
@@ -772,12 +773,12 @@ std::vector<analysis::Row> per_case(const std::vector<analysis::Row>& rows) {
   return out;
 }
 
-const analysis::Row& summary_row(const std::vector<analysis::Row>& rows, const std::string& metric,
-                                 const std::string& view) {
+// Names by value (string_view), so g++ 13 sees no temporary bound beside the returned reference.
+const analysis::Row& summary_row(const std::vector<analysis::Row>& rows, std::string_view metric, std::string_view view) {
   for (const auto& r : rows) {
-    if (r.metric == metric && r.params == "program=all;view=" + view) return r;
+    if (r.metric == metric && r.params == "program=all;view=" + std::string(view)) return r;
   }
-  throw std::runtime_error("no summary row " + metric + " " + view);
+  throw std::runtime_error("no summary row " + std::string(metric) + " " + std::string(view));
 }
 
 TEST(ExplainProof, APredictionWithin10PercentHolds) {
