@@ -71,30 +71,30 @@ PY
   done
 done <"$round/cases.tsv"
 
-# The H100 rounds and the H200 round of 5 December (the function's name is historical), each priced from the suite run of its own device call (each has its own
+# The H100 rounds and the H200 round of 5 December, each priced from the suite run of its own device call (each has its own
 # block_turnover sweep; its warpcost.csv is not committed: the analysis writes it into the
-# temporary copy for r_sat). h100_round ROUND RUN_NAME BENCH_SOURCE: BENCH_SOURCE a run's bench.json,
+# temporary copy for r_sat). priced_round ROUND RUN_NAME BENCH_SOURCE: BENCH_SOURCE a run's bench.json,
 # or the tar.xz an archived run is packed in (results/archive/, for the 64 MiB the tree may carry to
 # a GPU).
 analyze=$(dirname "$explain")/../analysis/warpcost-analyze
-h100_round() {
+priced_round() {
   local round=$1 run_name=$2 source=$3 tag=$4 gpu=${5:-nvidia-h100-80gb-hbm3}
   if [ ! -e "$round/cases.tsv" ] || [ ! -e "$source" ] || [ ! -x "$analyze" ]; then
     echo "note: the H100 round $round, its run or $analyze is missing: its sessions not compared"
     return 0
   fi
   local results=$work/$tag
-  local h100=$results/$gpu/$run_name
-  mkdir -p "$h100"
+  local run_dir=$results/$gpu/$run_name
+  mkdir -p "$run_dir"
   case $source in
     *.tar.xz) tar -xJf "$source" -C "$results/$gpu" "$run_name/bench.json" ;;
-    *) cp "$source" "$h100/bench.json" ;;
+    *) cp "$source" "$run_dir/bench.json" ;;
   esac
-  "$analyze" --quiet "$h100" >/dev/null 2>"$work/analyze.log" || { cat "$work/analyze.log"; echo "the analysis of the H100 run failed"; exit 1; }
+  "$analyze" --quiet "$run_dir" >/dev/null 2>"$work/analyze.log" || { cat "$work/analyze.log"; echo "the analysis of $run_name failed"; exit 1; }
   local rsat
-  rsat=$(awk -F, '$11=="second_order_parameters" && $13=="saturated_issue_rate" {print $14; exit}' "$h100/warpcost.csv")
-  [ -n "$rsat" ] || { echo "no saturated_issue_rate row in the H100 run's analysis"; exit 1; }
-  "$python" - "$h100/bench.json" "$work/$tag-turnover.json" <<'PY'
+  rsat=$(awk -F, '$11=="second_order_parameters" && $13=="saturated_issue_rate" {print $14; exit}' "$run_dir/warpcost.csv")
+  [ -n "$rsat" ] || { echo "no saturated_issue_rate row in the analysis of $run_name"; exit 1; }
+  "$python" - "$run_dir/bench.json" "$work/$tag-turnover.json" <<'PY'
 import json, statistics, sys
 run = json.load(open(sys.argv[1]))
 ctx = run["context"]
@@ -104,7 +104,7 @@ for b in run["benchmarks"]:
     if b["name"].startswith("streaming/block_turnover/"):
         threads = float(b["name"].split("block_threads:")[1].split("/")[0])
         out[threads] = sms * statistics.median(b["warpcost_sample_seconds"]) * clock / b["blocks"]
-assert out, "the H100 run has no block_turnover points"
+assert out, "the run has no block_turnover points"
 json.dump(out, open(sys.argv[2], "w"))
 PY
   local n=0 name records
@@ -112,7 +112,7 @@ PY
     case "$name" in '#'*|'') continue ;; esac
     records=$round/$name/records.jsonl
     "$explain" --from-records "$records" --results "$results" --json "$work/$name.$tag.json" >/dev/null
-    "$python" "$repo/tests/explain/kernel_model_reference.py" "$records" "$h100/bench.json" "$rsat" "$work/$tag-turnover.json" >"$work/$name.$tag.ref.json"
+    "$python" "$repo/tests/explain/kernel_model_reference.py" "$records" "$run_dir/bench.json" "$rsat" "$work/$tag-turnover.json" >"$work/$name.$tag.ref.json"
     if ! "$python" - "$work/$name.$tag.json" "$work/$name.$tag.ref.json" "$name $tag" <<'PY'
 import json, sys
 got = {v["name"]: v["speedup"] for v in json.load(open(sys.argv[1]))["kernels"][0]["views"]}
@@ -131,13 +131,13 @@ PY
   compared=$((compared + n))
 }
 # EXPLAIN-4's held-out round (its store gathers take EXPLAIN-5's DRAM-ceiling path), its run archived.
-h100_round "$repo/results/nvidia-h100-80gb-hbm3/20261205T111000Z-explain-proof" 20261205T110614Z-13d70b73 \
+priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261205T111000Z-explain-proof" 20261205T110614Z-13d70b73 \
   "$repo/results/archive/nvidia-h100-80gb-hbm3/20261205T110614Z-13d70b73.tar.xz" h100a
 # EXPLAIN-5's held-out round, priced from the run of its own call.
-h100_round "$repo/results/nvidia-h100-80gb-hbm3/20261205T141736Z-explain-proof" 20261205T141736Z-3bd8d9d5 \
+priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261205T141736Z-explain-proof" 20261205T141736Z-3bd8d9d5 \
   "$repo/results/nvidia-h100-80gb-hbm3/20261205T141736Z-3bd8d9d5/bench.json" h100b
 # The H200 round of 5 December (issue 34's done-when round), priced from the H200 run of its call.
-h100_round "$repo/results/nvidia-h200/20261205T145516Z-explain-proof" 20261205T145516Z-775fedc8 \
+priced_round "$repo/results/nvidia-h200/20261205T145516Z-explain-proof" 20261205T145516Z-775fedc8 \
   "$repo/results/nvidia-h200/20261205T145516Z-775fedc8/bench.json" h200 nvidia-h200
 echo "compared $compared sessions x 6 views"
 [ "$compared" -ge 20 ] || { echo "too few sessions compared"; exit 1; }
