@@ -637,6 +637,48 @@ TEST_F(SecondOrderRun, TheRequestRateCeilingPricesNarrowL2LoadsAndAPlantedRateFa
   EXPECT_EQ(slow.verdict, "fails");
 }
 
+// Stores that write part of a sector (ISSUE-33-STORE-PARTIAL). Hand-worked: the 16-byte stride-2
+// store (32 lanes, 32 B apart) half-writes 32 sectors, so it moves 1024 B written + 1024 B read back
+// for 512 useful: R_p = 4 x its useful rate. The 4-byte stride-4 store quarter-writes 16
+// sectors (two lanes of 4 B each in 32 B): 512 + 512 moved for 128 useful, and its spacing (16 B)
+// is under the partial curve's smallest (32 B), where the curve is flat: R_p x 128 / 1024. The
+// 1-byte stride-3 store asks 32 useful bytes a request and is held to R_st, the 1-byte stride-2
+// store's requests a second (that point is the parameter's and not judged). Planted: the
+// stride-2 16-byte store 1.3x slower lowers the stride-4 price by 1.3 (a row that held fails);
+// the 1-byte stride-2 store 2x slower halves R_st (the stride-3 row fails).
+TEST_F(SecondOrderRun, PartlyWrittenStoresMoveAtThePartialRateUnderTheirRequestCeiling) {
+  const std::string k4s4 = "elem_bytes=4;stride=4;offset=0";
+  const std::string k1s3 = "elem_bytes=1;stride=3;offset=0";
+  const std::vector<Row> rows = analysis::evaluate_run(run_);
+  const BenchmarkResult& fit = bench(run_, "coalescing/store_dram/elem_bytes:16/stride:2/offset:0");
+  const double r_p = fit.counter_median("useful_bytes") / fit.median_seconds() * 4.0;
+  const Row s4 = row(rows, "store_dram", k4s4, "second_order_useful_bandwidth");
+  EXPECT_DOUBLE_EQ(s4.reason.n("moved"), 1024.0);
+  EXPECT_NEAR(*s4.predicted / (r_p * 128.0 / 1024.0), 1.0, 1e-9);
+  EXPECT_EQ(s4.reason.t("curve"), "store_dram_partial");
+  const BenchmarkResult& st = bench(run_, "coalescing/store_dram/elem_bytes:1/stride:2/offset:0");
+  const double r_st = st.counter_median("warp_requests") / st.median_seconds();
+  EXPECT_EQ(row(rows, "store_dram", "elem_bytes=1;stride=2;offset=0", "second_order_useful_bandwidth").verdict, "info");
+  const Row s3 = row(rows, "store_dram", k1s3, "second_order_useful_bandwidth");
+  EXPECT_NEAR(*s3.predicted / (r_st * 32.0), 1.0, 1e-9);
+  EXPECT_TRUE(s3.reason.f("store_request_bound"));
+  EXPECT_NEAR(row(rows, "second_order_parameters", "", "store_partial_request_rate").value / r_st, 1.0, 1e-12);
+  // A full-sector store keeps the full-sector curve (the 16-byte stride-1 point).
+  EXPECT_EQ(row(rows, "store_dram", "elem_bytes=4;stride=1;offset=0", "second_order_useful_bandwidth").reason.t("curve"),
+            "store_dram");
+  analysis::Run slow = run_;
+  scale_time(bench(slow, "coalescing/store_dram/elem_bytes:16/stride:2/offset:0"), 1.3);
+  const Row planted = row(analysis::evaluate_run(slow), "store_dram", k4s4, "second_order_useful_bandwidth");
+  EXPECT_NEAR(*planted.predicted / (*s4.predicted / 1.3), 1.0, 1e-9);
+  EXPECT_EQ(s4.verdict, "holds");
+  EXPECT_EQ(planted.verdict, "fails");
+  analysis::Run dear = run_;
+  scale_time(bench(dear, "coalescing/store_dram/elem_bytes:1/stride:2/offset:0"), 2.0);
+  const Row halved = row(analysis::evaluate_run(dear), "store_dram", k1s3, "second_order_useful_bandwidth");
+  EXPECT_NEAR(*halved.predicted / (r_st * 16.0), 1.0, 1e-9);
+  EXPECT_EQ(halved.verdict, "fails");
+}
+
 // The DRAM granule is measured (the 4-byte stride-32 load's DRAM bytes a lane: 64 on the H200) and
 // the model prices DRAM loads in it. Planted: half the DRAM bytes, a 32-byte granule; the 4-byte
 // stride-16 load (64 bytes between lanes, one sector of each 64-byte granule) then moves 32 × 32

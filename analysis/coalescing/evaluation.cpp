@@ -335,6 +335,16 @@ double granule_bytes_of(const BenchmarkResult& b) {
   return b.counter_median(co::metric::kDramRead) / b.counter_median(co::work::kWarpRequests) / co::kWarpSize;
 }
 
+// The partial-store request ceiling (ISSUE-33-STORE-PARTIAL): the warp store requests a second that
+// write part of their sectors, read off the 1-byte stride-2 store_dram point (two half-written
+// sectors a request, the most such requests for its bytes: the declared fit point of this
+// parameter, never judged). nullptr when the run lacks it, it failed or it ran throttled.
+const BenchmarkResult* store_request_rate_point(const Run& run) {
+  const BenchmarkResult* b = detail::find_benchmark(run, co::kFamily, co::bench::kStoreDram,
+                                                    schema::coalescing::descriptor().params_text(co::bench::kStoreDram, {1, 2, 0}));
+  return b != nullptr && b->median_seconds() > 0 && b->has_counter(co::work::kWarpRequests) ? b : nullptr;
+}
+
 // The request-rate ceiling (ISSUE-33-COALESCING-REQUESTS): the warp requests a second the L2 level
 // serves, read off the 1-byte stride-1 load_l2 point (one sector a request, the most requests for
 // its bytes: the declared fit point of this parameter, never judged). nullptr when the run lacks
@@ -353,6 +363,11 @@ int model_granule(const Run& run) {
   const double sectors = std::round(granule_bytes_of(*g) / co::kSectorBytes);
   return static_cast<int>(std::max(1.0, sectors)) * co::kSectorBytes;
 }
+
+// The R(D) curve of stores that write part of their sectors (ISSUE-33-STORE-PARTIAL): its fit set
+// is the 16-byte offset-0 store points with a read-back (stride 2 and up, D >= 32 B); below its
+// smallest spacing the curve is flat (SpacingRate::at).
+constexpr const char* kStorePartialCurve = "store_dram_partial";
 
 // Moved bytes for the tile benchmarks: DRAM loads in 64-byte granules, the L2 level in sectors,
 // stores in sectors written plus the partly written sectors read back.
@@ -380,6 +395,9 @@ SecondOrderInput tile_input(const Run& run, const BenchmarkResult& b) {
     in.written = co::moved_bytes_per_tile(r, pitch, co::kSectorBytes);
     in.readback = static_cast<double>(co::partial_sectors(r)) * co::kSectorBytes;
     in.moved = in.written + in.readback;
+    // ISSUE-33-STORE-PARTIAL: a request that writes part of a sector moves at the rate of the
+    // partly-written 16-byte points (write and read-back interleaved), not at the full-sector one.
+    if (in.readback > 0) in.curve = kStorePartialCurve;
     return in;  // a store does not wait for its data: no in-flight bound
   }
   if (b.benchmark == co::bench::kLoadL2) {
@@ -515,17 +533,25 @@ std::optional<PricedPoint> price(const Run& params, const RateFits& fits,
   const double request_rate = req == nullptr ? 0.0 : req->counter_median(co::work::kWarpRequests) / req->median_seconds();
   const bool request_bound = request_rate > 0 && request_rate * in.useful < out.price.predicted;
   if (request_bound) out.price.predicted = request_rate * in.useful;
+  // The partial-store request ceiling: R_st requests a second for a store that writes part of a sector.
+  const bool partial_store = b.benchmark == co::bench::kStoreDram && in.readback > 0;
+  const BenchmarkResult* st = partial_store ? store_request_rate_point(params) : nullptr;
+  const double store_request_rate = st == nullptr ? 0.0 : st->counter_median(co::work::kWarpRequests) / st->median_seconds();
+  const bool store_request_bound = store_request_rate > 0 && store_request_rate * in.useful < out.price.predicted;
+  if (store_request_bound) out.price.predicted = store_request_rate * in.useful;
   out.price.moved_rate = r_d;
   out.price.in_flight = in_flight;
   out.price.fit_point = in.fit_point;
   out.price.request_rate = request_rate;
+  if (store_request_rate > 0) out.price.request_rate = std::min(request_rate > 0 ? request_rate : store_request_rate, store_request_rate);
   out.price.granule = granule_point(params) != nullptr ? model_granule(params) : 0;  // 0: not measured
   // Matched by what the point is (the same benchmark and parameters), not by address: `b` may be a
   // worked example's point priced from another run.
   const auto same = [&b](const BenchmarkResult* p) {
     return p != nullptr && p->benchmark == b.benchmark && p->params_text() == b.params_text();
   };
-  out.price.parameter_point = same(request_rate_point(params)) || same(granule_point(params));
+  out.price.parameter_point =
+      same(request_rate_point(params)) || same(granule_point(params)) || same(store_request_rate_point(params));
   Reason& v = out.values;
   v.text("benchmark", b.benchmark)
       .number("useful", in.useful)
@@ -545,6 +571,8 @@ std::optional<PricedPoint> price(const Run& params, const RateFits& fits,
   }
   if (request_bound) v.flag("request_bound", true).number("request_rate", request_rate);
   if (req == nullptr) v.flag("request_ceiling_missing", true);
+  if (store_request_bound) v.flag("store_request_bound", true).number("store_request_rate", store_request_rate);
+  if (partial_store && st == nullptr) v.flag("store_request_ceiling_missing", true);
   if (in_flight_bound) {
     v.number("warps_per_sm", in.warps_per_sm)
         .number("bytes_in_flight_per_warp", in.bytes_in_flight_per_warp)
@@ -582,6 +610,13 @@ void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
                                          "requests/s", "R_req, the warp requests a second every request is capped at",
                                          "load_l2 " + q->params_text() + " (its warp_requests over its median time)"));
   }
+  // The partial-store request ceiling, a parameter row of its own (info; ISSUE-33-STORE-PARTIAL).
+  if (const BenchmarkResult* q = store_request_rate_point(run)) {
+    rows.push_back(detail::parameter_row(co::kFamily, "", "store_partial_request_rate",
+                                         q->counter_median(co::work::kWarpRequests) / q->median_seconds(), "requests/s",
+                                         "R_st, the warp store requests a second a store writing part of a sector is capped at",
+                                         "store_dram " + q->params_text() + " (its warp_requests over its median time)"));
+  }
   const RateFits fits = rate_fits(run);
   std::string locus_text;
   const std::optional<model::streaming::Locus> locus = detail::loaded_latency_locus(run, locus_text);
@@ -603,6 +638,10 @@ void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
       // It sets the request-rate ceiling (ISSUE-33-COALESCING-REQUESTS): not judged.
       r.verdict = verdict::kInfo;
       r.reason.code = "coalescing/second_order_request_fit_point";
+    } else if (&b == store_request_rate_point(run)) {
+      // It sets the partial-store request ceiling (ISSUE-33-STORE-PARTIAL): not judged.
+      r.verdict = verdict::kInfo;
+      r.reason.code = "coalescing/second_order_store_request_fit_point";
     } else if (&b == granule_point(run)) {
       // Its moved bytes are its own DRAM count (the granule is read off it): not judged
       // (ISSUE-33-GRANULE-POINT).

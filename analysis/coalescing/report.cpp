@@ -119,6 +119,14 @@ std::string render_second_order_price(const Reason& r) {
          (r.has_flag("request_ceiling_missing") && r.f("request_ceiling_missing")
               ? "; no request-rate ceiling: the run's 1-byte stride-1 load_l2 point is missing, failed or throttled"
               : std::string()) +
+         (r.has_flag("store_request_bound") && r.f("store_request_bound")
+              ? "; the partial-store request ceiling bounds it: " + fixed(r.n("store_request_rate") / 1e9, 2) +
+                    " G requests/s (store_dram, 1-byte stride 2) x " + fixed(r.n("useful"), 0) + " useful B"
+              : std::string()) +
+         (r.has_flag("store_request_ceiling_missing") && r.f("store_request_ceiling_missing")
+              ? "; no partial-store request ceiling: the run's 1-byte stride-2 store_dram point is missing, failed or "
+                "throttled"
+              : std::string()) +
          "; predicted " + fixed(r.n("predicted") / 1e12, 3) + " TB/s useful";
 }
 
@@ -163,6 +171,11 @@ std::string render(const Reason& r) {
     return render_second_order_price(r) +
            "; not judged: this point's requests a second set the request-rate ceiling every other point is held to "
            "(the declared fit point, ISSUE-33-COALESCING-REQUESTS)";
+  }
+  if (s == "second_order_store_request_fit_point") {
+    return render_second_order_price(r) +
+           "; not judged: this point's requests a second set the partial-store request ceiling every store writing "
+           "part of a sector is held to (the declared fit point, ISSUE-33-STORE-PARTIAL)";
   }
   if (s == "second_order_granule_point") {
     return render_second_order_price(r) +
