@@ -133,9 +133,9 @@ PY
 # EXPLAIN-4's held-out round (its store gathers take EXPLAIN-5's DRAM-ceiling path), its run archived.
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261205T111000Z-explain-proof" 20261205T110614Z-13d70b73 \
   "$repo/results/archive/nvidia-h100-80gb-hbm3/20261205T110614Z-13d70b73.tar.xz" h100a
-# EXPLAIN-5's held-out round, priced from the run of its own call.
+# EXPLAIN-5's held-out round, priced from the run of its own call (archived since the third H100 run).
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261205T141736Z-explain-proof" 20261205T141736Z-3bd8d9d5 \
-  "$repo/results/nvidia-h100-80gb-hbm3/20261205T141736Z-3bd8d9d5/bench.json" h100b
+  "$repo/results/archive/nvidia-h100-80gb-hbm3/20261205T141736Z-3bd8d9d5.tar.xz" h100b
 # The H200 round of 5 December (issue 34's done-when round), priced from the H200 run of its call.
 priced_round "$repo/results/nvidia-h200/20261205T145516Z-explain-proof" 20261205T145516Z-775fedc8 \
   "$repo/results/nvidia-h200/20261205T145516Z-775fedc8/bench.json" h200 nvidia-h200
