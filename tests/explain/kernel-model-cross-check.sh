@@ -138,7 +138,10 @@ priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261205T141736Z-explain-proof
   "$repo/results/archive/nvidia-h100-80gb-hbm3/20261205T141736Z-3bd8d9d5.tar.xz" h100b
 # The H200 round of 5 December (issue 34's done-when round), priced from the H200 run of its call.
 priced_round "$repo/results/nvidia-h200/20261205T145516Z-explain-proof" 20261205T145516Z-775fedc8 \
-  "$repo/results/nvidia-h200/20261205T145516Z-775fedc8/bench.json" h200 nvidia-h200
+  "$repo/results/archive/nvidia-h200/20261205T145516Z-775fedc8.tar.xz" h200 nvidia-h200
+# Its repeat on a later H200 call (code f875c7b, no pricing rule changed), priced from that call's run.
+priced_round "$repo/results/nvidia-h200/20261205T175534Z-explain-proof" 20261205T175534Z-46d41701 \
+  "$repo/results/nvidia-h200/20261205T175534Z-46d41701/bench.json" h200b nvidia-h200
 echo "compared $compared sessions x 6 views"
 [ "$compared" -ge 20 ] || { echo "too few sessions compared"; exit 1; }
 exit $status
