@@ -687,7 +687,7 @@ const std::vector<KindSpec>& kinds() {
         {"level", "dram (loads, 64-byte granules; default), l2 (loads, sectors) or store (sectors + read-back)", false},
         {"moved_rate_gbps", "R(D) > 0 GB/s: the level's moved-byte rate at lane spacing D = elem_bytes·stride", true},
         {"in_flight_gbps", "> 0 GB/s: the bytes-in-flight bound of the launch (Little's law; optional)", false},
-        {"request_rate_gps", "> 0 G warp requests/s: the request-rate ceiling (a run's request_rate row; optional)", false},
+        {"request_rate_gps", "> 0 G warp requests/s: the request-rate ceiling (a run's request_rate row; for a store that writes part of a sector, its store_partial_request_rate row; optional)", false},
         {"granule_bytes", "DRAM loads' granule: 32, 64, 96 or 128 bytes (a run's dram_granule_bytes row; default 64)", false}},
        {"moved_bytes_per_request", "useful_per_moved", "useful_bandwidth_gbps"}},
       {"primitive_throughput", "second-order: a warp primitive's throughput at W warps/SM, a closed queue at the SM's pipe",
