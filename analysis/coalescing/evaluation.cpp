@@ -542,8 +542,9 @@ std::optional<PricedPoint> price(const Run& params, const RateFits& fits,
   out.price.moved_rate = r_d;
   out.price.in_flight = in_flight;
   out.price.fit_point = in.fit_point;
-  out.price.request_rate = request_rate;
-  if (store_request_rate > 0) out.price.request_rate = std::min(request_rate > 0 ? request_rate : store_request_rate, store_request_rate);
+  // The ceiling that applies to this point (predict and check --measure pass it on): the lower one.
+  out.price.request_rate = request_rate > 0 && store_request_rate > 0 ? std::min(request_rate, store_request_rate)
+                                                                      : std::max(request_rate, store_request_rate);
   out.price.granule = granule_point(params) != nullptr ? model_granule(params) : 0;  // 0: not measured
   // Matched by what the point is (the same benchmark and parameters), not by address: `b` may be a
   // worked example's point priced from another run.

@@ -23,25 +23,49 @@ trap 'rm -rf "$work"' EXIT
 rsat=$(awk -F, '$11=="second_order_parameters" && $13=="saturated_issue_rate" {print $14; exit}' "$run/warpcost.csv")
 [ -n "$rsat" ] || { echo "no saturated_issue_rate row in $run/warpcost.csv"; exit 1; }
 
-mkdir -p "$work/plain/nvidia-h200/20261203T072255Z-9c349b82" "$work/turnover/nvidia-h200/20261203T072256Z-composite"
-cp "$run/bench.json" "$work/plain/nvidia-h200/20261203T072255Z-9c349b82/"
-"$python" - "$run/bench.json" "$pilot/pilot-bench.json" "$work/turnover/nvidia-h200/20261203T072256Z-composite/bench.json" \
-  "$work/turnover.json" <<'PY'
+# The turnover by hand from a run's block_turnover points (BENCH_JSON into OUT_JSON): cycles an SM
+# spends a block = SMs x median seconds x measured clock / blocks (docs/models.md, "one load a
+# thread").
+turnover_of() {
+  "$python" - "$1" "$2" <<'PY'
 import json, statistics, sys
-run, pilot = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-extra = [b for b in pilot["benchmarks"] if b["name"].startswith("streaming/block_turnover/")]
-run["benchmarks"] += extra
-json.dump(run, open(sys.argv[3], "w"))
-# The turnover by hand from the pilot's points: cycles an SM spends a block = SMs x median seconds x
-# measured clock / blocks (docs/models.md, "one load a thread").
+run = json.load(open(sys.argv[1]))
 ctx = run["context"]
 sms, clock = float(ctx["sm_count"]), float(ctx["sm_clock_measured_khz"]) * 1e3
 out = {}
-for b in extra:
-    threads = float(b["name"].split("block_threads:")[1].split("/")[0])
-    out[threads] = sms * statistics.median(b["warpcost_sample_seconds"]) * clock / b["blocks"]
-json.dump(out, open(sys.argv[4], "w"))
+for b in run["benchmarks"]:
+    if b["name"].startswith("streaming/block_turnover/"):
+        threads = float(b["name"].split("block_threads:")[1].split("/")[0])
+        out[threads] = sms * statistics.median(b["warpcost_sample_seconds"]) * clock / b["blocks"]
+assert out, "the run has no block_turnover points"
+json.dump(out, open(sys.argv[2], "w"))
 PY
+}
+# Every view of explain's JSON (GOT) against the reference's (REF), within a part in a million;
+# prints what differs, labelled LABEL, and returns 1 then.
+same_views() {
+  "$python" - "$1" "$2" "$3" <<'PY'
+import json, sys
+got = {v["name"]: v["speedup"] for v in json.load(open(sys.argv[1]))["kernels"][0]["views"]}
+ref = json.load(open(sys.argv[2]))["views"]
+bad = [f"{k}: explain {got.get(k)} reference {v}" for k, v in ref.items()
+       if got.get(k) is None or abs(got[k] - v) > 1e-6 * v]
+bad += [f"{k}: explain {v}, the reference prices none" for k, v in got.items() if v is not None and k not in ref]
+if bad:
+    print(sys.argv[3], "differs:", "; ".join(bad))
+    sys.exit(1)
+PY
+}
+
+mkdir -p "$work/plain/nvidia-h200/20261203T072255Z-9c349b82" "$work/turnover/nvidia-h200/20261203T072256Z-composite"
+cp "$run/bench.json" "$work/plain/nvidia-h200/20261203T072255Z-9c349b82/"
+"$python" - "$run/bench.json" "$pilot/pilot-bench.json" "$work/turnover/nvidia-h200/20261203T072256Z-composite/bench.json" <<'PY'
+import json, sys
+run, pilot = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+run["benchmarks"] += [b for b in pilot["benchmarks"] if b["name"].startswith("streaming/block_turnover/")]
+json.dump(run, open(sys.argv[3], "w"))
+PY
+turnover_of "$work/turnover/nvidia-h200/20261203T072256Z-composite/bench.json" "$work/turnover.json"
 
 status=0
 compared=0
@@ -55,18 +79,7 @@ while IFS=$'\t' read -r name _; do
     else
       "$python" "$repo/tests/explain/kernel_model_reference.py" "$records" "$run/bench.json" "$rsat" >"$work/$name.$mode.ref.json"
     fi
-    if ! "$python" - "$work/$name.$mode.json" "$work/$name.$mode.ref.json" "$name $mode" <<'PY'
-import json, sys
-got = {v["name"]: v["speedup"] for v in json.load(open(sys.argv[1]))["kernels"][0]["views"]}
-ref = json.load(open(sys.argv[2]))["views"]
-bad = [f"{k}: explain {got.get(k)} reference {v}" for k, v in ref.items()
-       if got.get(k) is None or abs(got[k] - v) > 1e-6 * v]
-bad += [f"{k}: explain {v}, the reference prices none" for k, v in got.items() if v is not None and k not in ref]
-if bad:
-    print(sys.argv[3], "differs:", "; ".join(bad))
-    sys.exit(1)
-PY
-    then status=1; fi
+    same_views "$work/$name.$mode.json" "$work/$name.$mode.ref.json" "$name $mode" || status=1
     compared=$((compared + 1))
   done
 done <"$round/cases.tsv"
@@ -80,7 +93,7 @@ analyze=$(dirname "$explain")/../analysis/warpcost-analyze
 priced_round() {
   local round=$1 run_name=$2 source=$3 tag=$4 gpu=${5:-nvidia-h100-80gb-hbm3}
   if [ ! -e "$round/cases.tsv" ] || [ ! -e "$source" ] || [ ! -x "$analyze" ]; then
-    echo "note: the H100 round $round, its run or $analyze is missing: its sessions not compared"
+    echo "note: the round $round, its run or $analyze is missing: its sessions not compared"
     return 0
   fi
   local results=$work/$tag
@@ -94,36 +107,14 @@ priced_round() {
   local rsat
   rsat=$(awk -F, '$11=="second_order_parameters" && $13=="saturated_issue_rate" {print $14; exit}' "$run_dir/warpcost.csv")
   [ -n "$rsat" ] || { echo "no saturated_issue_rate row in the analysis of $run_name"; exit 1; }
-  "$python" - "$run_dir/bench.json" "$work/$tag-turnover.json" <<'PY'
-import json, statistics, sys
-run = json.load(open(sys.argv[1]))
-ctx = run["context"]
-sms, clock = float(ctx["sm_count"]), float(ctx["sm_clock_measured_khz"]) * 1e3
-out = {}
-for b in run["benchmarks"]:
-    if b["name"].startswith("streaming/block_turnover/"):
-        threads = float(b["name"].split("block_threads:")[1].split("/")[0])
-        out[threads] = sms * statistics.median(b["warpcost_sample_seconds"]) * clock / b["blocks"]
-assert out, "the run has no block_turnover points"
-json.dump(out, open(sys.argv[2], "w"))
-PY
+  turnover_of "$run_dir/bench.json" "$work/$tag-turnover.json"
   local n=0 name records
   while IFS=$'\t' read -r name _; do
     case "$name" in '#'*|'') continue ;; esac
     records=$round/$name/records.jsonl
     "$explain" --from-records "$records" --results "$results" --json "$work/$name.$tag.json" >/dev/null
     "$python" "$repo/tests/explain/kernel_model_reference.py" "$records" "$run_dir/bench.json" "$rsat" "$work/$tag-turnover.json" >"$work/$name.$tag.ref.json"
-    if ! "$python" - "$work/$name.$tag.json" "$work/$name.$tag.ref.json" "$name $tag" <<'PY'
-import json, sys
-got = {v["name"]: v["speedup"] for v in json.load(open(sys.argv[1]))["kernels"][0]["views"]}
-ref = json.load(open(sys.argv[2]))["views"]
-bad = [f"{k}: explain {got.get(k)} reference {v}" for k, v in ref.items()
-       if got.get(k) is None or abs(got[k] - v) > 1e-6 * v]
-if bad:
-    print(sys.argv[3], "differs:", "; ".join(bad))
-    sys.exit(1)
-PY
-    then status=1; fi
+    same_views "$work/$name.$tag.json" "$work/$name.$tag.ref.json" "$name $tag" || status=1
     n=$((n + 1))
   done <"$round/cases.tsv"
   echo "compared $n sessions of the round $(basename "$round") ($gpu)"
