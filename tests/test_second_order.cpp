@@ -145,6 +145,32 @@ TEST(SecondOrderModel, TheKneeRule) {
   EXPECT_EQ(st::knee_of({}, 0.9), 0);
 }
 
+TEST(SecondOrderModel, TheSlowestOfWLatenciesByHand) {
+  // {1, 2, 3, 4}, two draws: the larger of the 16 ordered pairs is 1 once, 2 three times, 3 five
+  // times and 4 seven times: (1 + 6 + 15 + 28) / 16 = 3.125, over the mean 2.5 by 0.625.
+  EXPECT_DOUBLE_EQ(st::expected_max_excess({4, 2, 1, 3}, 2), 0.625);
+  // One draw is the mean itself; one sample or equal samples have no spread.
+  EXPECT_DOUBLE_EQ(st::expected_max_excess({4, 2, 1, 3}, 1), 0.0);
+  EXPECT_DOUBLE_EQ(st::expected_max_excess({700}, 8), 0.0);
+  EXPECT_NEAR(st::expected_max_excess({700, 700, 700}, 32), 0.0, 1e-9);
+  // Half the samples 0 and half 100, eight draws: the largest is 100 unless all eight are 0,
+  // 100 (1 − 2^−8) = 99.609375, over the mean 50 by 49.609375.
+  EXPECT_NEAR(st::expected_max_excess({0, 100, 0, 100}, 8), 49.609375, 1e-9);
+  // More draws wait longer; a wider spread waits longer.
+  const std::vector<double> lat = {800, 820, 850, 900, 1000, 1200, 1600};
+  double last = 0;
+  for (int w : {2, 4, 8, 16, 32}) {
+    const double e = st::expected_max_excess(lat, w);
+    EXPECT_GT(e, last) << w;
+    EXPECT_LT(e, 1600 - 1024.2857142857142 + 1e-9) << w;  // never past the largest sample
+    last = e;
+  }
+  EXPECT_GT(st::expected_max_excess({800, 1600}, 8), st::expected_max_excess({1100, 1300}, 8));
+  EXPECT_THROW(st::expected_max_excess({}, 8), std::invalid_argument);
+  EXPECT_THROW(st::expected_max_excess({800}, 0), std::invalid_argument);
+  EXPECT_THROW(st::expected_max_excess({800, std::nan("")}, 2), std::invalid_argument);
+}
+
 TEST(SecondOrderModel, TheKneeCrossingIsReadBetweenSweptPoints) {
   // 90 % of 4 is 3.6, between 3 at 4 warps and 4 at 8: 4 + 4·(3.6 − 3)/(4 − 3) = 6.4.
   EXPECT_DOUBLE_EQ(st::knee_crossing_of({{1, 1}, {2, 2}, {4, 3}, {8, 4}, {16, 4}}, 0.9), 6.4);

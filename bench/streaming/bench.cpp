@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/streaming/schema.hpp"
 #include "bench/common/bench_support.hpp"
@@ -25,6 +26,8 @@
 #include "bench/common/timing.hpp"
 #include "bench/streaming/runner.hpp"
 #include "core/counters.hpp"
+#include "core/statistics.hpp"
+#include "core/streaming/model.hpp"
 
 namespace warpcost {
 namespace {
@@ -214,7 +217,15 @@ void run_stream(benchmark::State& state, const StreamConfig& c, const std::strin
     state.counters[schema::counter::kBytesRead] = static_cast<double>(runner.bytes_read());
     state.counters[schema::streaming::counter::kLoads] = loads;
     state.counters[schema::streaming::counter::kUsefulInstructions] = loads * (c.kernel.alu_per_load + 1);
-    state.counters[schema::streaming::counter::kLoadedLatencyCycles] = runner.loaded_latency_cycles(stream);
+    const std::vector<double> latency = runner.loaded_latency_samples(stream);
+    state.counters[schema::streaming::counter::kLoadedLatencyCycles] = analysis::median(latency);
+    for (const auto& [w, counter] : {std::pair{2, schema::streaming::counter::kLoadedLatencyMaxExcessW2},
+                                     std::pair{4, schema::streaming::counter::kLoadedLatencyMaxExcessW4},
+                                     std::pair{8, schema::streaming::counter::kLoadedLatencyMaxExcessW8},
+                                     std::pair{16, schema::streaming::counter::kLoadedLatencyMaxExcessW16},
+                                     std::pair{32, schema::streaming::counter::kLoadedLatencyMaxExcessW32}}) {
+      state.counters[counter] = model::streaming::expected_max_excess(latency, w);
+    }
     state.counters[schema::streaming::counter::kWarpsPerBlock] = runner.plan().warps_per_block;
     state.counters[schema::counter::kBlocksPerSm] = runner.plan().blocks_per_sm;
     state.counters[schema::streaming::counter::kSharedBytesPerBlock] = static_cast<double>(runner.plan().shared_bytes);

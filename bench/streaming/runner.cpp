@@ -216,6 +216,10 @@ void StreamRunner::check_sums(const Stream& stream) const {
 }
 
 double StreamRunner::loaded_latency_cycles(const Stream& stream) const {
+  return analysis::median(loaded_latency_samples(stream));
+}
+
+std::vector<double> StreamRunner::loaded_latency_samples(const Stream& stream) const {
   std::vector<long long> samples(latency_.size());
   WARPCOST_CUDA(cudaMemcpyAsync(samples.data(), latency_.data(), latency_.bytes(), cudaMemcpyDeviceToHost,
                                 stream.get()));
@@ -225,7 +229,7 @@ double StreamRunner::loaded_latency_cycles(const Stream& stream) const {
     if (s >= 0) kept.push_back(static_cast<double>(s));
   }
   if (kept.empty()) throw std::runtime_error("no loaded-latency sample was written");
-  return analysis::median(kept);
+  return kept;
 }
 
 std::string one_per_thread_problem(const OnePerThreadConfig& c, int max_threads_per_block) {

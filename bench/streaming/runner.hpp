@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bench/common/cuda_raii.hpp"
 #include "bench/common/device_info.hpp"
@@ -75,6 +76,8 @@ class StreamRunner {
   void check_sums(const Stream& stream) const;
   // Median clock64 cycles of the probe threads' samples (spread over the run) in the last launch.
   double loaded_latency_cycles(const Stream& stream) const;
+  // The probe's samples of the last launch (cycles; the median is loaded_latency_cycles).
+  std::vector<double> loaded_latency_samples(const Stream& stream) const;
 
   const ResidencyPlan& plan() const noexcept { return plan_; }
   unsigned int blocks() const noexcept { return blocks_; }

@@ -139,6 +139,27 @@ BlockStreamPrediction predict_block_stream(const BlockStreamPoint& p, const Locu
   return out;
 }
 
+double expected_max_excess(std::vector<double> samples, int draws) {
+  require(!samples.empty(), "latency samples", 0.0, "at least one");
+  require(draws >= 1, "draws", draws, "at least 1");
+  double mean = 0;
+  for (const double x : samples) {
+    require(std::isfinite(x), "a latency sample", x, "finite");
+    mean += x;
+  }
+  mean /= static_cast<double>(samples.size());
+  std::sort(samples.begin(), samples.end());
+  const double n = static_cast<double>(samples.size());
+  double expected = 0;
+  double below = 0;  // ((i - 1) / n)^draws
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const double at = std::pow(static_cast<double>(i + 1) / n, draws);
+    expected += samples[i] * (at - below);
+    below = at;
+  }
+  return expected - mean;
+}
+
 int knee_of(const std::vector<std::pair<int, double>>& curve, double fraction) {
   double most = 0;
   for (const auto& [w, v] : curve) most = std::max(most, v);

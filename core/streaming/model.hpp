@@ -82,6 +82,12 @@ struct BlockStreamPrediction {
 // its range.
 BlockStreamPrediction predict_block_stream(const BlockStreamPoint& p, const Locus& locus);
 
+// The expected excess of the largest of `draws` independent draws from the empirical distribution
+// of `samples` over their mean: sum_i x_(i) [(i/n)^draws - ((i-1)/n)^draws] - mean, x_(i) sorted
+// ascending (sampling with replacement, so exact for any n). 0 for draws = 1. Throws
+// std::invalid_argument naming the value for no samples, a non-finite sample or draws < 1.
+double expected_max_excess(std::vector<double> samples, int draws);
+
 // The first warps/SM of a curve whose value reaches `fraction` of the curve's largest value (the knee
 // `warpcost predict` and `check` state for a predicted curve; the suite's second-order knee rows
 // read knee_crossing_of). Curve sorted by warps. 0 when empty.

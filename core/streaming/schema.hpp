@@ -42,6 +42,14 @@ namespace streaming {
 namespace counter {
 inline constexpr const char* kGpuSeconds = "gpu_seconds";
 inline constexpr const char* kLoadedLatencyCycles = "loaded_latency_cycles";
+// The spread of the probe's latency samples (the store-twin pilot's H3, pilots/store_twin): the
+// expected excess of the slowest of w samples over their mean, w = 2, 4, 8, 16, 32 (core/streaming/
+// model.hpp: expected_max_excess). Recorded for the next model's design; no row reads them yet.
+inline constexpr const char* kLoadedLatencyMaxExcessW2 = "loaded_latency_max_excess_w2_cycles";
+inline constexpr const char* kLoadedLatencyMaxExcessW4 = "loaded_latency_max_excess_w4_cycles";
+inline constexpr const char* kLoadedLatencyMaxExcessW8 = "loaded_latency_max_excess_w8_cycles";
+inline constexpr const char* kLoadedLatencyMaxExcessW16 = "loaded_latency_max_excess_w16_cycles";
+inline constexpr const char* kLoadedLatencyMaxExcessW32 = "loaded_latency_max_excess_w32_cycles";
 inline constexpr const char* kLoads = "loads";
 inline constexpr const char* kLoadsPerThread = "loads_per_thread";
 inline constexpr const char* kResidentBlocksPerSm = "resident_blocks_per_sm";
