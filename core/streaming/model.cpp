@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "core/models.hpp"
 
@@ -137,6 +138,44 @@ BlockStreamPrediction predict_block_stream(const BlockStreamPoint& p, const Locu
   out.block_cycles = block_cycles(bw);
   out.loaded_cycles = locus.cycles_at(bw);
   return out;
+}
+
+SlowestWarpExcess::SlowestWarpExcess(std::vector<std::pair<double, Excess>> points) : points_(std::move(points)) {
+  require(points_.size() >= 2, "slowest-warp excess points", static_cast<double>(points_.size()), "at least 2");
+  for (const auto& [bw, excess] : points_) {
+    require(std::isfinite(bw) && bw > 0, "slowest-warp excess throughput", bw, "finite, > 0 bytes/s");
+    for (const double e : excess) require(std::isfinite(e) && e >= 0, "slowest-warp excess", e, "finite, >= 0 cycles");
+  }
+  std::sort(points_.begin(), points_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+double SlowestWarpExcess::cycles_at(double bandwidth, double warps) const {
+  if (points_.empty() || !(warps > 1)) return 0;
+  Excess at{};
+  if (bandwidth <= points_.front().first) {
+    at = points_.front().second;
+  } else if (bandwidth >= points_.back().first) {
+    at = points_.back().second;
+  } else {
+    for (std::size_t i = 1; i < points_.size(); ++i) {
+      if (bandwidth > points_[i].first) continue;
+      const auto& [b0, e0] = points_[i - 1];
+      const auto& [b1, e1] = points_[i];
+      const double t = b1 > b0 ? (bandwidth - b0) / (b1 - b0) : 1.0;
+      for (std::size_t j = 0; j < at.size(); ++j) at[j] = e0[j] + (e1[j] - e0[j]) * t;
+      break;
+    }
+  }
+  const double l = std::log2(warps);
+  if (l >= std::log2(kTabulatedWarps[4])) return at[4];
+  double lo_l = 0, lo_v = 0;  // one warp: no excess
+  for (std::size_t j = 0; j < at.size(); ++j) {
+    const double hi_l = std::log2(kTabulatedWarps[j]);
+    if (l <= hi_l) return lo_v + (at[j] - lo_v) * (l - lo_l) / (hi_l - lo_l);
+    lo_l = hi_l;
+    lo_v = at[j];
+  }
+  return at[4];
 }
 
 double expected_max_excess(std::vector<double> samples, int draws) {

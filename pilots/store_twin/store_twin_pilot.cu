@@ -155,12 +155,21 @@ int main() {
   auto row = [&](const char* name, int wps, double s, double r, double w) {
     std::printf("twin,%s,%d,%.9g,%.6g,%.6g\n", name, wps, s, r, w);
   };
+  // Every variant starts from a sentinel (all bytes 0xFF: a NaN no kernel writes), outside its
+  // timed launches, so its check sees only what it wrote.
+  auto reset = [&] {
+    CHECK(cudaMemset(out, 0xFF, kTwin * sizeof(float)));
+    CHECK(cudaDeviceSynchronize());
+  };
+  reset();
   row("copy", 64, median_seconds([&] { twin_copy<<<grid, 256>>>(in, out); }), b4, b4);
   CHECK(cudaMemcpy(got.data(), out, kTwin * sizeof(float), cudaMemcpyDeviceToHost));
   { bool ok = true; for (long j = 0; j < kTwin; ++j) ok = ok && got[j] == 2.0f * host[j]; expect(ok, "twin copy"); }
+  reset();
   row("copy_resident", 64, median_seconds([&] { twin_copy_resident<<<sms * per_sm, 256>>>(in, out); }), b4, b4);
   CHECK(cudaMemcpy(got.data(), out, kTwin * sizeof(float), cudaMemcpyDeviceToHost));
   { bool ok = true; for (long j = 0; j < kTwin; ++j) ok = ok && got[j] == 2.0f * host[j]; expect(ok, "twin copy resident"); }
+  reset();
   row("load_warp_store", 64, median_seconds([&] { twin_load_warp_store<<<grid, 256>>>(in, out); }), b4, b4 / 32);
   auto check_warp_sums = [&](const char* what) {
     CHECK(cudaMemcpy(got.data(), out, kTwin / 32 * sizeof(float), cudaMemcpyDeviceToHost));
@@ -173,14 +182,18 @@ int main() {
     expect(ok, what);
   };
   check_warp_sums("twin load + warp store");
+  reset();
   row("copy_block32", 32, median_seconds([&] { twin_copy<<<grid * 8, 32>>>(in, out); }), b4, b4);
   CHECK(cudaMemcpy(got.data(), out, kTwin * sizeof(float), cudaMemcpyDeviceToHost));
   { bool ok = true; for (long j = 0; j < kTwin; ++j) ok = ok && got[j] == 2.0f * host[j]; expect(ok, "twin copy, 32-thread blocks"); }
+  reset();
   row("load_warp_store_block32", 32, median_seconds([&] { twin_load_warp_store<<<grid * 8, 32>>>(in, out); }), b4, b4 / 32);
   check_warp_sums("twin load + warp store, 32-thread blocks");
+  reset();
   row("store_only", 64, median_seconds([&] { twin_store_only<<<grid, 256>>>(out); }), 0, b4);
   CHECK(cudaMemcpy(got.data(), out, kTwin * sizeof(float), cudaMemcpyDeviceToHost));
   { bool ok = true; for (long j = 0; j < kTwin; ++j) ok = ok && got[j] == 2.0f * static_cast<float>(j % 1009); expect(ok, "twin store only"); }
+  reset();
   row("turnover", 64, median_seconds([&] { twin_turnover<<<grid, 256>>>(out); }), 0, b4 / 32);
   CHECK(cudaMemcpy(got.data(), out, kTwin / 32 * sizeof(float), cudaMemcpyDeviceToHost));
   { bool ok = true; for (long w = 0; w < kTwin / 32; ++w) ok = ok && got[w] == static_cast<float>((w * 32) % 1009); expect(ok, "twin turnover"); }
@@ -207,6 +220,8 @@ int main() {
   {
     const long n16 = kStream / 4;  // 16 Mi threads, one 16-byte element each
     const int g16 = static_cast<int>(n16 / 256);
+    CHECK(cudaMemset(sums16, 0xFF, (n16 / 32) * sizeof(unsigned)));
+    CHECK(cudaDeviceSynchronize());
     row("opt16_read", 64, median_seconds([&] { opt16_read<<<g16, 256>>>(src, sums16); }), 16.0 * n16, 4.0 * n16 / 32);
     std::vector<unsigned> hs(n16 / 32);
     CHECK(cudaMemcpy(hs.data(), sums16, hs.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
@@ -220,15 +235,20 @@ int main() {
       ok = ok && hs[w] == e;
     }
     expect(ok, "one 16-byte element a thread, read");
+    CHECK(cudaMemset(dst, 0xFF, n16 * sizeof(uint4)));
+    CHECK(cudaDeviceSynchronize());
     row("opt16_copy", 64, median_seconds([&] { opt16_copy<<<g16, 256>>>(src, dst); }), 16.0 * n16, 16.0 * n16);
-    std::vector<uint4> back(n16);
-    CHECK(cudaMemcpy(back.data(), dst, n16 * sizeof(uint4), cudaMemcpyDeviceToHost));
+    std::vector<uint4> got16(n16);
+    CHECK(cudaMemcpy(got16.data(), dst, n16 * sizeof(uint4), cudaMemcpyDeviceToHost));
     ok = true;
-    for (long j = 0; j < n16; ++j) ok = ok && back[j].x == h16[j].x + 1u && back[j].z == h16[j].z + 1u;
+    for (long j = 0; j < n16; ++j) ok = ok && got16[j].x == h16[j].x + 1u && got16[j].w == h16[j].w + 1u;
     expect(ok, "one 16-byte element a thread, copy");
   }
+  std::vector<uint4> back(kStream);
   for (int wps : {2, 4, 6, 8, 12, 16, 20, 24, 32, 40, 48, 64}) {
     const int blocks = sms * wps / 2;  // 64-thread blocks, wps/2 of them an SM
+    CHECK(cudaMemset(sums, 0xFF, static_cast<size_t>(sms) * 64 * 32 * sizeof(unsigned)));
+    CHECK(cudaDeviceSynchronize());
     const double tr = median_seconds([&] { stream_read<<<blocks, 64>>>(src, sums); });
     std::printf("stream,read16,%d,%.9g,%.6g,0\n", wps, tr, b16);
     std::vector<unsigned> hs(static_cast<size_t>(blocks) * 64);
@@ -236,14 +256,16 @@ int main() {
     unsigned total = 0;
     for (unsigned v : hs) total += v;
     expect(total == static_cast<unsigned>(expect_sum), "read stream sum");
+    CHECK(cudaMemset(dst, 0xFF, kStream * sizeof(uint4)));
+    CHECK(cudaDeviceSynchronize());
     const double tc = median_seconds([&] { stream_copy<<<blocks, 64>>>(src, dst); });
     std::printf("stream,copy16,%d,%.9g,%.6g,%.6g\n", wps, tc, b16, b16);
-  }
-  std::vector<uint4> back(kStream);
-  CHECK(cudaMemcpy(back.data(), dst, kStream * sizeof(uint4), cudaMemcpyDeviceToHost));
-  {
+    CHECK(cudaMemcpy(back.data(), dst, kStream * sizeof(uint4), cudaMemcpyDeviceToHost));
     bool ok = true;
-    for (long j = 0; j < kStream; ++j) ok = ok && back[j].x == h16[j].x + 1u && back[j].w == h16[j].w + 1u;
+    for (long j = 0; j < kStream; ++j) {
+      ok = ok && back[j].x == h16[j].x + 1u && back[j].y == h16[j].y + 1u && back[j].z == h16[j].z + 1u &&
+           back[j].w == h16[j].w + 1u;
+    }
     expect(ok, "copy stream");
   }
   std::printf("# clock_hz,%.6g\n# output checks failed: %d\n", clock_hz, failures);
