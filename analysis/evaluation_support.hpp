@@ -46,10 +46,6 @@ std::optional<model::LinearCost> two_point_cost(const std::vector<const Benchmar
 // read by every second-order model that prices bytes in flight; nullopt without two unthrottled
 // points. `description` names it.
 std::optional<model::streaming::Locus> loaded_latency_locus(const Run& run, std::string& description);
-// The slowest-warp excess (EXPLAIN-6) from the locus' points that carry the probe's spread
-// counters (loaded_latency_max_excess_w*_cycles); empty with fewer than two such points (every run
-// before 5 December 2026, 20:30 UTC).
-model::streaming::SlowestWarpExcess slowest_warp_excess(const Run& run);
 
 // The block-turnover parameter of a streaming/block_turnover point: cycles an SM spends a block of
 // the one-load-a-thread grid without its load, SMs x median seconds x clock / blocks; nullopt

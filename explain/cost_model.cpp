@@ -276,12 +276,6 @@ KernelInputs model_inputs(const KernelCounters& k, const ModelParameters& p) {
   in.dram_bytes_per_block = (k.dram_read_bytes + attributed_dram_write_bytes(k)) / n / in.blocks;
   in.asked_bytes_per_block = (k.load_bytes_asked + k.store_bytes_asked) / n / in.blocks;
   in.sectors_per_block = (k.load_sectors + k.store_sectors) / n / in.blocks;
-  // Each request's asked bytes in whole sectors (its kind's mean request), EXPLAIN-6's floor.
-  const auto whole = [](double bytes, double requests) {
-    return requests > 0 ? requests * std::ceil(bytes / requests / kSectorBytes - 1e-9) : 0.0;
-  };
-  in.min_sectors_per_block =
-      (whole(k.load_bytes_asked, k.load_requests) + whole(k.store_bytes_asked, k.store_requests)) / n / in.blocks;
   const double efficiency = clamp01(k.lanes_per_inst / (kWarpSize * shape_useful_fraction(in.block_threads)));
   in.serialised = k.divergent_branch_targets > 0 ? 1 - efficiency : 0;
   const double warps_a_scheduler = k.warps_active_per_sm / std::max(1, p.schedulers_per_sm);

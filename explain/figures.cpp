@@ -159,16 +159,10 @@ void add_model_parameters(GpuFigures& figures, const analysis::Run& run, const s
     if (threads > 0) p.turnover_by_threads.emplace_back(threads, r.value);
   }
   std::sort(p.turnover_by_threads.begin(), p.turnover_by_threads.end());
-  p.slowest_warp = analysis::detail::slowest_warp_excess(run);
   figures.model_source = locus_text + "; r_sat " + analysis::fixed(*rate, 4) + " (" + rate_text + "); " +
                          (p.turnover_by_threads.empty()
                               ? std::string("no block_turnover sweep (a run before it): D = 0")
                               : std::to_string(p.turnover_by_threads.size()) + " block_turnover points");
-  // Only runs with the probe's spread say so: every earlier run's text, and price, stay EXPLAIN-5's.
-  if (!p.slowest_warp.empty()) {
-    figures.model_source += "; slowest-warp excess from " + std::to_string(p.slowest_warp.points().size()) +
-                            " locus points (EXPLAIN-6)";
-  }
   figures.model = std::move(p);
 }
 

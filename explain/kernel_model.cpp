@@ -46,7 +46,7 @@ void check_inputs(const ModelKernel& k, const ModelParameters& p) {
        "resident blocks " + std::to_string(k.in.resident_blocks) + " must be positive");
   need(k.loads_in_flight >= 1, "loads in flight " + std::to_string(k.loads_in_flight) + " must be at least 1");
   for (double v : {k.in.inst_per_block, k.in.loads_per_warp, k.in.dram_bytes_per_block, k.unexplained_memory_cycles,
-                   k.unexplained_issue_cycles, k.in.min_sectors_per_block}) {
+                   k.unexplained_issue_cycles}) {
     need(v >= 0 && std::isfinite(v), "a per-block amount " + std::to_string(v) + " must be finite and >= 0");
   }
 }
@@ -100,12 +100,8 @@ ModelSolution solve_kernel(const ModelKernel& k, const ModelParameters& p) {
   const double unexplained = unexplained_cycles(k);
   const std::vector<double> demands = {turnover_cycles_at(p, k.in.block_threads),
                                        k.in.inst_per_block / (p.schedulers_per_sm * p.issue_rate)};
-  // EXPLAIN-6: a block with loads retires when its slowest warp's load returns.
-  auto slowest = [&](double bw) {
-    return rounds > 0 ? p.slowest_warp.cycles_at(bw, k.in.warps_per_block) : 0.0;
-  };
   auto throughput_at = [&](double bw) {
-    return mva_throughput(k.in.resident_blocks, demands, rounds * p.locus.cycles_at(bw) + slowest(bw) + unexplained);
+    return mva_throughput(k.in.resident_blocks, demands, rounds * p.locus.cycles_at(bw) + unexplained);
   };
   ModelSolution s;
   const double sf = p.sms * p.clock_hz;
@@ -242,18 +238,6 @@ ModelKernel with_fix(const ModelKernel& k, Fix f, const ModelParameters& p) {
       // No global load or store counted (DRAM bytes from spills, atomics or bulk copies): nothing
       // here to coalesce, and no bytes asked to move instead.
       if (in.asked_bytes_per_block <= 0) break;
-      if (!p.slowest_warp.empty() && in.min_sectors_per_block > 0) {
-        // EXPLAIN-6: a request moves at least its asked bytes in whole sectors (a lone 4-byte store
-        // is coalesced as it is); what U held for a kernel the fix changes is its access pattern's
-        // own cost, which coalescing removes, so the re-solve keeps U's issue part only.
-        const double bytes = std::min(in.dram_bytes_per_block,
-                                      std::max(in.asked_bytes_per_block, in.min_sectors_per_block * warpcost::kSectorBytes));
-        const double sectors = std::min(in.sectors_per_block, in.min_sectors_per_block);
-        if (bytes < in.dram_bytes_per_block || sectors < in.sectors_per_block) t.unexplained_memory_cycles = 0;
-        in.dram_bytes_per_block = bytes;
-        in.sectors_per_block = sectors;
-        break;
-      }
       in.dram_bytes_per_block = std::min(in.dram_bytes_per_block, in.asked_bytes_per_block);
       in.sectors_per_block = std::min(in.sectors_per_block, in.asked_bytes_per_block / warpcost::kSectorBytes);
       break;

@@ -20,9 +20,7 @@
 // ceiling (its measured DRAM rate at least kDramBoundFraction of the locus' ceiling; EXPLAIN-5) has
 // all of U with the DRAM, scaling with the DRAM bytes a block moves (reads, read-backs of partly
 // written sectors, attributed writes): a store waits on no scoreboard, so the stall share would
-// book its DRAM time to instructions. EXPLAIN-6 (only where the run measured the probe's latency
-// spread, ModelParameters::slowest_warp): a block with loads also waits for its slowest warp, and
-// the coalescing fix, which floors each request at whole sectors, keeps none of U's memory part.
+// book its DRAM time to instructions.
 //
 // Pure arithmetic of explicit inputs: tests/explain/test_kernel_model.cpp works it by hand.
 #pragma once
@@ -52,11 +50,6 @@ struct ModelParameters {
   std::vector<std::pair<double, double>> turnover_by_threads;
   int max_blocks_per_sm = 0;
   int max_warps_per_sm = 0;
-  // EXPLAIN-6 (docs/explain.md), set when the run's locus points carry the probe's spread counters:
-  // a block with loads also waits for its slowest warp (the excess at its DRAM throughput and its
-  // warps), and the coalescing fix floors each request at its asked bytes in whole sectors and keeps
-  // none of U's memory part. Empty (every run before it): EXPLAIN-5, unchanged.
-  model::streaming::SlowestWarpExcess slowest_warp;
 };
 
 // D for a block of `threads`: linear between the sweep's points, the end value beyond; 0 if none.
@@ -74,9 +67,6 @@ struct KernelInputs {
   double dram_bytes_per_block = 0;  // read + attributed write
   double asked_bytes_per_block = 0; // loads' and stores' bytes asked
   double sectors_per_block = 0;     // load + store sectors
-  // The fewest sectors the block's requests could move: each load and store request its asked bytes
-  // in whole sectors (the request's mean). EXPLAIN-6's coalescing floor; 0: not counted.
-  double min_sectors_per_block = 0;
   double serialised = 0;            // 1 - lane efficiency where branches diverged, else 0
   double memory_stall_share = 0;    // warps waiting on memory (long scoreboard) / warps resident
   double seconds = 0;               // measured, one launch

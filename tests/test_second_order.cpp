@@ -166,6 +166,15 @@ TEST(SecondOrderModel, TheSlowestOfWLatenciesByHand) {
     last = e;
   }
   EXPECT_GT(st::expected_max_excess({800, 1600}, 8), st::expected_max_excess({1100, 1300}, 8));
+  // All five at once (one sort) agree with one at a time; equal samples never read below 0.
+  const std::vector<double> all = st::expected_max_excesses(lat, {2, 4, 8, 16, 32});
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_DOUBLE_EQ(all[2], st::expected_max_excess(lat, 8));
+  for (const double e : st::expected_max_excesses(std::vector<double>(1000, 823.0), {2, 4, 8, 16, 32})) {
+    EXPECT_GE(e, 0.0);
+    EXPECT_LT(e, 1e-9);
+  }
+  EXPECT_THROW(st::expected_max_excesses(lat, {4, 0}), std::invalid_argument);
   EXPECT_THROW(st::expected_max_excess({}, 8), std::invalid_argument);
   EXPECT_THROW(st::expected_max_excess({800}, 0), std::invalid_argument);
   EXPECT_THROW(st::expected_max_excess({800, std::nan("")}, 2), std::invalid_argument);

@@ -1040,34 +1040,6 @@ std::optional<double> detail::block_turnover_cycles(const Run& run, const Benchm
   return b.median_seconds() * clock * sms / blocks;
 }
 
-model::streaming::SlowestWarpExcess detail::slowest_warp_excess(const Run& run) {
-  namespace c = schema::streaming::counter;
-  const char* const names[] = {c::kLoadedLatencyMaxExcessW2, c::kLoadedLatencyMaxExcessW4, c::kLoadedLatencyMaxExcessW8,
-                               c::kLoadedLatencyMaxExcessW16, c::kLoadedLatencyMaxExcessW32};
-  std::vector<std::pair<double, model::streaming::SlowestWarpExcess::Excess>> points;
-  for (const auto& b : run.benchmarks) {
-    if (b.family != schema::streaming::kFamily || b.error || b.seconds.empty() ||
-        b.benchmark != schema::streaming::benchmark::kReadIndependent || !b.has_param(schema::streaming::param::kWarpsPerSm) ||
-        !b.has_counter(schema::counter::kBytesRead) || b.median_seconds() <= 0)
-      continue;
-    const streaming::CurveKey key{b.benchmark, static_cast<long long>(b.param(schema::streaming::param::kLoadBytes)),
-                                  static_cast<long long>(streaming::param_or(b, schema::streaming::param::kAluPerLoad, 0)),
-                                  static_cast<long long>(streaming::param_or(b, schema::streaming::param::kLoadsInFlight, 1))};
-    if (!streaming::is_locus_curve(key) || is_throttled(run, b)) continue;  // the locus' own points
-    const double bandwidth = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
-    if (!(bandwidth > 0)) continue;
-    model::streaming::SlowestWarpExcess::Excess excess{};
-    bool all = true;
-    for (std::size_t j = 0; j < excess.size(); ++j) {
-      all = all && b.has_counter(names[j]);
-      if (all) excess[j] = b.counter_median(names[j]);
-    }
-    if (all) points.emplace_back(bandwidth, excess);
-  }
-  if (points.size() < 2) return {};
-  return model::streaming::SlowestWarpExcess(points);
-}
-
 // The loaded-latency locus (docs/models.md): the 16-byte W = 0 sweep of read_independent, each
 // unthrottled point's (bandwidth, cycles a load a warp waits); nullopt with fewer than two points.
 std::optional<model::streaming::Locus> detail::loaded_latency_locus(const Run& run, std::string& description) {

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
-#include <utility>
 
 #include "core/models.hpp"
 
@@ -140,63 +139,34 @@ BlockStreamPrediction predict_block_stream(const BlockStreamPoint& p, const Locu
   return out;
 }
 
-SlowestWarpExcess::SlowestWarpExcess(std::vector<std::pair<double, Excess>> points) : points_(std::move(points)) {
-  require(points_.size() >= 2, "slowest-warp excess points", static_cast<double>(points_.size()), "at least 2");
-  for (const auto& [bw, excess] : points_) {
-    require(std::isfinite(bw) && bw > 0, "slowest-warp excess throughput", bw, "finite, > 0 bytes/s");
-    for (const double e : excess) require(std::isfinite(e) && e >= 0, "slowest-warp excess", e, "finite, >= 0 cycles");
-  }
-  std::sort(points_.begin(), points_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-}
-
-double SlowestWarpExcess::cycles_at(double bandwidth, double warps) const {
-  if (points_.empty() || !(warps > 1)) return 0;
-  Excess at{};
-  if (bandwidth <= points_.front().first) {
-    at = points_.front().second;
-  } else if (bandwidth >= points_.back().first) {
-    at = points_.back().second;
-  } else {
-    for (std::size_t i = 1; i < points_.size(); ++i) {
-      if (bandwidth > points_[i].first) continue;
-      const auto& [b0, e0] = points_[i - 1];
-      const auto& [b1, e1] = points_[i];
-      const double t = b1 > b0 ? (bandwidth - b0) / (b1 - b0) : 1.0;
-      for (std::size_t j = 0; j < at.size(); ++j) at[j] = e0[j] + (e1[j] - e0[j]) * t;
-      break;
-    }
-  }
-  const double l = std::log2(warps);
-  if (l >= std::log2(kTabulatedWarps[4])) return at[4];
-  double lo_l = 0, lo_v = 0;  // one warp: no excess
-  for (std::size_t j = 0; j < at.size(); ++j) {
-    const double hi_l = std::log2(kTabulatedWarps[j]);
-    if (l <= hi_l) return lo_v + (at[j] - lo_v) * (l - lo_l) / (hi_l - lo_l);
-    lo_l = hi_l;
-    lo_v = at[j];
-  }
-  return at[4];
-}
-
-double expected_max_excess(std::vector<double> samples, int draws) {
+std::vector<double> expected_max_excesses(std::vector<double> samples, const std::vector<int>& draws) {
   require(!samples.empty(), "latency samples", 0.0, "at least one");
-  require(draws >= 1, "draws", draws, "at least 1");
   double mean = 0;
   for (const double x : samples) {
     require(std::isfinite(x), "a latency sample", x, "finite");
     mean += x;
   }
   mean /= static_cast<double>(samples.size());
-  std::sort(samples.begin(), samples.end());
+  std::sort(samples.begin(), samples.end());  // once for every w
   const double n = static_cast<double>(samples.size());
-  double expected = 0;
-  double below = 0;  // ((i - 1) / n)^draws
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    const double at = std::pow(static_cast<double>(i + 1) / n, draws);
-    expected += samples[i] * (at - below);
-    below = at;
+  std::vector<double> out;
+  for (const int w : draws) {
+    require(w >= 1, "draws", w, "at least 1");
+    double expected = 0;
+    double below = 0;  // ((i - 1) / n)^w
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const double at = std::pow(static_cast<double>(i + 1) / n, w);
+      expected += samples[i] * (at - below);
+      below = at;
+    }
+    // The largest of w draws is never under their mean: a negative is rounding (equal samples).
+    out.push_back(std::max(0.0, expected - mean));
   }
-  return expected - mean;
+  return out;
+}
+
+double expected_max_excess(std::vector<double> samples, int draws) {
+  return expected_max_excesses(std::move(samples), {draws}).front();
 }
 
 int knee_of(const std::vector<std::pair<int, double>>& curve, double fraction) {

@@ -4,7 +4,6 @@
 // feed it parameters measured on the GPU under test, or given by hand.
 #pragma once
 
-#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,27 +26,6 @@ class Locus {
 
  private:
   std::vector<std::pair<double, double>> points_;
-};
-
-// The slowest-warp excess (EXPLAIN-6, docs/explain.md): the expected excess of the slowest of w
-// warps' loaded latencies over their mean, by DRAM throughput, from the locus points' probe
-// samples (the loaded_latency_max_excess_w{2,4,8,16,32}_cycles counters). Between the measured
-// throughputs linear, clamped at the ends; between the tabulated warps linear in log2(w), from 0 at
-// one warp; past 32 warps the 32-warp value.
-class SlowestWarpExcess {
- public:
-  static constexpr int kTabulatedWarps[] = {2, 4, 8, 16, 32};
-  using Excess = std::array<double, 5>;  // at kTabulatedWarps
-  SlowestWarpExcess() = default;  // empty: no excess anywhere
-  // Throws std::invalid_argument naming the value when a throughput is not finite and positive, an
-  // excess not finite and >= 0, or fewer than two points are given.
-  explicit SlowestWarpExcess(std::vector<std::pair<double, Excess>> bandwidth_and_excess);
-  double cycles_at(double bandwidth, double warps) const;  // 0 when empty
-  bool empty() const { return points_.empty(); }
-  const std::vector<std::pair<double, Excess>>& points() const { return points_; }
-
- private:
-  std::vector<std::pair<double, Excess>> points_;  // sorted by throughput
 };
 
 // Mean-value analysis of one scheduler as a closed queue: `warps` customers, each iteration `demand`
@@ -109,6 +87,8 @@ BlockStreamPrediction predict_block_stream(const BlockStreamPoint& p, const Locu
 // ascending (sampling with replacement, so exact for any n). 0 for draws = 1. Throws
 // std::invalid_argument naming the value for no samples, a non-finite sample or draws < 1.
 double expected_max_excess(std::vector<double> samples, int draws);
+// The same for each of `draws` (one sort for all). Never negative: a rounding under 0 reads 0.
+std::vector<double> expected_max_excesses(std::vector<double> samples, const std::vector<int>& draws);
 
 // The first warps/SM of a curve whose value reaches `fraction` of the curve's largest value (the knee
 // `warpcost predict` and `check` state for a predicted curve; the suite's second-order knee rows

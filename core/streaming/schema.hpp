@@ -42,9 +42,10 @@ namespace streaming {
 namespace counter {
 inline constexpr const char* kGpuSeconds = "gpu_seconds";
 inline constexpr const char* kLoadedLatencyCycles = "loaded_latency_cycles";
-// The spread of the probe's latency samples (the store-twin pilot's H3, pilots/store_twin): the
-// expected excess of the slowest of w samples over their mean, w = 2, 4, 8, 16, 32 (core/streaming/
-// model.hpp: expected_max_excess). Recorded for the next model's design; no row reads them yet.
+// The spread of the probe's latency samples on the locus' curve (16-byte loads, W = 0; the
+// store-twin pilot's H3, pilots/store_twin): the expected excess of the slowest of w samples over
+// their mean, w = 2, 4, 8, 16, 32 (core/streaming/model.hpp: expected_max_excesses). A measurement
+// for a later model; no row reads them.
 inline constexpr const char* kLoadedLatencyMaxExcessW2 = "loaded_latency_max_excess_w2_cycles";
 inline constexpr const char* kLoadedLatencyMaxExcessW4 = "loaded_latency_max_excess_w4_cycles";
 inline constexpr const char* kLoadedLatencyMaxExcessW8 = "loaded_latency_max_excess_w8_cycles";

@@ -112,8 +112,8 @@ def main():
     h2 = per_sm["copy"] - per_sm["load_warp_store"]
     print(f"H2 (full-line stores hold the block): copy {per_sm['copy']:.1f} against load_warp_store "
           f"{per_sm['load_warp_store']:.1f} cycles a block an SM: {h2:+.1f} against {gap_sm:.0f}: {verdict(h2, gap_sm)}")
-    print("H3 (a block waits for its slowest warp): judged by EXPLAIN-6 in the round that prices from a run with the "
-          f"probe's spread counters; here, for reading only: opt16_copy - opt16_read "
+    print("H3 (a block waits for its slowest warp): not decided here (the suite's locus points record the spread, "
+          "loaded_latency_max_excess_w*_cycles); for reading only: opt16_copy - opt16_read "
           f"{per_sm['opt16_copy'] - per_sm['opt16_read']:+.1f} cycles a block an SM")
 
 

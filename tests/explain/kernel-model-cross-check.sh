@@ -133,33 +133,6 @@ priced_round "$repo/results/nvidia-h200/20261205T145516Z-explain-proof" 20261205
 # Its repeat on a later H200 call (code f875c7b, no pricing rule changed), priced from that call's run.
 priced_round "$repo/results/nvidia-h200/20261205T175534Z-explain-proof" 20261205T175534Z-46d41701 \
   "$repo/results/nvidia-h200/20261205T175534Z-46d41701/bench.json" h200b nvidia-h200
-# EXPLAIN-6's path (the slowest-warp excess and the coalescing floor), which no committed run can take
-# yet (none carries the probe's spread counters): the repeat's run with synthetic counters on its
-# locus points, excess_w = e_w (150 + 250 BW / 4.3 TB/s) cycles with e_w the normal's expected
-# maximum of w draws in standard deviations. Any such values exercise the same arithmetic in both
-# implementations; the C++ must also say it priced with them.
-synthetic=$work/explain6-bench.json
-"$python" - "$repo/results/nvidia-h200/20261205T175534Z-46d41701/bench.json" "$synthetic" <<'PY'
-import json, statistics, sys
-run = json.load(open(sys.argv[1]))
-scale = {2: 0.5642, 4: 1.0294, 8: 1.4236, 16: 1.7660, 32: 2.0427}
-for b in run["benchmarks"]:
-    if b["name"].startswith("streaming/read_independent/load_bytes:16/alu_per_load:0/"):
-        bw = b["bytes_read"] / statistics.median(b["warpcost_sample_seconds"])
-        for w, e in scale.items():
-            b[f"loaded_latency_max_excess_w{w}_cycles"] = e * (150 + 250 * bw / 4.3e12)
-json.dump(run, open(sys.argv[2], "w"))
-PY
-priced_round "$repo/results/nvidia-h200/20261205T175534Z-explain-proof" 20261205T175534Z-46d41701 "$synthetic" h200x6 nvidia-h200
-grep -q "EXPLAIN-6" "$work/gather_stride.store8.h200x6.json" || { echo "EXPLAIN-6 did not price the synthetic run"; status=1; }
-"$python" - "$work/gather_stride.store8.h200x6.json" "$work/gather_stride.store8.h200b.json" <<'PY' || status=1
-import json, sys
-views = lambda p: {v["name"]: v["speedup"] for v in json.load(open(p))["kernels"][0]["views"]}
-six, five = views(sys.argv[1]), views(sys.argv[2])
-if abs(six["coalescing"] - five["coalescing"]) < 1e-3 * five["coalescing"]:
-    print("EXPLAIN-6 priced store8's coalescing as EXPLAIN-5 did:", six["coalescing"])
-    sys.exit(1)
-PY
 echo "compared $compared sessions x 6 views"
 [ "$compared" -ge 20 ] || { echo "too few sessions compared"; exit 1; }
 exit $status

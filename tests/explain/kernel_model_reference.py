@@ -15,37 +15,6 @@ import statistics
 import sys
 
 SCHEDULERS = 4  # sm_90's warp schedulers an SM (the run's arch parameters say the same)
-EXCESS_WARPS = (2, 4, 8, 16, 32)
-# EXPLAIN-6: the locus points' slowest-warp excess, (bandwidth, [excess at EXCESS_WARPS]) sorted;
-# empty when the run has no such counters (EXPLAIN-5 pricing). Filled by locus_points.
-EXCESS = []
-
-
-def slowest(bw, warps):
-    """The expected excess of a block's slowest of `warps` warps (EXPLAIN-6): linear in bandwidth
-    between the points, clamped; linear in log2(warps) between 1 (none) and the tabulated warps."""
-    if not EXCESS or warps <= 1:
-        return 0.0
-    if bw <= EXCESS[0][0]:
-        at = EXCESS[0][1]
-    elif bw >= EXCESS[-1][0]:
-        at = EXCESS[-1][1]
-    else:
-        for (b0, e0), (b1, e1) in zip(EXCESS, EXCESS[1:]):
-            if bw <= b1:
-                t = (bw - b0) / (b1 - b0) if b1 > b0 else 1.0
-                at = [x0 + (x1 - x0) * t for x0, x1 in zip(e0, e1)]
-                break
-    lw = math.log2(warps)
-    if lw >= 5:
-        return at[4]
-    lo_l, lo_v = 0.0, 0.0
-    for j, w in enumerate(EXCESS_WARPS):
-        hi_l = math.log2(w)
-        if lw <= hi_l:
-            return lo_v + (at[j] - lo_v) * (lw - lo_l) / (hi_l - lo_l)
-        lo_l, lo_v = hi_l, at[j]
-    return at[4]
 
 
 def locus_points(bench):
@@ -53,7 +22,7 @@ def locus_points(bench):
     sms = float(ctx["sm_count"])
     clock = float(ctx["sm_clock_measured_khz"]) * 1e3
     reference = float(ctx.get("sm_clock_reference_mhz", ctx.get("sm_clock_max_mhz", 0)))
-    pts, excess = [], []
+    pts = []
     for b in bench["benchmarks"]:
         name = b["name"]
         if not name.startswith("streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:"):
@@ -67,12 +36,7 @@ def locus_points(bench):
         seconds = statistics.median(b["warpcost_sample_seconds"])
         bw = b["bytes_read"] / seconds  # the bytes the stream reads (the analysis' kBytesRead)
         pts.append((bw, sms * warps * 512.0 * clock / bw))
-        ex = [b.get(f"loaded_latency_max_excess_w{w}_cycles") for w in EXCESS_WARPS]
-        if all(e is not None for e in ex):
-            excess.append((bw, [float(e) for e in ex]))
     pts.sort()
-    excess.sort()
-    EXCESS[:] = excess if len(excess) >= 2 else []
     out, top = [], 0.0
     for bw, c in pts:  # made non-decreasing
         top = max(top, c)
@@ -123,8 +87,7 @@ def time_of(k, g):
         mem = k["sec"] / k["sec0"] if k["sec0"] > 0 else 1
     u = k["u_mem"] * mem + k["u_iss"] * (k["ipw"] / k["ipw0"] if k["ipw0"] > 0 else 1)
     dem = [turnover(g["turnover"], k["P"]), k["iblk"] / (SCHEDULERS * g["rsat"])]
-    ex = (lambda bw: slowest(bw, k["w"])) if rounds > 0 else (lambda bw: 0.0)
-    X = lambda bw: mva(k["k"], dem, rounds * lam(g["locus"], bw) + ex(bw) + u)
+    X = lambda bw: mva(k["k"], dem, rounds * lam(g["locus"], bw) + u)
     sf, B, top = g["sms"] * g["clock"], k["B"], g["locus"][-1][0]
     if B <= 0:
         x = X(0.0)
@@ -203,13 +166,6 @@ def fix(k, name, g):
             k["k"] = min(k["k"], k["G"] / g["sms"])
     elif name == "divergence":
         k.update(iblk=k["iblk"] * (1 - k["s"]), ipw=k["ipw"] * (1 - k["s"]), s=0.0)
-    elif name == "coalescing" and k["asked"] > 0 and EXCESS and k.get("min_sec", 0) > 0:
-        # EXPLAIN-6: each request at least its asked bytes in whole sectors; a change drops U's memory part.
-        B = min(k["B"], max(k["asked"], 32.0 * k["min_sec"]))
-        sec = min(k["sec"], k["min_sec"])
-        if B < k["B"] or sec < k["sec"]:
-            k["u_mem"] = 0.0
-        k.update(B=B, sec=sec)
     elif name == "coalescing" and k["asked"] > 0:  # nothing asked: nothing to coalesce
         k.update(B=min(k["B"], k["asked"]), sec=min(k["sec"], k["asked"] / 32.0))
     elif name == "latency_hiding":
@@ -233,11 +189,6 @@ def fix(k, name, g):
         for f in ("partial_warps", "divergence", "coalescing", "latency_hiding", "block_turnover"):
             k = fix(k, f, g)
     return k
-
-
-def whole(asked, requests):
-    """A kind's requests, each its mean asked bytes in whole 32-byte sectors (EXPLAIN-6's floor)."""
-    return requests * math.ceil(asked / requests / 32.0 - 1e-9) if requests > 0 else 0.0
 
 
 def kernel_of(records_path, sms):
@@ -266,8 +217,6 @@ def kernel_of(records_path, sms):
         B=(dram["dram__bytes_read.sum"] + written) / G,
         asked=(m["sm__sass_data_bytes_mem_global_op_ld.sum"] + m["sm__sass_data_bytes_mem_global_op_st.sum"]) / G,
         sec=(m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] + m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]) / G,
-        min_sec=(whole(m["sm__sass_data_bytes_mem_global_op_ld.sum"], m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"])
-                 + whole(m["sm__sass_data_bytes_mem_global_op_st.sum"], m["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"])) / G,
         s=(1 - eff) if m["smsp__sass_branch_targets_threads_divergent.sum"] > 0 else 0.0,
         mem_share=min(1.0, max(0.0, stall)),
     ), m["gpu__time_duration.sum"] * 1e-9

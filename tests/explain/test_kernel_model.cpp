@@ -4,7 +4,6 @@
 // implementation on real records is tests/explain/kernel-model-cross-check.sh.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <stdexcept>
 
 #include "explain/kernel_model.hpp"
@@ -283,92 +282,6 @@ TEST(KernelModel, EveryFixAtOnceComposesThem) {
   EXPECT_DOUBLE_EQ(f.in.dram_bytes_per_block, 4000);
   EXPECT_DOUBLE_EQ(f.in.resident_blocks, 5);
   EXPECT_NEAR(solve_kernel(f, toy_gpu()).seconds, 1e-6, 1e-15);
-}
-
-// EXPLAIN-6's excess curve: two throughputs, the five tabulated warps each.
-model::streaming::SlowestWarpExcess toy_excess() {
-  return model::streaming::SlowestWarpExcess({{3e11, {30, 40, 50, 60, 70}}, {1e11, {10, 20, 30, 40, 50}}});
-}
-
-TEST(KernelModel, TheSlowestWarpExcessByHand) {
-  const auto e = toy_excess();
-  // Halfway in throughput (2e11) every column is halfway: 20, 30, 40, 50, 60.
-  EXPECT_DOUBLE_EQ(e.cycles_at(2e11, 8), 40);
-  EXPECT_DOUBLE_EQ(e.cycles_at(2e11, 2), 20);
-  // One warp waits for no other; 1.5 warps: log2 1.5 = 0.585 of the way from 0 to 20.
-  EXPECT_DOUBLE_EQ(e.cycles_at(2e11, 1), 0);
-  EXPECT_NEAR(e.cycles_at(2e11, 1.5), 20 * std::log2(1.5), 1e-12);
-  // 6 warps: between 4 (30) and 8 (40), log2 6 - 2 = 0.585 of the way.
-  EXPECT_NEAR(e.cycles_at(2e11, 6), 30 + 10 * (std::log2(6.0) - 2), 1e-12);
-  // Past 32 warps the 32-warp value; outside the throughputs the end points.
-  EXPECT_DOUBLE_EQ(e.cycles_at(2e11, 64), 60);
-  EXPECT_DOUBLE_EQ(e.cycles_at(5e10, 8), 30);
-  EXPECT_DOUBLE_EQ(e.cycles_at(9e11, 8), 50);
-  EXPECT_DOUBLE_EQ(model::streaming::SlowestWarpExcess().cycles_at(2e11, 8), 0);
-  EXPECT_THROW(model::streaming::SlowestWarpExcess({{1e11, {10, 20, 30, 40, 50}}}), std::invalid_argument);
-  EXPECT_THROW(model::streaming::SlowestWarpExcess({{1e11, {10, 20, 30, 40, 50}}, {2e11, {10, 20, -1, 40, 50}}}),
-               std::invalid_argument);
-}
-
-TEST(KernelModel, ABlockOfSeveralWarpsWaitsForItsSlowest) {
-  // The toy kernel with 8-warp blocks: BW = 4e9 B/s at most, under 1e11, so the excess is the
-  // first point's 30 cycles: Z = 1030, X = 2/1030 a cycle an SM, 10 blocks an SM: 5.15 us.
-  ModelKernel k = toy_kernel();
-  k.in.warps_per_block = 8;
-  k.in.block_threads = 256;
-  ModelParameters p = toy_gpu();
-  EXPECT_NEAR(solve_kernel(k, p).seconds, 5e-6, 1e-15);  // EXPLAIN-5: no excess
-  p.slowest_warp = toy_excess();
-  EXPECT_NEAR(solve_kernel(k, p).seconds, 5.15e-6, 1e-15);
-  // One-warp blocks and blocks with no load wait for no slowest warp (here 400 instructions a
-  // block at 4 a cycle: 100 cycles an SM, the same with and without the curve).
-  EXPECT_NEAR(solve_kernel(toy_kernel(), p).seconds, 5e-6, 1e-15);
-  k.in.loads_per_warp = 0;
-  k.in.dram_bytes_per_block = 0;
-  k.in.inst_per_block = 400;
-  EXPECT_NEAR(solve_kernel(k, p).seconds, 10 * 100 / 1e9, 1e-15);
-  EXPECT_NEAR(solve_kernel(k, toy_gpu()).seconds, 10 * 100 / 1e9, 1e-15);
-}
-
-TEST(KernelModel, UnderExplainSixTheCoalescedRequestKeepsWholeSectorsAndNoneOfTheMemoryDelay) {
-  ModelParameters p = toy_gpu();
-  p.slowest_warp = toy_excess();
-  // A gather: 4000 DRAM bytes and 128 sectors a block for 1024 asked in requests of 4 sectors (32
-  // a block): coalesced it moves 1024 B in 32 sectors, and of U (400 memory, 100 issue) keeps 100.
-  // Z = 1000 + 100 (the excess is 0 for one warp), X = 2/1100: 10 x 1100 / 2e9 = 5.5 us.
-  ModelKernel k = toy_kernel();
-  k.in.asked_bytes_per_block = 1024;
-  k.in.dram_bytes_per_block = 4000;
-  k.in.sectors_per_block = 128;
-  k.in.min_sectors_per_block = 32;
-  k.unexplained_memory_cycles = 400;
-  k.unexplained_issue_cycles = 100;
-  k.fit_sectors_per_block = 128;
-  ModelKernel f = with_fix(k, Fix::kCoalesced, p);
-  EXPECT_DOUBLE_EQ(f.in.dram_bytes_per_block, 1024);
-  EXPECT_DOUBLE_EQ(f.in.sectors_per_block, 32);
-  EXPECT_DOUBLE_EQ(f.unexplained_memory_cycles, 0);
-  EXPECT_DOUBLE_EQ(f.unexplained_issue_cycles, 100);
-  EXPECT_NEAR(solve_kernel(f, p).seconds, 5.5e-6, 1e-15);
-  // EXPLAIN-5 (no excess curve) prices the same kernel as before: U's memory part kept, scaled by
-  // the sectors when solved (400 x 32/128 = 100: Z = 1200, 6 us).
-  f = with_fix(k, Fix::kCoalesced, toy_gpu());
-  EXPECT_DOUBLE_EQ(f.in.sectors_per_block, 32);
-  EXPECT_DOUBLE_EQ(f.unexplained_memory_cycles, 400);
-  EXPECT_NEAR(solve_kernel(f, toy_gpu()).seconds, 6e-6, 1e-15);
-  // A warp's lone 4-byte store (short_blocks): 132 B asked, 136.8 B of DRAM and 5 sectors, the
-  // requests' whole sectors 4 + 1 = 5, so 160 B at least: nothing moves, U stays whole.
-  k = toy_kernel();
-  k.in.asked_bytes_per_block = 132;
-  k.in.dram_bytes_per_block = 136.8;
-  k.in.sectors_per_block = 5;
-  k.in.min_sectors_per_block = 5;
-  k.unexplained_memory_cycles = 229;
-  f = with_fix(k, Fix::kCoalesced, p);
-  EXPECT_DOUBLE_EQ(f.in.dram_bytes_per_block, 136.8);
-  EXPECT_DOUBLE_EQ(f.in.sectors_per_block, 5);
-  EXPECT_DOUBLE_EQ(f.unexplained_memory_cycles, 229);
-  EXPECT_DOUBLE_EQ(solve_kernel(f, p).seconds, solve_kernel(k, p).seconds);
 }
 
 TEST(KernelModel, BadInputsAreNamed) {
