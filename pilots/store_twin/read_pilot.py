@@ -13,24 +13,12 @@ with its verdict: explains (at least 75 % of G), ruled out (under 25 %) or undec
 import csv
 import json
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests", "explain"))
 import kernel_model_reference as R  # noqa: E402
 
 TWIN_THREADS = 16 * 2**20
-
-
-def turnover_of(bench):
-    ctx = bench["context"]
-    sms, clock = float(ctx["sm_count"]), float(ctx["sm_clock_measured_khz"]) * 1e3
-    out = {}
-    for b in bench["benchmarks"]:
-        if b["name"].startswith("streaming/block_turnover/"):
-            threads = float(b["name"].split("block_threads:")[1].split("/")[0])
-            out[threads] = sms * statistics.median(b["warpcost_sample_seconds"]) * clock / b["blocks"]
-    return out
 
 
 def interpolate(points, x):
@@ -60,7 +48,7 @@ def main():
     if gpu and gpu not in header:
         sys.exit(f"the pilot ran on '{header[2:]}', the run on '{gpu}': price the pilot from a run of its own GPU")
     pts, sms, run_clock, ctx = R.locus_points(bench)
-    g = dict(locus=pts, sms=sms, clock=run_clock, rsat=float(sys.argv[4]), turnover=turnover_of(bench),
+    g = dict(locus=pts, sms=sms, clock=run_clock, rsat=float(sys.argv[4]), turnover=R.turnover_of(bench),
              max_blocks=float(ctx["max_blocks_per_sm"]), max_warps=float(ctx["max_warps_per_sm"]))
     print(f"pilot: {header[2:]}; run: locus {pts[0][1]:.0f} cycles unloaded, ceiling {pts[-1][0] / 1e12:.3f} TB/s")
     blocks_of = {"copy": TWIN_THREADS / 256, "load_warp_store": TWIN_THREADS / 256, "store_only": TWIN_THREADS / 256,

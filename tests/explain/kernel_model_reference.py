@@ -44,6 +44,19 @@ def locus_points(bench):
     return out, sms, clock, ctx
 
 
+def turnover_of(bench):
+    """{block threads: cycles an SM spends a block} of a run's block_turnover points: SMs x median
+    seconds x measured clock / blocks (docs/models.md, "one load a thread")."""
+    ctx = bench["context"]
+    sms, clock = float(ctx["sm_count"]), float(ctx["sm_clock_measured_khz"]) * 1e3
+    out = {}
+    for b in bench["benchmarks"]:
+        if b["name"].startswith("streaming/block_turnover/"):
+            threads = float(b["name"].split("block_threads:")[1].split("/")[0])
+            out[threads] = sms * statistics.median(b["warpcost_sample_seconds"]) * clock / b["blocks"]
+    return out
+
+
 def lam(pts, bw):
     if bw <= pts[0][0]:
         return pts[0][1]
