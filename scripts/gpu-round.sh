@@ -39,7 +39,7 @@ before=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
 
 if [ -n "${WARPCOST_ROUND_PILOT:-}" ]; then
   pilot=${WARPCOST_ROUND_PILOT}
-  step "pilot $pilot" bash -c "set -o pipefail; nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/warpcost-pilot pilots/$pilot/${pilot}_pilot.cu && /tmp/warpcost-pilot | tee \"$OUT/pilot-$pilot.csv\""
+  step "pilot $pilot" bash -c "set -o pipefail; nvcc -O3 -std=c++17 -arch=sm_90 -I. -o /tmp/warpcost-pilot pilots/$pilot/${pilot}_pilot.cu kernels/common/cuda_check.cpp && /tmp/warpcost-pilot | tee \"$OUT/pilot-$pilot.csv\""
 fi
 
 if [ "${WARPCOST_ROUND_SUITE_ONLY:-0}" = 1 ]; then

@@ -22,14 +22,8 @@ TWIN_THREADS = 16 * 2**20
 
 
 def interpolate(points, x):
-    """Linear between (x, y) points sorted by x, clamped at the ends."""
-    points = sorted(points)
-    if x <= points[0][0]:
-        return points[0][1]
-    for (x0, y0), (x1, y1) in zip(points, points[1:]):
-        if x <= x1:
-            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
-    return points[-1][1]
+    """Linear between (x, y) points, clamped at the ends: the reference's locus interpolation."""
+    return R.lam(sorted(points), x)
 
 
 def verdict(quantity, gap):
@@ -62,7 +56,8 @@ def main():
         s, rb, wb = float(r["seconds"]), float(r["read_bytes"]), float(r["write_bytes"])
         # copy_resident: the resident grid, every block alive the whole launch; no per-block figure.
         cyc = f"{s / (blocks_of[name] / sms) * clock:7.1f} cycles a block an SM" if name in blocks_of else "(resident grid)"
-        per_sm[name] = s / (blocks_of.get(name, 1) / sms) * clock
+        if name in blocks_of:
+            per_sm[name] = s / (blocks_of[name] / sms) * clock
         print(f"twin {name:26s} {s * 1e6:8.1f} us  read {rb / s / 1e12:5.2f}  write {wb / s / 1e12:5.2f} TB/s  {cyc}")
     read16 = [(float(r["read_bytes"]) / float(r["seconds"]), sms * w * 512.0 / (float(r["read_bytes"]) / float(r["seconds"])) * clock)
               for (kind, name, w), r in rows.items() if kind == "stream" and name == "read16"]

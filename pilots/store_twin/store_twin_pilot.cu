@@ -15,14 +15,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                                \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
+#include "explain/programs/example_support.cuh"  // WARPCOST_CUDA, median_kernel_seconds
 
 namespace {
 
@@ -94,28 +87,6 @@ __global__ void spin(long long cycles, long long* sink) {
   if (threadIdx.x == 0) *sink = clock64() - t0;
 }
 
-template <class Launch>
-double median_seconds(Launch launch) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<float> ms;
-  for (int r = 0; r < 17; ++r) {
-    CHECK(cudaEventRecord(a));
-    launch();
-    CHECK(cudaGetLastError());
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    float t = 0;
-    CHECK(cudaEventElapsedTime(&t, a, b));
-    if (r >= 2) ms.push_back(t);
-  }
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2] * 1e-3;
-}
-
 int failures = 0;
 void expect(bool ok, const char* what) {
   if (!ok) {
@@ -126,16 +97,20 @@ void expect(bool ok, const char* what) {
 
 }  // namespace
 
-int main() {
+int run() {
+  using warpcost::examples::median_kernel_seconds;
   int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  WARPCOST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cudaDeviceProp prop{};
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  WARPCOST_CUDA(cudaGetDeviceProperties(&prop, 0));
   // The SM clock: a spin of known cycles over its event time.
   long long* sink = nullptr;
-  CHECK(cudaMalloc(&sink, sizeof(long long)));
+  WARPCOST_CUDA(cudaMalloc(&sink, sizeof(long long)));
   const long long spin_cycles = 20000000;
-  const double spin_s = median_seconds([&] { spin<<<1, 32>>>(spin_cycles, sink); });
+  const double spin_s = median_kernel_seconds([&] {
+    spin<<<1, 32>>>(spin_cycles, sink);
+    WARPCOST_CHECK_LAUNCH("spin");
+  });
   const double clock_hz = spin_cycles / spin_s;
   std::printf("# %s, %d SMs, SM clock %.0f MHz (spin)\n", prop.name, sms, clock_hz / 1e6);
   std::printf("kind,name,warps_per_sm,seconds,read_bytes,write_bytes\n");
@@ -144,12 +119,12 @@ int main() {
   std::vector<float> host(kTwin);
   for (long j = 0; j < kTwin; ++j) host[j] = static_cast<float>(j % 1009);
   float *in = nullptr, *out = nullptr;
-  CHECK(cudaMalloc(&in, kTwin * sizeof(float)));
-  CHECK(cudaMalloc(&out, kTwin * sizeof(float)));
-  CHECK(cudaMemcpy(in, host.data(), kTwin * sizeof(float), cudaMemcpyHostToDevice));
+  WARPCOST_CUDA(cudaMalloc(&in, kTwin * sizeof(float)));
+  WARPCOST_CUDA(cudaMalloc(&out, kTwin * sizeof(float)));
+  WARPCOST_CUDA(cudaMemcpy(in, host.data(), kTwin * sizeof(float), cudaMemcpyHostToDevice));
   const int grid = static_cast<int>(kTwin / 256);
   int per_sm = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, twin_copy_resident, 256, 0));
+  WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, twin_copy_resident, 256, 0));
   std::vector<float> got(kTwin);
   const double b4 = 4.0 * kTwin;
   auto row = [&](const char* name, int wps, double s, double r, double w) {
@@ -158,21 +133,30 @@ int main() {
   // Every variant starts from a sentinel (all bytes 0xFF: a NaN no kernel writes), outside its
   // timed launches, so its check sees only what it wrote.
   auto reset = [&] {
-    CHECK(cudaMemset(out, 0xFF, kTwin * sizeof(float)));
-    CHECK(cudaDeviceSynchronize());
+    WARPCOST_CUDA(cudaMemset(out, 0xFF, kTwin * sizeof(float)));
+    WARPCOST_CUDA(cudaDeviceSynchronize());
   };
   reset();
-  row("copy", 64, median_seconds([&] { twin_copy<<<grid, 256>>>(in, out); }), b4, b4);
-  CHECK(cudaMemcpy(got.data(), out, kTwin * sizeof(float), cudaMemcpyDeviceToHost));
+  row("copy", 64, median_kernel_seconds([&] {
+    twin_copy<<<grid, 256>>>(in, out);
+    WARPCOST_CHECK_LAUNCH("twin_copy");
+  }), b4, b4);
+  WARPCOST_CUDA(cudaMemcpy(got.data(), out, kTwin * sizeof(float), cudaMemcpyDeviceToHost));
   { bool ok = true; for (long j = 0; j < kTwin; ++j) ok = ok && got[j] == 2.0f * host[j]; expect(ok, "twin copy"); }
   reset();
-  row("copy_resident", 64, median_seconds([&] { twin_copy_resident<<<sms * per_sm, 256>>>(in, out); }), b4, b4);
-  CHECK(cudaMemcpy(got.data(), out, kTwin * sizeof(float), cudaMemcpyDeviceToHost));
+  row("copy_resident", 64, median_kernel_seconds([&] {
+    twin_copy_resident<<<sms * per_sm, 256>>>(in, out);
+    WARPCOST_CHECK_LAUNCH("twin_copy_resident");
+  }), b4, b4);
+  WARPCOST_CUDA(cudaMemcpy(got.data(), out, kTwin * sizeof(float), cudaMemcpyDeviceToHost));
   { bool ok = true; for (long j = 0; j < kTwin; ++j) ok = ok && got[j] == 2.0f * host[j]; expect(ok, "twin copy resident"); }
   reset();
-  row("load_warp_store", 64, median_seconds([&] { twin_load_warp_store<<<grid, 256>>>(in, out); }), b4, b4 / 32);
+  row("load_warp_store", 64, median_kernel_seconds([&] {
+    twin_load_warp_store<<<grid, 256>>>(in, out);
+    WARPCOST_CHECK_LAUNCH("twin_load_warp_store");
+  }), b4, b4 / 32);
   auto check_warp_sums = [&](const char* what) {
-    CHECK(cudaMemcpy(got.data(), out, kTwin / 32 * sizeof(float), cudaMemcpyDeviceToHost));
+    WARPCOST_CUDA(cudaMemcpy(got.data(), out, kTwin / 32 * sizeof(float), cudaMemcpyDeviceToHost));
     bool ok = true;
     for (long w = 0; w < kTwin / 32; ++w) {
       double s = 0;
@@ -183,22 +167,34 @@ int main() {
   };
   check_warp_sums("twin load + warp store");
   reset();
-  row("copy_block32", 32, median_seconds([&] { twin_copy<<<grid * 8, 32>>>(in, out); }), b4, b4);
-  CHECK(cudaMemcpy(got.data(), out, kTwin * sizeof(float), cudaMemcpyDeviceToHost));
+  row("copy_block32", 32, median_kernel_seconds([&] {
+    twin_copy<<<grid * 8, 32>>>(in, out);
+    WARPCOST_CHECK_LAUNCH("twin_copy");
+  }), b4, b4);
+  WARPCOST_CUDA(cudaMemcpy(got.data(), out, kTwin * sizeof(float), cudaMemcpyDeviceToHost));
   { bool ok = true; for (long j = 0; j < kTwin; ++j) ok = ok && got[j] == 2.0f * host[j]; expect(ok, "twin copy, 32-thread blocks"); }
   reset();
-  row("load_warp_store_block32", 32, median_seconds([&] { twin_load_warp_store<<<grid * 8, 32>>>(in, out); }), b4, b4 / 32);
+  row("load_warp_store_block32", 32, median_kernel_seconds([&] {
+    twin_load_warp_store<<<grid * 8, 32>>>(in, out);
+    WARPCOST_CHECK_LAUNCH("twin_load_warp_store");
+  }), b4, b4 / 32);
   check_warp_sums("twin load + warp store, 32-thread blocks");
   reset();
-  row("store_only", 64, median_seconds([&] { twin_store_only<<<grid, 256>>>(out); }), 0, b4);
-  CHECK(cudaMemcpy(got.data(), out, kTwin * sizeof(float), cudaMemcpyDeviceToHost));
+  row("store_only", 64, median_kernel_seconds([&] {
+    twin_store_only<<<grid, 256>>>(out);
+    WARPCOST_CHECK_LAUNCH("twin_store_only");
+  }), 0, b4);
+  WARPCOST_CUDA(cudaMemcpy(got.data(), out, kTwin * sizeof(float), cudaMemcpyDeviceToHost));
   { bool ok = true; for (long j = 0; j < kTwin; ++j) ok = ok && got[j] == 2.0f * static_cast<float>(j % 1009); expect(ok, "twin store only"); }
   reset();
-  row("turnover", 64, median_seconds([&] { twin_turnover<<<grid, 256>>>(out); }), 0, b4 / 32);
-  CHECK(cudaMemcpy(got.data(), out, kTwin / 32 * sizeof(float), cudaMemcpyDeviceToHost));
+  row("turnover", 64, median_kernel_seconds([&] {
+    twin_turnover<<<grid, 256>>>(out);
+    WARPCOST_CHECK_LAUNCH("twin_turnover");
+  }), 0, b4 / 32);
+  WARPCOST_CUDA(cudaMemcpy(got.data(), out, kTwin / 32 * sizeof(float), cudaMemcpyDeviceToHost));
   { bool ok = true; for (long w = 0; w < kTwin / 32; ++w) ok = ok && got[w] == static_cast<float>((w * 32) % 1009); expect(ok, "twin turnover"); }
-  CHECK(cudaFree(in));
-  CHECK(cudaFree(out));
+  WARPCOST_CUDA(cudaFree(in));
+  WARPCOST_CUDA(cudaFree(out));
 
   // ---- 2. read-only and copy streams of 16-byte elements over warps/SM ----
   std::vector<uint4> h16(kStream);
@@ -210,21 +206,24 @@ int main() {
   }
   uint4 *src = nullptr, *dst = nullptr;
   unsigned* sums = nullptr;
-  CHECK(cudaMalloc(&src, kStream * sizeof(uint4)));
-  CHECK(cudaMalloc(&dst, kStream * sizeof(uint4)));
-  CHECK(cudaMalloc(&sums, static_cast<size_t>(sms) * 64 * 32 * sizeof(unsigned)));
+  WARPCOST_CUDA(cudaMalloc(&src, kStream * sizeof(uint4)));
+  WARPCOST_CUDA(cudaMalloc(&dst, kStream * sizeof(uint4)));
+  WARPCOST_CUDA(cudaMalloc(&sums, static_cast<size_t>(sms) * 64 * 32 * sizeof(unsigned)));
   unsigned* sums16 = nullptr;
-  CHECK(cudaMalloc(&sums16, (kStream / 4 / 32) * sizeof(unsigned)));
-  CHECK(cudaMemcpy(src, h16.data(), kStream * sizeof(uint4), cudaMemcpyHostToDevice));
+  WARPCOST_CUDA(cudaMalloc(&sums16, (kStream / 4 / 32) * sizeof(unsigned)));
+  WARPCOST_CUDA(cudaMemcpy(src, h16.data(), kStream * sizeof(uint4), cudaMemcpyHostToDevice));
   const double b16 = 16.0 * kStream;
   {
     const long n16 = kStream / 4;  // 16 Mi threads, one 16-byte element each
     const int g16 = static_cast<int>(n16 / 256);
-    CHECK(cudaMemset(sums16, 0xFF, (n16 / 32) * sizeof(unsigned)));
-    CHECK(cudaDeviceSynchronize());
-    row("opt16_read", 64, median_seconds([&] { opt16_read<<<g16, 256>>>(src, sums16); }), 16.0 * n16, 4.0 * n16 / 32);
+    WARPCOST_CUDA(cudaMemset(sums16, 0xFF, (n16 / 32) * sizeof(unsigned)));
+    WARPCOST_CUDA(cudaDeviceSynchronize());
+    row("opt16_read", 64, median_kernel_seconds([&] {
+    opt16_read<<<g16, 256>>>(src, sums16);
+    WARPCOST_CHECK_LAUNCH("opt16_read");
+  }), 16.0 * n16, 4.0 * n16 / 32);
     std::vector<unsigned> hs(n16 / 32);
-    CHECK(cudaMemcpy(hs.data(), sums16, hs.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    WARPCOST_CUDA(cudaMemcpy(hs.data(), sums16, hs.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
     bool ok = true;
     for (long w = 0; w < n16 / 32; ++w) {
       unsigned e = 0;
@@ -235,11 +234,14 @@ int main() {
       ok = ok && hs[w] == e;
     }
     expect(ok, "one 16-byte element a thread, read");
-    CHECK(cudaMemset(dst, 0xFF, n16 * sizeof(uint4)));
-    CHECK(cudaDeviceSynchronize());
-    row("opt16_copy", 64, median_seconds([&] { opt16_copy<<<g16, 256>>>(src, dst); }), 16.0 * n16, 16.0 * n16);
+    WARPCOST_CUDA(cudaMemset(dst, 0xFF, n16 * sizeof(uint4)));
+    WARPCOST_CUDA(cudaDeviceSynchronize());
+    row("opt16_copy", 64, median_kernel_seconds([&] {
+    opt16_copy<<<g16, 256>>>(src, dst);
+    WARPCOST_CHECK_LAUNCH("opt16_copy");
+  }), 16.0 * n16, 16.0 * n16);
     std::vector<uint4> got16(n16);
-    CHECK(cudaMemcpy(got16.data(), dst, n16 * sizeof(uint4), cudaMemcpyDeviceToHost));
+    WARPCOST_CUDA(cudaMemcpy(got16.data(), dst, n16 * sizeof(uint4), cudaMemcpyDeviceToHost));
     ok = true;
     for (long j = 0; j < n16; ++j) ok = ok && got16[j].x == h16[j].x + 1u && got16[j].w == h16[j].w + 1u;
     expect(ok, "one 16-byte element a thread, copy");
@@ -247,20 +249,26 @@ int main() {
   std::vector<uint4> back(kStream);
   for (int wps : {2, 4, 6, 8, 12, 16, 20, 24, 32, 40, 48, 64}) {
     const int blocks = sms * wps / 2;  // 64-thread blocks, wps/2 of them an SM
-    CHECK(cudaMemset(sums, 0xFF, static_cast<size_t>(sms) * 64 * 32 * sizeof(unsigned)));
-    CHECK(cudaDeviceSynchronize());
-    const double tr = median_seconds([&] { stream_read<<<blocks, 64>>>(src, sums); });
+    WARPCOST_CUDA(cudaMemset(sums, 0xFF, static_cast<size_t>(sms) * 64 * 32 * sizeof(unsigned)));
+    WARPCOST_CUDA(cudaDeviceSynchronize());
+    const double tr = median_kernel_seconds([&] {
+    stream_read<<<blocks, 64>>>(src, sums);
+    WARPCOST_CHECK_LAUNCH("stream_read");
+  });
     std::printf("stream,read16,%d,%.9g,%.6g,0\n", wps, tr, b16);
     std::vector<unsigned> hs(static_cast<size_t>(blocks) * 64);
-    CHECK(cudaMemcpy(hs.data(), sums, hs.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    WARPCOST_CUDA(cudaMemcpy(hs.data(), sums, hs.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
     unsigned total = 0;
     for (unsigned v : hs) total += v;
     expect(total == static_cast<unsigned>(expect_sum), "read stream sum");
-    CHECK(cudaMemset(dst, 0xFF, kStream * sizeof(uint4)));
-    CHECK(cudaDeviceSynchronize());
-    const double tc = median_seconds([&] { stream_copy<<<blocks, 64>>>(src, dst); });
+    WARPCOST_CUDA(cudaMemset(dst, 0xFF, kStream * sizeof(uint4)));
+    WARPCOST_CUDA(cudaDeviceSynchronize());
+    const double tc = median_kernel_seconds([&] {
+    stream_copy<<<blocks, 64>>>(src, dst);
+    WARPCOST_CHECK_LAUNCH("stream_copy");
+  });
     std::printf("stream,copy16,%d,%.9g,%.6g,%.6g\n", wps, tc, b16, b16);
-    CHECK(cudaMemcpy(back.data(), dst, kStream * sizeof(uint4), cudaMemcpyDeviceToHost));
+    WARPCOST_CUDA(cudaMemcpy(back.data(), dst, kStream * sizeof(uint4), cudaMemcpyDeviceToHost));
     bool ok = true;
     for (long j = 0; j < kStream; ++j) {
       ok = ok && back[j].x == h16[j].x + 1u && back[j].y == h16[j].y + 1u && back[j].z == h16[j].z + 1u &&
@@ -270,4 +278,13 @@ int main() {
   }
   std::printf("# clock_hz,%.6g\n# output checks failed: %d\n", clock_hz, failures);
   return failures == 0 ? 0 : 1;
+}
+
+int main() {
+  try {
+    return run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "store_twin_pilot: %s\n", e.what());
+    return 1;
+  }
 }

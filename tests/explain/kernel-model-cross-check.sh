@@ -23,20 +23,15 @@ trap 'rm -rf "$work"' EXIT
 rsat=$(awk -F, '$11=="second_order_parameters" && $13=="saturated_issue_rate" {print $14; exit}' "$run/warpcost.csv")
 [ -n "$rsat" ] || { echo "no saturated_issue_rate row in $run/warpcost.csv"; exit 1; }
 
-# The turnover by hand from a run's block_turnover points (BENCH_JSON into OUT_JSON): cycles an SM
-# spends a block = SMs x median seconds x measured clock / blocks (docs/models.md, "one load a
-# thread").
+# The turnover by hand from a run's block_turnover points (BENCH_JSON into OUT_JSON): the
+# reference's turnover_of, cycles an SM spends a block = SMs x median seconds x measured clock /
+# blocks (docs/models.md, "one load a thread").
 turnover_of() {
-  "$python" - "$1" "$2" <<'PY'
-import json, statistics, sys
-run = json.load(open(sys.argv[1]))
-ctx = run["context"]
-sms, clock = float(ctx["sm_count"]), float(ctx["sm_clock_measured_khz"]) * 1e3
-out = {}
-for b in run["benchmarks"]:
-    if b["name"].startswith("streaming/block_turnover/"):
-        threads = float(b["name"].split("block_threads:")[1].split("/")[0])
-        out[threads] = sms * statistics.median(b["warpcost_sample_seconds"]) * clock / b["blocks"]
+  "$python" - "$1" "$2" "$repo/tests/explain" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[3])
+import kernel_model_reference as R
+out = R.turnover_of(json.load(open(sys.argv[1])))
 assert out, "the run has no block_turnover points"
 json.dump(out, open(sys.argv[2], "w"))
 PY
