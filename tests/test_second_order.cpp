@@ -733,6 +733,52 @@ TEST_F(SecondOrderRun, PartlyWrittenStoresMoveAtThePartialRateUnderTheirRequestC
   EXPECT_EQ(halved.verdict, "fails");
 }
 
+// L2 loads narrower than 16 bytes (ISSUE-33-L2-NARROW) move their sectors at the 4-byte load_l2
+// points' rate at the same lane spacing, not the 16-byte points'. Hand-worked: the 1-byte stride-16
+// load (lanes 16 B apart) touches 32 x 16 B = 512 B, 16 sectors, for 32 useful bytes; the 4-byte
+// stride-4 point at the same 16-byte spacing moves 512 B for 128 useful, so R(16 B) = 4 x its
+// useful rate and the price is R x 32 / 512 = its useful rate / 4. The 8-byte stride-4 load (32 B
+// apart: one sector a lane, 1024 B for 256 useful) is priced from the 4-byte stride-8 point (also
+// one sector a lane, 1024 B for 128 useful): R = 8 x its useful rate, price R x 256 / 1024 = 2 x it.
+// The 4-byte points set the curve and are not judged; the 16-byte points keep their own. Planted:
+// the 4-byte stride-4 point 1.15x slower prices the 1-byte stride-16 load 1.15 low (it held: it
+// fails); the judged point itself 1.10x slower fails.
+TEST_F(SecondOrderRun, NarrowL2LoadsMoveAtTheFourBytePointsRateAndAPlantedRateFails) {
+  const std::string k1s16 = "elem_bytes=1;stride=16;offset=0";
+  const std::string k8s4 = "elem_bytes=8;stride=4;offset=0";
+  const std::vector<Row> rows = analysis::evaluate_run(run_);
+  const auto useful_rate = [](const BenchmarkResult& b) { return b.counter_median("useful_bytes") / b.median_seconds(); };
+  const double r4s4 = useful_rate(bench(run_, "coalescing/load_l2/elem_bytes:4/stride:4/offset:0"));
+  const double r4s8 = useful_rate(bench(run_, "coalescing/load_l2/elem_bytes:4/stride:8/offset:0"));
+  const Row one = row(rows, "load_l2", k1s16, "second_order_useful_bandwidth");
+  EXPECT_EQ(one.reason.t("curve"), "load_l2_narrow");
+  EXPECT_DOUBLE_EQ(one.reason.n("moved"), 512.0);
+  EXPECT_NEAR(*one.predicted / (r4s4 / 4.0), 1.0, 1e-9);
+  EXPECT_EQ(one.verdict, "holds");  // -0.3 % on 46d41701: the plants below must flip it
+  const Row eight = row(rows, "load_l2", k8s4, "second_order_useful_bandwidth");
+  EXPECT_DOUBLE_EQ(eight.reason.n("moved"), 1024.0);
+  EXPECT_NEAR(*eight.predicted / (2.0 * r4s8), 1.0, 1e-9);
+  for (const int stride : {1, 2, 4, 8, 16, 32}) {
+    const Row fit = row(rows, "load_l2", "elem_bytes=4;stride=" + std::to_string(stride) + ";offset=0",
+                        "second_order_useful_bandwidth");
+    EXPECT_EQ(fit.verdict, "info") << stride;
+    EXPECT_EQ(fit.reason.t("curve"), "load_l2_narrow") << stride;
+  }
+  const Row sixteen = row(rows, "load_l2", "elem_bytes=16;stride=1;offset=0", "second_order_useful_bandwidth");
+  EXPECT_EQ(sixteen.reason.t("curve"), "load_l2");
+  EXPECT_EQ(sixteen.verdict, "info");
+  analysis::Run slow_fit = run_;
+  scale_time(bench(slow_fit, "coalescing/load_l2/elem_bytes:4/stride:4/offset:0"), 1.15);
+  const Row planted = row(analysis::evaluate_run(slow_fit), "load_l2", k1s16, "second_order_useful_bandwidth");
+  EXPECT_NEAR(*planted.predicted / (*one.predicted / 1.15), 1.0, 1e-9);
+  EXPECT_EQ(planted.verdict, "fails");
+  analysis::Run slow_point = run_;
+  scale_time(bench(slow_point, "coalescing/load_l2/elem_bytes:1/stride:16/offset:0"), 1.10);
+  const Row slow = row(analysis::evaluate_run(slow_point), "load_l2", k1s16, "second_order_useful_bandwidth");
+  EXPECT_EQ(slow.verdict, "fails");
+  EXPECT_LT(*slow.rel_error, -0.07);
+}
+
 // The DRAM granule is measured (the 4-byte stride-32 load's DRAM bytes a lane: 64 on the H200) and
 // the model prices DRAM loads in it. Planted: half the DRAM bytes, a 32-byte granule; the 4-byte
 // stride-16 load (64 bytes between lanes, one sector of each 64-byte granule) then moves 32 × 32

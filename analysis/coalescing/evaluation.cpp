@@ -368,6 +368,11 @@ int model_granule(const Run& run) {
 // is the 16-byte offset-0 store points with a read-back (stride 2 and up, D >= 32 B); below its
 // smallest spacing the curve is flat (SpacingRate::at).
 constexpr const char* kStorePartialCurve = "store_dram_partial";
+// The R(D) curve of L2 loads of elements narrower than 16 bytes (ISSUE-33-L2-NARROW): its fit set
+// is the 4-byte offset-0 load_l2 points (D = 4 to 128 B); the 16-byte points keep their own curve.
+// Flat below 4 B and beyond 128 B (SpacingRate::at).
+constexpr const char* kL2NarrowCurve = "load_l2_narrow";
+constexpr int kL2NarrowFitElemBytes = 4;
 
 // Moved bytes for the tile benchmarks: DRAM loads in 64-byte granules, the L2 level in sectors,
 // stores in sectors written plus the partly written sectors read back.
@@ -402,6 +407,11 @@ SecondOrderInput tile_input(const Run& run, const BenchmarkResult& b) {
   }
   if (b.benchmark == co::bench::kLoadL2) {
     in.moved = co::moved_bytes_per_tile(r, pitch, co::kSectorBytes);
+    // ISSUE-33-L2-NARROW: narrower elements move their sectors at the 4-byte points' rate.
+    if (size < 16) {
+      in.curve = kL2NarrowCurve;
+      in.fit_point = size == kL2NarrowFitElemBytes && iparam(b, co::param::kOffset) == 0;
+    }
     return in;  // no L2 latency locus is measured: no in-flight bound at this level
   }
   in.moved = co::moved_bytes_per_tile(r, pitch, model_granule(run));

@@ -106,11 +106,17 @@ std::string in_flight_bound(const Reason& r) {
   return "; no in-flight bound (no loaded-latency locus in this run)";
 }
 
+// The fit set R(D) is read off: the 4-byte load_l2 points for narrower L2 loads (ISSUE-33-L2-NARROW),
+// else the curve's 16-byte points.
+std::string curve_text(const Reason& r) {
+  return r.t("curve") == "load_l2_narrow" ? std::string("load_l2 4-byte") : r.t("curve") + " 16-byte";
+}
+
 }  // namespace
 
 std::string render_second_order_price(const Reason& r) {
   return fixed(r.n("useful"), 0) + " useful B a request, moved " + moved_text(r) + "; R(" + fixed(r.n("spacing"), 0) +
-         " B) = " + fixed(r.n("moved_rate") / 1e12, 3) + " TB/s moved (" + r.t("curve") + " 16-byte points: " +
+         " B) = " + fixed(r.n("moved_rate") / 1e12, 3) + " TB/s moved (" + curve_text(r) + " points: " +
          fit_points(r) + " TB/s)" + in_flight_bound(r) +
          (r.has_flag("request_bound") && r.f("request_bound")
               ? "; the request-rate ceiling bounds it: " + fixed(r.n("request_rate") / 1e9, 2) +
@@ -165,6 +171,11 @@ std::string render(const Reason& r) {
   }
   if (s == "dram_bytes") return dram_bytes(r);
   if (s == "second_order_fit_point") {
+    if (r.t("curve") == "load_l2_narrow") {
+      return render_second_order_price(r) +
+             "; not judged: a 4-byte offset-0 load_l2 point sets R(D) of the L2 loads narrower than 16 bytes (the "
+             "declared fit set, ISSUE-33-L2-NARROW)";
+    }
     return render_second_order_price(r) + "; not judged: a 16-byte offset-0 point sets R(D) (the declared fit set)";
   }
   if (s == "second_order_request_fit_point") {
