@@ -320,6 +320,15 @@ Row row(const std::vector<Row>& rows, const std::string& benchmark, const std::s
   return Row{};
 }
 
+// A planted fault: the `metric` row of `benchmark`/`params` once the benchmark `timed` of a copy of
+// `run` runs `factor` times slower.
+Row row_when_slower(const analysis::Run& run, std::string_view timed, double factor, const std::string& benchmark,
+                    const std::string& params, const std::string& metric = "second_order_useful_bandwidth") {
+  analysis::Run planted = run;
+  scale_time(bench(planted, timed), factor);
+  return row(analysis::evaluate_run(planted), benchmark, params, metric);
+}
+
 class SecondOrderRun : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -720,15 +729,11 @@ TEST_F(SecondOrderRun, PartlyWrittenStoresMoveAtThePartialRateUnderTheirRequestC
   EXPECT_NEAR(*bare.predicted / (r_p * 32.0 / 192.0), 1.0, 1e-9);
   EXPECT_TRUE(bare.reason.f("store_request_ceiling_missing"));
   EXPECT_NE(bare.verdict, "info");
-  analysis::Run slow = run_;
-  scale_time(bench(slow, "coalescing/store_dram/elem_bytes:16/stride:2/offset:0"), 1.3);
-  const Row planted = row(analysis::evaluate_run(slow), "store_dram", k4s4, "second_order_useful_bandwidth");
+  const Row planted = row_when_slower(run_, "coalescing/store_dram/elem_bytes:16/stride:2/offset:0", 1.3, "store_dram", k4s4);
   EXPECT_NEAR(*planted.predicted / (*s4.predicted / 1.3), 1.0, 1e-9);
   EXPECT_EQ(s4.verdict, "holds");
   EXPECT_EQ(planted.verdict, "fails");
-  analysis::Run dear = run_;
-  scale_time(bench(dear, "coalescing/store_dram/elem_bytes:1/stride:2/offset:0"), 2.0);
-  const Row halved = row(analysis::evaluate_run(dear), "store_dram", k1s3, "second_order_useful_bandwidth");
+  const Row halved = row_when_slower(run_, "coalescing/store_dram/elem_bytes:1/stride:2/offset:0", 2.0, "store_dram", k1s3);
   EXPECT_NEAR(*halved.predicted / (r_st * 16.0), 1.0, 1e-9);
   EXPECT_EQ(halved.verdict, "fails");
 }
@@ -767,14 +772,10 @@ TEST_F(SecondOrderRun, NarrowL2LoadsMoveAtTheFourBytePointsRateAndAPlantedRateFa
   const Row sixteen = row(rows, "load_l2", "elem_bytes=16;stride=1;offset=0", "second_order_useful_bandwidth");
   EXPECT_EQ(sixteen.reason.t("curve"), "load_l2");
   EXPECT_EQ(sixteen.verdict, "info");
-  analysis::Run slow_fit = run_;
-  scale_time(bench(slow_fit, "coalescing/load_l2/elem_bytes:4/stride:4/offset:0"), 1.15);
-  const Row planted = row(analysis::evaluate_run(slow_fit), "load_l2", k1s16, "second_order_useful_bandwidth");
+  const Row planted = row_when_slower(run_, "coalescing/load_l2/elem_bytes:4/stride:4/offset:0", 1.15, "load_l2", k1s16);
   EXPECT_NEAR(*planted.predicted / (*one.predicted / 1.15), 1.0, 1e-9);
   EXPECT_EQ(planted.verdict, "fails");
-  analysis::Run slow_point = run_;
-  scale_time(bench(slow_point, "coalescing/load_l2/elem_bytes:1/stride:16/offset:0"), 1.10);
-  const Row slow = row(analysis::evaluate_run(slow_point), "load_l2", k1s16, "second_order_useful_bandwidth");
+  const Row slow = row_when_slower(run_, "coalescing/load_l2/elem_bytes:1/stride:16/offset:0", 1.10, "load_l2", k1s16);
   EXPECT_EQ(slow.verdict, "fails");
   EXPECT_LT(*slow.rel_error, -0.07);
 }
