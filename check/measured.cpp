@@ -253,8 +253,7 @@ std::vector<std::string> gpu_parameters_from_run(const std::string& kind, const 
                     {coalescing::param::kOffset, std::to_string(whole("offset", 0))}};
     const auto price = analysis::coalescing_second_order_price(run, point);
     if (!price) {
-      // ISSUE-33-L2-NARROW: L2 loads narrower than 16 bytes read R(D) off the 4-byte load_l2 points.
-      const bool narrow_l2 = point.benchmark == coalescing::bench::kLoadL2 && whole("elem_bytes", 4) < 16;
+      const bool narrow_l2 = analysis::l2_narrow_point(point.benchmark, whole("elem_bytes", 4));
       how = "run " + id + " has no coalescing " + point.benchmark + (narrow_l2 ? " 4-byte" : " 16-byte") +
             " points to give R(D): state moved_rate_gbps by hand";
       return {};

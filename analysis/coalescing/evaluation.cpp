@@ -368,10 +368,8 @@ int model_granule(const Run& run) {
 // is the 16-byte offset-0 store points with a read-back (stride 2 and up, D >= 32 B); below its
 // smallest spacing the curve is flat (SpacingRate::at).
 constexpr const char* kStorePartialCurve = "store_dram_partial";
-// The R(D) curve of L2 loads of elements narrower than 16 bytes (ISSUE-33-L2-NARROW): its fit set
-// is the 4-byte offset-0 load_l2 points (D = 4 to 128 B); the 16-byte points keep their own curve.
-// Flat below 4 B and beyond 128 B (SpacingRate::at).
-constexpr const char* kL2NarrowCurve = "load_l2_narrow";
+// The fit set of kL2NarrowCurve (ISSUE-33-L2-NARROW): the 4-byte offset-0 load_l2 points (D = 4 to
+// 128 B; flat below and beyond, SpacingRate::at); the 16-byte points keep their own curve.
 constexpr int kL2NarrowFitElemBytes = 4;
 
 // Moved bytes for the tile benchmarks: DRAM loads in 64-byte granules, the L2 level in sectors,
@@ -408,7 +406,7 @@ SecondOrderInput tile_input(const Run& run, const BenchmarkResult& b) {
   if (b.benchmark == co::bench::kLoadL2) {
     in.moved = co::moved_bytes_per_tile(r, pitch, co::kSectorBytes);
     // ISSUE-33-L2-NARROW: narrower elements move their sectors at the 4-byte points' rate.
-    if (size < 16) {
+    if (l2_narrow_point(b.benchmark, size)) {
       in.curve = kL2NarrowCurve;
       in.fit_point = size == kL2NarrowFitElemBytes && iparam(b, co::param::kOffset) == 0;
     }
@@ -594,6 +592,10 @@ std::optional<PricedPoint> price(const Run& params, const RateFits& fits,
 }
 
 }  // namespace
+
+bool l2_narrow_point(const std::string& benchmark, long long elem_bytes) {
+  return benchmark == co::bench::kLoadL2 && elem_bytes < 16;
+}
 
 std::optional<CoalescingSecondOrderPrice> coalescing_second_order_price(const Run& params, const BenchmarkResult& point) {
   const std::optional<SecondOrderInput> in = second_order_input(params, point);

@@ -57,9 +57,13 @@ CoalescingModel coalescing_model(const BenchmarkResult& b);
 
 void evaluate_coalescing(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows);
 // The second-order rows (docs/models.md, "Coalescing"): every point's useful bandwidth from the
-// bytes its level moves at the moved rate R(D) of its lane spacing (the 16-byte points), bounded
-// by the bytes its warps keep in flight.
+// bytes its level moves at the moved rate R(D) of its lane spacing (the 16-byte points; the 4-byte
+// ones for narrower L2 loads), bounded by the bytes its warps keep in flight.
 void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows);
+// ISSUE-33-L2-NARROW: a load_l2 point of elements narrower than 16 bytes is priced on this curve,
+// R(D) of the 4-byte offset-0 load_l2 points, not on the 16-byte points'.
+inline constexpr const char* kL2NarrowCurve = "load_l2_narrow";
+bool l2_narrow_point(const std::string& benchmark, long long elem_bytes);
 // One point's second-order useful bandwidth (B/s) priced from `params`, a run of the same GPU whose
 // 16-byte points give R(D) and whose W = 0 sweep gives the loaded-latency locus; `numbers` says how.
 // The point is a suite point or one made from a runner's report (warpcost check --measure); a
@@ -70,7 +74,7 @@ struct CoalescingSecondOrderPrice {
   double moved_rate = 0;  // R(D) at the point's spacing, moved B/s
   double in_flight = 0;   // the bytes-in-flight bound, moved B/s; 0: none at this level
   std::string numbers;
-  bool fit_point = false;  // a 16-byte offset-0 point: it sets R(D), never judged
+  bool fit_point = false;  // a point of R(D)'s fit set (16-byte offset 0; 4-byte for narrow L2): never judged
   // The point a parameter is read off (the granule's or the request ceiling's): never judged.
   bool parameter_point = false;
   double request_rate = 0;  // the request-rate ceiling, warp requests/s; 0: none in the parameter run

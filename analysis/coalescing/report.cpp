@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analysis/coalescing/family.hpp"
+#include "analysis/coalescing/evaluation.hpp"
 #include "analysis/evaluation_support.hpp"
 #include "core/coalescing/schema.hpp"
 #include "core/result_schema.hpp"
@@ -109,7 +110,7 @@ std::string in_flight_bound(const Reason& r) {
 // The fit set R(D) is read off: the 4-byte load_l2 points for narrower L2 loads (ISSUE-33-L2-NARROW),
 // else the curve's 16-byte points.
 std::string curve_text(const Reason& r) {
-  return r.t("curve") == "load_l2_narrow" ? std::string("load_l2 4-byte") : r.t("curve") + " 16-byte";
+  return r.t("curve") == kL2NarrowCurve ? std::string("load_l2 4-byte") : r.t("curve") + " 16-byte";
 }
 
 }  // namespace
@@ -171,7 +172,7 @@ std::string render(const Reason& r) {
   }
   if (s == "dram_bytes") return dram_bytes(r);
   if (s == "second_order_fit_point") {
-    if (r.t("curve") == "load_l2_narrow") {
+    if (r.t("curve") == kL2NarrowCurve) {
       return render_second_order_price(r) +
              "; not judged: a 4-byte offset-0 load_l2 point sets R(D) of the L2 loads narrower than 16 bytes (the "
              "declared fit set, ISSUE-33-L2-NARROW)";

@@ -219,9 +219,9 @@ int run() {
     WARPCOST_CUDA(cudaMemset(sums16, 0xFF, (n16 / 32) * sizeof(unsigned)));
     WARPCOST_CUDA(cudaDeviceSynchronize());
     row("opt16_read", 64, median_kernel_seconds([&] {
-    opt16_read<<<g16, 256>>>(src, sums16);
-    WARPCOST_CHECK_LAUNCH("opt16_read");
-  }), 16.0 * n16, 4.0 * n16 / 32);
+      opt16_read<<<g16, 256>>>(src, sums16);
+      WARPCOST_CHECK_LAUNCH("opt16_read");
+    }), 16.0 * n16, 4.0 * n16 / 32);
     std::vector<unsigned> hs(n16 / 32);
     WARPCOST_CUDA(cudaMemcpy(hs.data(), sums16, hs.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
     bool ok = true;
@@ -237,9 +237,9 @@ int run() {
     WARPCOST_CUDA(cudaMemset(dst, 0xFF, n16 * sizeof(uint4)));
     WARPCOST_CUDA(cudaDeviceSynchronize());
     row("opt16_copy", 64, median_kernel_seconds([&] {
-    opt16_copy<<<g16, 256>>>(src, dst);
-    WARPCOST_CHECK_LAUNCH("opt16_copy");
-  }), 16.0 * n16, 16.0 * n16);
+      opt16_copy<<<g16, 256>>>(src, dst);
+      WARPCOST_CHECK_LAUNCH("opt16_copy");
+    }), 16.0 * n16, 16.0 * n16);
     std::vector<uint4> got16(n16);
     WARPCOST_CUDA(cudaMemcpy(got16.data(), dst, n16 * sizeof(uint4), cudaMemcpyDeviceToHost));
     ok = true;
@@ -252,9 +252,9 @@ int run() {
     WARPCOST_CUDA(cudaMemset(sums, 0xFF, static_cast<size_t>(sms) * 64 * 32 * sizeof(unsigned)));
     WARPCOST_CUDA(cudaDeviceSynchronize());
     const double tr = median_kernel_seconds([&] {
-    stream_read<<<blocks, 64>>>(src, sums);
-    WARPCOST_CHECK_LAUNCH("stream_read");
-  });
+      stream_read<<<blocks, 64>>>(src, sums);
+      WARPCOST_CHECK_LAUNCH("stream_read");
+    });
     std::printf("stream,read16,%d,%.9g,%.6g,0\n", wps, tr, b16);
     std::vector<unsigned> hs(static_cast<size_t>(blocks) * 64);
     WARPCOST_CUDA(cudaMemcpy(hs.data(), sums, hs.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
@@ -264,9 +264,9 @@ int run() {
     WARPCOST_CUDA(cudaMemset(dst, 0xFF, kStream * sizeof(uint4)));
     WARPCOST_CUDA(cudaDeviceSynchronize());
     const double tc = median_kernel_seconds([&] {
-    stream_copy<<<blocks, 64>>>(src, dst);
-    WARPCOST_CHECK_LAUNCH("stream_copy");
-  });
+      stream_copy<<<blocks, 64>>>(src, dst);
+      WARPCOST_CHECK_LAUNCH("stream_copy");
+    });
     std::printf("stream,copy16,%d,%.9g,%.6g,%.6g\n", wps, tc, b16, b16);
     WARPCOST_CUDA(cudaMemcpy(back.data(), dst, kStream * sizeof(uint4), cudaMemcpyDeviceToHost));
     bool ok = true;
