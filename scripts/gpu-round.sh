@@ -13,8 +13,8 @@
 # for at most N s (a TERM judges and packs the cases done; WARPCOST_EXPLAIN_CASES picks them);
 # WARPCOST_ROUND_EXAMPLES=0 leaves out the worked examples. One call of the models round (issues 33,
 # 34): WARPCOST_ROUND_SUITE_ONLY=1 WARPCOST_ROUND_COMPARE=0 WARPCOST_ROUND_EXAMPLES=0
-# WARPCOST_ROUND_EXPLAIN_SECONDS=300. WARPCOST_ROUND_PILOT=store_twin first runs that pilot
-# (pilots/store_twin/README.md) into $OUT/pilot-store_twin.csv.
+# WARPCOST_ROUND_EXPLAIN_SECONDS=300. WARPCOST_ROUND_PILOT="store_twin store_lines" first runs
+# those pilots (pilots/NAME/README.md), each into $OUT/pilot-NAME.csv.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/warpcost-out}
@@ -37,10 +37,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,te
   --format=csv || true
 before=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
 
-if [ -n "${WARPCOST_ROUND_PILOT:-}" ]; then
-  pilot=${WARPCOST_ROUND_PILOT}
+for pilot in ${WARPCOST_ROUND_PILOT:-}; do
   step "pilot $pilot" bash -c "set -o pipefail; nvcc -O3 -std=c++17 -arch=sm_90 -I. -o /tmp/warpcost-pilot pilots/$pilot/${pilot}_pilot.cu kernels/common/cuda_check.cpp && /tmp/warpcost-pilot | tee \"$OUT/pilot-$pilot.csv\""
-fi
+done
 
 if [ "${WARPCOST_ROUND_SUITE_ONLY:-0}" = 1 ]; then
   step "build (h200 preset)" bash -c "cmake --preset h200 >/dev/null && cmake --build --preset h200 -j \$(nproc)"
