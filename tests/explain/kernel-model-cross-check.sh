@@ -87,6 +87,13 @@ done <"$round/cases.tsv"
 analyze=$(dirname "$explain")/../analysis/warpcost-analyze
 priced_round() {
   local round=$1 run_name=$2 source=$3 tag=$4 gpu=${5:-nvidia-h100-80gb-hbm3}
+  # A round whose sessions are packed (sessions.tar.xz beside its README, for the 64 MiB limit) is
+  # unpacked into the temporary folder first.
+  if [ -e "$round/sessions.tar.xz" ]; then
+    mkdir -p "$work/$tag-round"
+    tar -xJf "$round/sessions.tar.xz" -C "$work/$tag-round"
+    round=$work/$tag-round
+  fi
   if [ ! -e "$round/cases.tsv" ] || [ ! -e "$source" ] || [ ! -x "$analyze" ]; then
     echo "note: the round $round, its run or $analyze is missing: its sessions not compared"
     return 0
@@ -128,6 +135,9 @@ priced_round "$repo/results/nvidia-h200/20261205T145516Z-explain-proof" 20261205
 # Its repeat on a later H200 call (code f875c7b, no pricing rule changed), priced from that call's run.
 priced_round "$repo/results/nvidia-h200/20261205T175534Z-explain-proof" 20261205T175534Z-46d41701 \
   "$repo/results/nvidia-h200/20261205T175534Z-46d41701/bench.json" h200b nvidia-h200
+# The H100 round of 6 December (code 25b5f41, no pricing rule changed), priced from the run of its call.
+priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T023526Z-explain-proof" 20261206T023526Z-d14e790e \
+  "$repo/results/nvidia-h100-80gb-hbm3/20261206T023526Z-d14e790e/bench.json" h100d
 echo "compared $compared sessions x 6 views"
 [ "$compared" -ge 20 ] || { echo "too few sessions compared"; exit 1; }
 exit $status
