@@ -345,6 +345,38 @@ const BenchmarkResult* store_request_rate_point(const Run& run) {
   return b != nullptr && b->median_seconds() > 0 && b->has_counter(co::work::kWarpRequests) ? b : nullptr;
 }
 
+// ISSUE-33-STORE-MISALIGNED: a dense (stride-1) store whose first byte is off its 128-byte line
+// writes two lines partly; with whole sectors (the offset a multiple of 32 bytes) or with a partly
+// written sector at each end. Each class is held to the warp requests a second of its own
+// parameter point, the 4-byte store offset by 16 elements (64 B) or by 2 (8 B).
+enum class Misaligned { kNone, kWholeSectors, kPartialSectors };
+constexpr int kMisalignedWholeSectorsOffset = 16;
+constexpr int kMisalignedPartialSectorsOffset = 2;
+
+Misaligned misaligned_store(const BenchmarkResult& b) {
+  if (b.benchmark != co::bench::kStoreDram || !b.has_param(co::param::kStride) || !b.has_param(co::param::kOffset) ||
+      iparam(b, co::param::kStride) != 1) {
+    return Misaligned::kNone;
+  }
+  const long long first = static_cast<long long>(iparam(b, co::param::kOffset)) * iparam(b, co::param::kElemBytes);
+  if (first % co::kLineBytes == 0) return Misaligned::kNone;
+  return first % co::kSectorBytes == 0 ? Misaligned::kWholeSectors : Misaligned::kPartialSectors;
+}
+
+// The parameter point of a class (nullptr for kNone, or when the run lacks it, it failed or it ran
+// throttled).
+const BenchmarkResult* misaligned_store_point(const Run& run, Misaligned m) {
+  if (m == Misaligned::kNone) return nullptr;
+  const int offset = m == Misaligned::kWholeSectors ? kMisalignedWholeSectorsOffset : kMisalignedPartialSectorsOffset;
+  const BenchmarkResult* b = detail::find_benchmark(
+      run, co::kFamily, co::bench::kStoreDram, schema::coalescing::descriptor().params_text(co::bench::kStoreDram, {4, 1, offset}));
+  return b != nullptr && b->median_seconds() > 0 && b->has_counter(co::work::kWarpRequests) ? b : nullptr;
+}
+
+double request_rate_of(const BenchmarkResult* b) {
+  return b == nullptr ? 0.0 : b->counter_median(co::work::kWarpRequests) / b->median_seconds();
+}
+
 // The request-rate ceiling (ISSUE-33-COALESCING-REQUESTS): the warp requests a second the L2 level
 // serves, read off the 1-byte stride-1 load_l2 point (one sector a request, the most requests for
 // its bytes: the declared fit point of this parameter, never judged). nullptr when the run lacks
@@ -547,20 +579,31 @@ std::optional<PricedPoint> price(const Run& params, const RateFits& fits,
   const double store_request_rate = st == nullptr ? 0.0 : st->counter_median(co::work::kWarpRequests) / st->median_seconds();
   const bool store_request_bound = store_request_rate > 0 && store_request_rate * in.useful < out.price.predicted;
   if (store_request_bound) out.price.predicted = store_request_rate * in.useful;
+  // ISSUE-33-STORE-MISALIGNED: a dense store off its line, held to its class's request rate.
+  const Misaligned misaligned = misaligned_store(b);
+  const BenchmarkResult* ms = misaligned_store_point(params, misaligned);
+  const double misaligned_rate = request_rate_of(ms);
+  const bool misaligned_bound = misaligned_rate > 0 && misaligned_rate * in.useful < out.price.predicted;
+  if (misaligned_bound) out.price.predicted = misaligned_rate * in.useful;
   out.price.moved_rate = r_d;
   out.price.in_flight = in_flight;
   out.price.fit_point = in.fit_point;
   // The ceiling that applies to this point (predict and check --measure pass it on): the lower one.
-  out.price.request_rate = request_rate > 0 && store_request_rate > 0 ? std::min(request_rate, store_request_rate)
-                                                                      : std::max(request_rate, store_request_rate);
+  double ceiling = 0;
+  for (const double rate : {request_rate, store_request_rate, misaligned_rate}) {
+    if (rate > 0) ceiling = ceiling > 0 ? std::min(ceiling, rate) : rate;
+  }
+  out.price.request_rate = ceiling;
   out.price.granule = granule_point(params) != nullptr ? model_granule(params) : 0;  // 0: not measured
   // Matched by what the point is (the same benchmark and parameters), not by address: `b` may be a
   // worked example's point priced from another run.
   const auto same = [&b](const BenchmarkResult* p) {
     return p != nullptr && p->benchmark == b.benchmark && p->params_text() == b.params_text();
   };
-  out.price.parameter_point =
-      same(request_rate_point(params)) || same(granule_point(params)) || same(store_request_rate_point(params));
+  out.price.parameter_point = same(request_rate_point(params)) || same(granule_point(params)) ||
+                              same(store_request_rate_point(params)) ||
+                              same(misaligned_store_point(params, Misaligned::kWholeSectors)) ||
+                              same(misaligned_store_point(params, Misaligned::kPartialSectors));
   Reason& v = out.values;
   v.text("benchmark", b.benchmark)
       .number("useful", in.useful)
@@ -582,6 +625,12 @@ std::optional<PricedPoint> price(const Run& params, const RateFits& fits,
   if (req == nullptr) v.flag("request_ceiling_missing", true);
   if (store_request_bound) v.flag("store_request_bound", true).number("store_request_rate", store_request_rate);
   if (partial_store && st == nullptr) v.flag("store_request_ceiling_missing", true);
+  if (misaligned != Misaligned::kNone) {
+    v.number("misaligned_offset", misaligned == Misaligned::kWholeSectors ? kMisalignedWholeSectorsOffset
+                                                                         : kMisalignedPartialSectorsOffset);
+    if (misaligned_bound) v.flag("misaligned_store_bound", true).number("misaligned_store_rate", misaligned_rate);
+    if (ms == nullptr) v.flag("misaligned_store_ceiling_missing", true);
+  }
   if (in_flight_bound) {
     v.number("warps_per_sm", in.warps_per_sm)
         .number("bytes_in_flight_per_warp", in.bytes_in_flight_per_warp)
@@ -630,6 +679,18 @@ void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
                                          "R_st, the warp store requests a second a store writing part of a sector is capped at",
                                          "store_dram " + q->params_text() + " (its warp_requests over its median time)"));
   }
+  // The misaligned-store request rates, parameter rows of their own (info; ISSUE-33-STORE-MISALIGNED).
+  for (const Misaligned m : {Misaligned::kWholeSectors, Misaligned::kPartialSectors}) {
+    if (const BenchmarkResult* q = misaligned_store_point(run, m)) {
+      const bool whole = m == Misaligned::kWholeSectors;
+      rows.push_back(detail::parameter_row(
+          co::kFamily, "", whole ? "store_misaligned_request_rate" : "store_misaligned_partial_request_rate", request_rate_of(q),
+          "requests/s",
+          whole ? "R_ml, the warp store requests a second a dense store off its line with whole sectors is capped at"
+                : "R_mp, the warp store requests a second a dense store off its line with partly written sectors is capped at",
+          "store_dram " + q->params_text() + " (its warp_requests over its median time)"));
+    }
+  }
   const RateFits fits = rate_fits(run);
   std::string locus_text;
   const std::optional<model::streaming::Locus> locus = detail::loaded_latency_locus(run, locus_text);
@@ -655,6 +716,10 @@ void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
       // It sets the partial-store request ceiling (ISSUE-33-STORE-PARTIAL): not judged.
       r.verdict = verdict::kInfo;
       r.reason.code = "coalescing/second_order_store_request_fit_point";
+    } else if (&b == misaligned_store_point(run, misaligned_store(b))) {
+      // It sets its class's misaligned-store request ceiling (ISSUE-33-STORE-MISALIGNED): not judged.
+      r.verdict = verdict::kInfo;
+      r.reason.code = "coalescing/second_order_misaligned_store_fit_point";
     } else if (&b == granule_point(run)) {
       // Its moved bytes are its own DRAM count (the granule is read off it): not judged
       // (ISSUE-33-GRANULE-POINT).

@@ -134,6 +134,15 @@ std::string render_second_order_price(const Reason& r) {
               ? "; no partial-store request ceiling: the run's 1-byte stride-2 store_dram point is missing, failed or "
                 "throttled"
               : std::string()) +
+         (r.has_flag("misaligned_store_bound") && r.f("misaligned_store_bound")
+              ? "; the misaligned-store request ceiling bounds it: " + fixed(r.n("misaligned_store_rate") / 1e9, 2) +
+                    " G requests/s (store_dram, 4-byte offset " + count(r, "misaligned_offset") + ") x " +
+                    fixed(r.n("useful"), 0) + " useful B"
+              : std::string()) +
+         (r.has_flag("misaligned_store_ceiling_missing") && r.f("misaligned_store_ceiling_missing")
+              ? "; no misaligned-store request ceiling: the run's 4-byte offset-" + count(r, "misaligned_offset") +
+                    " store_dram point is missing, failed or throttled"
+              : std::string()) +
          "; predicted " + fixed(r.n("predicted") / 1e12, 3) + " TB/s useful";
 }
 
@@ -188,6 +197,12 @@ std::string render(const Reason& r) {
     return render_second_order_price(r) +
            "; not judged: this point's requests a second set the partial-store request ceiling every store writing "
            "part of a sector is held to (the declared fit point, ISSUE-33-STORE-PARTIAL)";
+  }
+  if (s == "second_order_misaligned_store_fit_point") {
+    return render_second_order_price(r) +
+           "; not judged: this point's requests a second set the request ceiling of the dense stores off their line "
+           "in its class (whole sectors: offset 16; partly written sectors: offset 2; the declared fit point, "
+           "ISSUE-33-STORE-MISALIGNED)";
   }
   if (s == "second_order_granule_point") {
     return render_second_order_price(r) +

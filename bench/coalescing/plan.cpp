@@ -92,7 +92,9 @@ std::vector<Point> build_sweep() {
       s.push_back(tile_point(Kind::kStoreDram, size, stride, 0, counted));
     }
   }
-  for (const int offset : {1, 8, 31}) s.push_back(tile_point(Kind::kStoreDram, 4, 1, offset, offset == 1));
+  // Offsets 2 and 16 are the parameter points of ISSUE-33-STORE-MISALIGNED (docs/models.md): the
+  // request rates of a dense store that writes two lines partly, with and without partial sectors.
+  for (const int offset : {1, 2, 8, 16, 31}) s.push_back(tile_point(Kind::kStoreDram, 4, 1, offset, offset == 1));
   for (const int size : kElementSizes) {
     s.push_back(tile_point(Kind::kLoadPermuted, size, 1, 0, size == 4 || size == 16));
   }

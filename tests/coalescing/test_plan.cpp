@@ -44,6 +44,8 @@ TEST(CoalescingPlan, TheSweepIsModestAndItsCountedSubsetSmall) {
   }
   for (int o = 0; o < 32; ++o) EXPECT_TRUE(seen.count({static_cast<int>(Kind::kLoadDram), {4, 1, o}})) << o;
   for (const int size : {1, 4, 16}) EXPECT_TRUE(seen.count({static_cast<int>(Kind::kStoreDram), {size, 1, 0}}));
+  // The misaligned dense stores: the judged offsets and the two parameter points (ISSUE-33-STORE-MISALIGNED).
+  for (const int o : {1, 2, 8, 16, 31}) EXPECT_TRUE(seen.count({static_cast<int>(Kind::kStoreDram), {4, 1, o}})) << o;
 }
 
 // The counter pass asks for the family's own metric list, and the run-wide list (whose units the
