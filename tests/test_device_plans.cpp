@@ -353,9 +353,18 @@ TEST(DevicePlans, TheH200ProfilesPlanIsTheCommittedH200RunsBenchmarkList) {
     committed.push_back(b.run_name);
     benchmarks.insert(b.family + "/" + b.benchmark);
   }
+  // Points added to a benchmark the run has, since the run (each named with the rule that added
+  // it), are left out while the run lacks them; once a run carries them they are compared as any.
+  const std::set<std::string> added_since = {
+      "coalescing/store_dram/elem_bytes:4/stride:1/offset:2",   // ISSUE-33-STORE-MISALIGNED
+      "coalescing/store_dram/elem_bytes:4/stride:1/offset:16",  // ISSUE-33-STORE-MISALIGNED
+  };
+  const std::set<std::string> in_run(committed.begin(), committed.end());
   std::vector<std::string> planned;
   for (const auto& p : plan_of("h200").points) {
-    if (benchmarks.count(p.name) != 0) planned.push_back(p.text);
+    if (benchmarks.count(p.name) == 0) continue;
+    if (added_since.count(p.text) != 0 && in_run.count(p.text) == 0) continue;
+    planned.push_back(p.text);
   }
   EXPECT_EQ(planned.size(), committed.size());
   for (std::size_t i = 0; i < std::min(planned.size(), committed.size()); ++i) {
