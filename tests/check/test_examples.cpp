@@ -1659,6 +1659,49 @@ TEST(PredictFromRun, TheGpusParametersOfTheTwoKindsARunMeasuresByHand) {
   EXPECT_THROW(gpu_parameters_from_run("coalescing_bandwidth", {"stride=two"}, run, how), BadInput);
 }
 
+// `predict coalescing_bandwidth level=store --gpu` of a dense store off its line takes its class's
+// request ceiling from the run (ISSUE-33-STORE-MISALIGNED). The hand run above plus a 16-byte stride-1
+// store (R(16 B) = 1e9 B in 10 ms = 100 GB/s moved) and the 4-byte store offset by 16 elements: 1e6
+// requests in 20 ms, 50 M requests/s. A 4-byte store offset by 8 (32 B: four whole sectors, 128
+// useful bytes) is priced at R(4 B) = 100 GB/s moved for 128 B = 100 GB/s useful, capped at 50e6 x
+// 128 B = 6.4 GB/s; offset 1 (partly written sectors, priced from a 16-byte stride-2 store added
+// here) has no offset-2 point and no R_st point here: no ceiling is filled, and `how` says which
+// point is missing.
+TEST(PredictFromRun, AMisalignedStoreTakesItsClasssRequestCeilingFromTheRun) {
+  analysis::Run run = hand_parameter_run();
+  analysis::BenchmarkResult full;
+  full.family = "coalescing";
+  full.benchmark = "store_dram";
+  full.params = {{"elem_bytes", "16"}, {"stride", "1"}, {"offset", "0"}};
+  full.seconds = {1e-2};
+  full.counters = {{"useful_bytes", {1e9}}, {"warp_requests", {1e9 / 512}}};
+  run.benchmarks.push_back(full);
+  analysis::BenchmarkResult off16 = full;
+  off16.params = {{"elem_bytes", "4"}, {"stride", "1"}, {"offset", "16"}};
+  off16.seconds = {2e-2};
+  off16.counters = {{"useful_bytes", {1.28e8}}, {"warp_requests", {1e6}}};
+  run.benchmarks.push_back(off16);
+  analysis::BenchmarkResult partial = full;
+  partial.params = {{"elem_bytes", "16"}, {"stride", "2"}, {"offset", "0"}};
+  partial.seconds = {2e-2};
+  run.benchmarks.push_back(partial);
+  std::string how;
+  const std::vector<std::string> user = {"elem_bytes=4", "stride=1", "offset=8", "level=store"};
+  const auto filled = gpu_parameters_from_run("coalescing_bandwidth", user, run, how);
+  EXPECT_EQ(filled, (std::vector<std::string>{"moved_rate_gbps=100", "request_rate_gps=0.05"})) << how;
+  EXPECT_NE(how.find("misaligned-store request ceiling bounds it"), std::string::npos) << how;
+  std::vector<std::string> all = user;
+  all.insert(all.end(), filled.begin(), filled.end());
+  double useful = 0;
+  for (const auto& a : model_answers(example_from_arguments("coalescing_bandwidth", all))) {
+    if (a.field == "useful_bandwidth_gbps") useful = a.value.number;
+  }
+  EXPECT_NEAR(useful, 6.4, 1e-9);
+  const auto one = gpu_parameters_from_run("coalescing_bandwidth", {"elem_bytes=4", "stride=1", "offset=1", "level=store"}, run, how);
+  EXPECT_NE(how.find("4-byte offset-2 store_dram point is missing"), std::string::npos) << how;
+  for (const std::string& f : one) EXPECT_EQ(f.rfind("request_rate_gps", 0), std::string::npos) << f;
+}
+
 // `predict block_stream_bandwidth --gpu`: the locus' ends, and D and k at the stated block size from
 // the run's block_turnover and read_one_per_thread points. The hand run above plus a 64-thread
 // turnover point, 10 blocks in 1 us on one SM at 1 GHz: D = 1 x 1e-6 x 1e9 / 10 = 100 cycles, and a
