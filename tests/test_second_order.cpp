@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/coalescing/evaluation.hpp"
 #include "analysis/evaluation.hpp"
 #include "core/coalescing/model.hpp"
 #include "core/models.hpp"
@@ -800,6 +801,13 @@ TEST_F(SecondOrderRun, MisalignedDenseStoresAreHeldToTheirClasssRequestRate) {
               1.0, 1e-12);
   const Row strided = row(rows, "store_dram", "elem_bytes=4;stride=2;offset=0", "second_order_useful_bandwidth");
   EXPECT_FALSE(strided.reason.has_flag("misaligned_offset"));
+  // Nor is another element size: a 1-byte store offset by one byte (its 32 bytes inside one line)
+  // is not capped, with both class points in the run.
+  BenchmarkResult one = bench(with, "coalescing/store_dram/elem_bytes:1/stride:1/offset:0");
+  one.params = {{"elem_bytes", "1"}, {"stride", "1"}, {"offset", "1"}};
+  const auto price = analysis::coalescing_second_order_price(with, one);
+  ASSERT_TRUE(price.has_value());
+  EXPECT_EQ(price->numbers.find("misaligned"), std::string::npos) << price->numbers;
   const Row planted = row_when_slower(with, "coalescing/store_dram/elem_bytes:4/stride:1/offset:16", 1.3, "store_dram", k8);
   EXPECT_NEAR(*planted.predicted / (*r8.predicted / 1.3), 1.0, 1e-9);
   EXPECT_EQ(planted.verdict, "fails");

@@ -345,20 +345,24 @@ const BenchmarkResult* store_request_rate_point(const Run& run) {
   return b != nullptr && b->median_seconds() > 0 && b->has_counter(co::work::kWarpRequests) ? b : nullptr;
 }
 
-// ISSUE-33-STORE-MISALIGNED: a dense (stride-1) store whose first byte is off its 128-byte line
-// writes two lines partly; with whole sectors (the offset a multiple of 32 bytes) or with a partly
-// written sector at each end. Each class is held to the warp requests a second of its own
-// parameter point, the 4-byte store offset by 16 elements (64 B) or by 2 (8 B).
+// ISSUE-33-STORE-MISALIGNED: a dense (stride-1) store of 4-byte elements whose first byte is off its
+// 128-byte line writes two lines partly (its 128 bytes straddle a line boundary); with whole sectors
+// (the offset a multiple of 32 bytes) or with a partly written sector at each end. Each class is held
+// to the warp requests a second of its own parameter point, the 4-byte store offset by 16 elements
+// (64 B) or by 2 (8 B). Other element sizes are not in either class: the points measure 4-byte
+// requests (a 1-byte request's 32 bytes may not cross a line at all).
 enum class Misaligned { kNone, kWholeSectors, kPartialSectors };
 constexpr int kMisalignedWholeSectorsOffset = 16;
 constexpr int kMisalignedPartialSectorsOffset = 2;
+constexpr int kMisalignedElemBytes = 4;
 
 Misaligned misaligned_store(const BenchmarkResult& b) {
   if (b.benchmark != co::bench::kStoreDram || !b.has_param(co::param::kStride) || !b.has_param(co::param::kOffset) ||
-      iparam(b, co::param::kStride) != 1) {
+      !b.has_param(co::param::kElemBytes) || iparam(b, co::param::kStride) != 1 ||
+      iparam(b, co::param::kElemBytes) != kMisalignedElemBytes) {
     return Misaligned::kNone;
   }
-  const long long first = static_cast<long long>(iparam(b, co::param::kOffset)) * iparam(b, co::param::kElemBytes);
+  const long long first = static_cast<long long>(iparam(b, co::param::kOffset)) * kMisalignedElemBytes;
   if (first % co::kLineBytes == 0) return Misaligned::kNone;
   return first % co::kSectorBytes == 0 ? Misaligned::kWholeSectors : Misaligned::kPartialSectors;
 }
@@ -369,7 +373,8 @@ const BenchmarkResult* misaligned_store_point(const Run& run, Misaligned m) {
   if (m == Misaligned::kNone) return nullptr;
   const int offset = m == Misaligned::kWholeSectors ? kMisalignedWholeSectorsOffset : kMisalignedPartialSectorsOffset;
   const BenchmarkResult* b = detail::find_benchmark(
-      run, co::kFamily, co::bench::kStoreDram, schema::coalescing::descriptor().params_text(co::bench::kStoreDram, {4, 1, offset}));
+      run, co::kFamily, co::bench::kStoreDram,
+      schema::coalescing::descriptor().params_text(co::bench::kStoreDram, {kMisalignedElemBytes, 1, offset}));
   return b != nullptr && b->median_seconds() > 0 && b->has_counter(co::work::kWarpRequests) ? b : nullptr;
 }
 
