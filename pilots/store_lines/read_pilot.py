@@ -77,8 +77,8 @@ def main(argv):
                 b = by.get(f"coalescing/{kind}/elem_bytes:4/stride:1/offset:{off}")
                 if b is None or (op, "dram", p) not in t:
                     continue
-                suite = b["real_time"] * 1e-6 * (b["useful_bytes"] and 1)
-                per_req_suite = suite / b["warp_requests"]
+                unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "us")]
+                per_req_suite = b["real_time"] * unit / b["warp_requests"]
                 per_req_pilot = t[(op, "dram", p)] / float(next(r["requests"] for r in rows if r["pattern"] == p))
                 print(f"  {op} {p}: pilot {per_req_pilot * 1e12:.2f} ps a request, suite {per_req_suite * 1e12:.2f}")
 
