@@ -61,19 +61,6 @@ def time_of(k, g):
 R.time_of = time_of
 
 
-def written_per_block(records, k):
-    launch, passes = None, {}
-    for line in open(records):
-        r = json.loads(line)
-        if r.get("record") == "dram_pass":
-            passes[r["index"]] = r
-        if r.get("record") == "launch" and launch is None:
-            launch = r
-    m = launch["metrics"]
-    dram = passes.get(launch.get("dram_pass_index"), {}).get("metrics") or m
-    return min(dram["dram__bytes_write.sum"], m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] * 32) / k["G"]
-
-
 def main(argv):
     if len(argv) != 6:
         sys.exit(__doc__)
@@ -87,8 +74,7 @@ def main(argv):
         prices = []
         for on in (False, True):
             H1["on"] = on
-            k, measured = R.kernel_of(records, sms)
-            k["Bw"] = written_per_block(records, k)
+            k, measured = R.kernel_of(records, sms)  # k["Bw"]: its written DRAM bytes a block
             fitted, _ = R.fit(k, g, measured)
             prices.append(R.time_of(fitted, g) / R.time_of(R.fix(fitted, "coalescing", g), g))
         print(f"{case}: coalescing fix {prices[0]:.3f} as priced, {prices[1]:.3f} under H1")

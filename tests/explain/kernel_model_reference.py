@@ -228,6 +228,7 @@ def kernel_of(records_path, sms):
         iblk=m["smsp__inst_executed.sum"] / G, ipw=m["smsp__inst_executed.sum"] / warps,
         loads=m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] / warps,
         B=(dram["dram__bytes_read.sum"] + written) / G,
+        Bw=written / G,  # the written part of B (the model itself does not read it)
         asked=(m["sm__sass_data_bytes_mem_global_op_ld.sum"] + m["sm__sass_data_bytes_mem_global_op_st.sum"]) / G,
         sec=(m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] + m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]) / G,
         s=(1 - eff) if m["smsp__sass_branch_targets_threads_divergent.sum"] > 0 else 0.0,
