@@ -378,6 +378,7 @@ const BenchmarkResult* misaligned_store_point(const Run& run, Misaligned m) {
   return b != nullptr && b->median_seconds() > 0 && b->has_counter(co::work::kWarpRequests) ? b : nullptr;
 }
 
+// A parameter point's warp requests a second (every request ceiling's rate); 0 without the point.
 double request_rate_of(const BenchmarkResult* b) {
   return b == nullptr ? 0.0 : b->counter_median(co::work::kWarpRequests) / b->median_seconds();
 }
@@ -575,13 +576,13 @@ std::optional<PricedPoint> price(const Run& params, const RateFits& fits,
   out.price.predicted = co::second_order_useful_bandwidth(r_d, in_flight, in.useful, in.moved);
   // The request-rate ceiling: R_req requests a second, in.useful bytes each.
   const BenchmarkResult* req = request_rate_point(params);
-  const double request_rate = req == nullptr ? 0.0 : req->counter_median(co::work::kWarpRequests) / req->median_seconds();
+  const double request_rate = request_rate_of(req);
   const bool request_bound = request_rate > 0 && request_rate * in.useful < out.price.predicted;
   if (request_bound) out.price.predicted = request_rate * in.useful;
   // The partial-store request ceiling: R_st requests a second for a store that writes part of a sector.
   const bool partial_store = b.benchmark == co::bench::kStoreDram && in.readback > 0;
   const BenchmarkResult* st = partial_store ? store_request_rate_point(params) : nullptr;
-  const double store_request_rate = st == nullptr ? 0.0 : st->counter_median(co::work::kWarpRequests) / st->median_seconds();
+  const double store_request_rate = request_rate_of(st);
   const bool store_request_bound = store_request_rate > 0 && store_request_rate * in.useful < out.price.predicted;
   if (store_request_bound) out.price.predicted = store_request_rate * in.useful;
   // ISSUE-33-STORE-MISALIGNED: a dense store off its line, held to its class's request rate.
@@ -673,14 +674,14 @@ void coalescing_second_order_rows(const Run& run, std::vector<Row>& rows) {
   }
   // The request-rate ceiling, a parameter row of its own (info).
   if (const BenchmarkResult* q = request_rate_point(run)) {
-    rows.push_back(detail::parameter_row(co::kFamily, "", "request_rate", q->counter_median(co::work::kWarpRequests) / q->median_seconds(),
+    rows.push_back(detail::parameter_row(co::kFamily, "", "request_rate", request_rate_of(q),
                                          "requests/s", "R_req, the warp requests a second every request is capped at",
                                          "load_l2 " + q->params_text() + " (its warp_requests over its median time)"));
   }
   // The partial-store request ceiling, a parameter row of its own (info; ISSUE-33-STORE-PARTIAL).
   if (const BenchmarkResult* q = store_request_rate_point(run)) {
     rows.push_back(detail::parameter_row(co::kFamily, "", "store_partial_request_rate",
-                                         q->counter_median(co::work::kWarpRequests) / q->median_seconds(), "requests/s",
+                                         request_rate_of(q), "requests/s",
                                          "R_st, the warp store requests a second a store writing part of a sector is capped at",
                                          "store_dram " + q->params_text() + " (its warp_requests over its median time)"));
   }
