@@ -137,7 +137,10 @@ priced_round "$repo/results/nvidia-h200/20261205T175534Z-explain-proof" 20261205
   "$repo/results/nvidia-h200/20261205T175534Z-46d41701/bench.json" h200b nvidia-h200
 # The H100 round of 6 December (code 25b5f41, no pricing rule changed), priced from the run of its call.
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T023526Z-explain-proof" 20261206T023526Z-d14e790e \
-  "$repo/results/nvidia-h100-80gb-hbm3/20261206T023526Z-d14e790e/bench.json" h100d
+  "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T023526Z-d14e790e.tar.xz" h100d
+# Its repeat on a fifth H100 card (code eb94cef, no pricing rule changed), priced from the run of its call.
+priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-explain-proof" 20261206T044856Z-19e93b3c \
+  "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-19e93b3c/bench.json" h100e
 echo "compared $compared sessions x 6 views"
 [ "$compared" -ge 20 ] || { echo "too few sessions compared"; exit 1; }
 exit $status
