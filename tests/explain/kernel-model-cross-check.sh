@@ -141,6 +141,9 @@ priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T023526Z-explain-proof
 # Its repeat on a fifth H100 card (code eb94cef, no pricing rule changed), priced from the run of its call.
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-explain-proof" 20261206T044856Z-19e93b3c \
   "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-19e93b3c/bench.json" h100e
+# And on a sixth card (05:06, the same code), its run archived when committed.
+priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T050609Z-explain-proof" 20261206T050609Z-0e30b10c \
+  "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T050609Z-0e30b10c.tar.xz" h100f
 echo "compared $compared sessions x 6 views"
 [ "$compared" -ge 20 ] || { echo "too few sessions compared"; exit 1; }
 exit $status
