@@ -46,6 +46,11 @@ std::optional<model::LinearCost> two_point_cost(const std::vector<const Benchmar
 // read by every second-order model that prices bytes in flight; nullopt without two unthrottled
 // points. `description` names it.
 std::optional<model::streaming::Locus> loaded_latency_locus(const Run& run, std::string& description);
+// The copy locus (EXPLAIN-7, docs/explain.md): each unthrottled streaming copy_independent point's
+// (read + write DRAM rate, cycles its loads wait by Little's law from the read rate and one 16-byte
+// load in flight a warp's lane); nullopt with fewer than two points.
+std::optional<model::streaming::Locus> copy_locus(const Run& run, std::string& description);
+std::optional<std::pair<double, double>> copy_locus_point(const Run& run, const BenchmarkResult& b);
 
 // The block-turnover parameter of a streaming/block_turnover point: cycles an SM spends a block of
 // the one-load-a-thread grid without its load, SMs x median seconds x clock / blocks; nullopt

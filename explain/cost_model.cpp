@@ -275,6 +275,8 @@ KernelInputs model_inputs(const KernelCounters& k, const ModelParameters& p) {
   in.loads_per_warp = k.warps_launched > 0 ? k.load_requests / k.warps_launched : 0;
   in.dram_bytes_per_block = (k.dram_read_bytes + attributed_dram_write_bytes(k)) / n / in.blocks;
   in.asked_bytes_per_block = (k.load_bytes_asked + k.store_bytes_asked) / n / in.blocks;
+  in.written_bytes_per_block = attributed_dram_write_bytes(k) / n / in.blocks;
+  in.asked_store_bytes_per_block = k.store_bytes_asked / n / in.blocks;
   in.sectors_per_block = (k.load_sectors + k.store_sectors) / n / in.blocks;
   const double efficiency = clamp01(k.lanes_per_inst / (kWarpSize * shape_useful_fraction(in.block_threads)));
   in.serialised = k.divergent_branch_targets > 0 ? 1 - efficiency : 0;

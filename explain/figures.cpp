@@ -159,10 +159,14 @@ void add_model_parameters(GpuFigures& figures, const analysis::Run& run, const s
     if (threads > 0) p.turnover_by_threads.emplace_back(threads, r.value);
   }
   std::sort(p.turnover_by_threads.begin(), p.turnover_by_threads.end());
+  std::string copy_text;
+  if (const auto copy = analysis::detail::copy_locus(run, copy_text)) p.copy_locus = *copy;
   figures.model_source = locus_text + "; r_sat " + analysis::fixed(*rate, 4) + " (" + rate_text + "); " +
                          (p.turnover_by_threads.empty()
                               ? std::string("no block_turnover sweep (a run before it): D = 0")
-                              : std::to_string(p.turnover_by_threads.size()) + " block_turnover points");
+                              : std::to_string(p.turnover_by_threads.size()) + " block_turnover points") +
+                         (copy_text.empty() ? std::string("; no copy locus (a run before it): EXPLAIN-5's pricing")
+                                            : "; " + copy_text);
   figures.model = std::move(p);
 }
 

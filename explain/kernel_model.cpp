@@ -24,6 +24,8 @@ void scale_block_work(KernelInputs& in, double s) {
   in.dram_bytes_per_block *= s;
   in.asked_bytes_per_block *= s;
   in.sectors_per_block *= s;
+  in.written_bytes_per_block *= s;
+  in.asked_store_bytes_per_block *= s;
 }
 
 double unexplained_cycles(const ModelKernel& k) {
@@ -52,6 +54,14 @@ void check_inputs(const ModelKernel& k, const ModelParameters& p) {
 }
 
 }  // namespace
+
+double load_wait_cycles(const KernelInputs& in, const ModelParameters& p, double bandwidth) {
+  const double read = p.locus.cycles_at(bandwidth);
+  if (p.copy_locus.points().size() < 2 || !(in.written_bytes_per_block > 0)) return read;
+  const double read_bytes = in.dram_bytes_per_block - in.written_bytes_per_block;
+  const double share = read_bytes > 0 ? std::min(1.0, in.written_bytes_per_block / read_bytes) : 1.0;
+  return read + share * (p.copy_locus.cycles_at(bandwidth) - read);
+}
 
 double turnover_cycles_at(const ModelParameters& p, double threads) {
   const auto& t = p.turnover_by_threads;
@@ -101,7 +111,7 @@ ModelSolution solve_kernel(const ModelKernel& k, const ModelParameters& p) {
   const std::vector<double> demands = {turnover_cycles_at(p, k.in.block_threads),
                                        k.in.inst_per_block / (p.schedulers_per_sm * p.issue_rate)};
   auto throughput_at = [&](double bw) {
-    return mva_throughput(k.in.resident_blocks, demands, rounds * p.locus.cycles_at(bw) + unexplained);
+    return mva_throughput(k.in.resident_blocks, demands, rounds * load_wait_cycles(k.in, p, bw) + unexplained);
   };
   ModelSolution s;
   const double sf = p.sms * p.clock_hz;
@@ -123,7 +133,7 @@ ModelSolution solve_kernel(const ModelKernel& k, const ModelParameters& p) {
     x = throughput_at(lo);
   }
   if (!(x > 0)) throw std::invalid_argument("kernel model: no throughput (a block with no time at all)");
-  s.loaded_cycles = p.locus.cycles_at(s.bandwidth);
+  s.loaded_cycles = load_wait_cycles(k.in, p, s.bandwidth);
   s.block_cycles = 1 / x;
   s.seconds = (k.in.blocks / p.sms) / (x * p.clock_hz);
   return s;
@@ -226,6 +236,8 @@ ModelKernel with_fix(const ModelKernel& k, Fix f, const ModelParameters& p) {
       in.dram_bytes_per_block *= r;
       in.asked_bytes_per_block *= r;
       in.sectors_per_block *= r;
+      in.written_bytes_per_block *= r;
+      in.asked_store_bytes_per_block *= r;
       in.resident_blocks = std::min(in.resident_blocks, in.blocks / p.sms);
       break;
     }
@@ -238,8 +250,15 @@ ModelKernel with_fix(const ModelKernel& k, Fix f, const ModelParameters& p) {
       // No global load or store counted (DRAM bytes from spills, atomics or bulk copies): nothing
       // here to coalesce, and no bytes asked to move instead.
       if (in.asked_bytes_per_block <= 0) break;
+      // EXPLAIN-7 (with a copy locus): at the DRAM ceiling, a twin that moves fewer bytes leaves
+      // U's memory part behind.
+      if (p.copy_locus.points().size() >= 2 && t.fit_dram_bytes_per_block > 0 &&
+          in.dram_bytes_per_block > in.asked_bytes_per_block) {
+        t.unexplained_memory_cycles = 0;
+      }
       in.dram_bytes_per_block = std::min(in.dram_bytes_per_block, in.asked_bytes_per_block);
       in.sectors_per_block = std::min(in.sectors_per_block, in.asked_bytes_per_block / warpcost::kSectorBytes);
+      in.written_bytes_per_block = std::min(in.written_bytes_per_block, in.asked_store_bytes_per_block);
       break;
     case Fix::kFullResidency: {
       const double full = full_residency_blocks(p, in.warps_per_block);

@@ -22,6 +22,12 @@
 // written sectors, attributed writes): a store waits on no scoreboard, so the stall share would
 // book its DRAM time to instructions.
 //
+// EXPLAIN-7 (docs/verdict-changes.md), where the run has a copy locus: a kernel that writes waits on
+// its loads between the read locus and the copy locus by its written share (load_wait_cycles), in
+// the fit and in every re-solve; and a kernel at the DRAM ceiling whose coalesced twin moves fewer
+// bytes leaves U's memory part behind in that twin (U at the ceiling is queueing past the locus'
+// top, which a twin off the ceiling does not pay; its own wait is its locus' latency).
+//
 // Pure arithmetic of explicit inputs: tests/explain/test_kernel_model.cpp works it by hand.
 #pragma once
 
@@ -50,7 +56,12 @@ struct ModelParameters {
   std::vector<std::pair<double, double>> turnover_by_threads;
   int max_blocks_per_sm = 0;
   int max_warps_per_sm = 0;
+  // EXPLAIN-7: the copy locus Λ_c (the streaming copy_independent sweep: a load's wait against the
+  // read + write DRAM rate); empty (no points) when the run has none, and then EXPLAIN-5's pricing
+  // stands unchanged.
+  model::streaming::Locus copy_locus;
 };
+
 
 // D for a block of `threads`: linear between the sweep's points, the end value beyond; 0 if none.
 double turnover_cycles_at(const ModelParameters& p, double threads);
@@ -66,11 +77,18 @@ struct KernelInputs {
   double loads_per_warp = 0;    // warp load requests a warp
   double dram_bytes_per_block = 0;  // read + attributed write
   double asked_bytes_per_block = 0; // loads' and stores' bytes asked
+  double written_bytes_per_block = 0;       // the attributed DRAM writes (part of dram_bytes_per_block)
+  double asked_store_bytes_per_block = 0;   // the stores' bytes asked (part of asked_bytes_per_block)
   double sectors_per_block = 0;     // load + store sectors
   double serialised = 0;            // 1 - lane efficiency where branches diverged, else 0
   double memory_stall_share = 0;    // warps waiting on memory (long scoreboard) / warps resident
   double seconds = 0;               // measured, one launch
 };
+
+// EXPLAIN-7: the cycles a load of a kernel waits at the DRAM rate `bandwidth`: the read locus' Λ(BW),
+// moved towards the copy locus' by the kernel's written share s = min(1, written / read DRAM bytes)
+// (s = 1 when it reads none); Λ(BW) alone without a copy locus or written bytes.
+double load_wait_cycles(const KernelInputs& in, const ModelParameters& p, double bandwidth);
 
 // The model's state of one kernel: its inputs and the two uncounted ones.
 struct ModelKernel {

@@ -14,6 +14,7 @@
 
 #include "analysis/coalescing/evaluation.hpp"
 #include "analysis/evaluation.hpp"
+#include "analysis/evaluation_support.hpp"
 #include "core/coalescing/model.hpp"
 #include "core/models.hpp"
 #include "core/run_reader.hpp"
@@ -479,6 +480,48 @@ TEST_F(SecondOrderRun, PlantedFaultABadLatencyChainMisPricesThePrimitive) {
   const Row r = row(analysis::evaluate_run(run_), "throughput", p, "second_order_throughput");
   EXPECT_EQ(r.verdict, "fails");
   EXPECT_GT(*r.rel_error, 0.3);
+}
+
+// EXPLAIN-7's copy locus: two copy_independent points added by hand to the committed run (runs
+// before it did not measure the copy stream). Each is an info row: its loads' Little's-law wait,
+// S x W x 512 B x f over the read rate, at the read + write rate; a throttled or erroring point
+// leaves the locus, and one point alone is no locus.
+TEST_F(SecondOrderRun, TheCopyLocusIsEachCopyPointsLittlesLawWaitAtItsTotalRate) {
+  const double sms = run_.context.number("sm_count");
+  const double clock = run_.context.number("sm_clock_measured_khz") * 1e3;
+  auto copy_point = [](int warps, double seconds) {
+    BenchmarkResult c;
+    c.family = "streaming";
+    c.benchmark = "copy_independent";
+    c.run_name = "streaming/copy_independent/load_bytes:16/warps_per_sm:" + std::to_string(warps);
+    c.params = {{"load_bytes", "16"}, {"warps_per_sm", std::to_string(warps)}};
+    c.seconds = {seconds, seconds, seconds};
+    c.counters["bytes_read"] = {2147483648.0};
+    c.counters["bytes_written"] = {2147483648.0};
+    return c;
+  };
+  run_.benchmarks.push_back(copy_point(8, 2.5e-3));
+  std::string text;
+  EXPECT_FALSE(analysis::detail::copy_locus(run_, text)) << "one point is no locus";
+  run_.benchmarks.push_back(copy_point(32, 1.6e-3));
+  const auto locus = analysis::detail::copy_locus(run_, text);
+  ASSERT_TRUE(locus);
+  // By hand: 2^31 B in 2.5 ms reads 8.59e11 B/s (1.718e12 read + written); W = 8 keeps S x 8 x 512
+  // bytes in flight: S x 4096 x f / 8.59e11 cycles. W = 32 in 1.6 ms: 1.342e12 read.
+  const double read8 = 2147483648.0 / 2.5e-3, read32 = 2147483648.0 / 1.6e-3;
+  ASSERT_EQ(locus->points().size(), 2u);
+  EXPECT_NEAR(locus->points()[0].first, 2 * read8, 1);
+  EXPECT_NEAR(locus->points()[0].second, sms * 8 * 512 * clock / read8, 1e-6);
+  EXPECT_NEAR(locus->points()[1].first, 2 * read32, 1);
+  EXPECT_NEAR(locus->points()[1].second, sms * 32 * 512 * clock / read32, 1e-6);
+  EXPECT_NE(text.find("copy locus of 2 points"), std::string::npos) << text;
+  const std::vector<Row> rows = analysis::evaluate_run(run_);
+  const Row r = row(rows, "copy_independent", "load_bytes=16;warps_per_sm=32", "copy_loaded_latency_cycles");
+  EXPECT_EQ(r.verdict, "info");
+  EXPECT_NEAR(r.value, sms * 32 * 512 * clock / read32, 1e-6);
+  // An erroring point leaves the locus: one point again.
+  run_.benchmarks.back().error = true;
+  EXPECT_FALSE(analysis::detail::copy_locus(run_, text));
 }
 
 // The committed runs predate block_turnover: a turnover point is made from the 32-thread read

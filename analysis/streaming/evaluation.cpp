@@ -235,6 +235,10 @@ Reason stream_point(const BenchmarkResult& b) {
     point.number("block_threads", b.param(param::kBlockThreads)).number("loads_per_thread", b.param(param::kLoadsPerThread));
     return point;
   }
+  if (b.benchmark == benchmark::kCopyIndependent) {
+    point.number("load_bytes", b.param(param::kLoadBytes)).number("warps_per_sm", b.param(param::kWarpsPerSm));
+    return point;
+  }
   if (b.benchmark == benchmark::kReadBatched) {
     point.number("loads_in_flight", b.param(param::kLoadsInFlight));
   } else {
@@ -306,9 +310,30 @@ void evaluate_turnover(const Run& run, const BenchmarkResult& b, std::vector<Row
   rows.push_back(r);
 }
 
+// A point of the copy locus (EXPLAIN-7): its loads' Little's-law latency at its total DRAM rate;
+// a parameter of explain's kernel model, never judged here.
+void evaluate_copy(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
+  const auto point = detail::copy_locus_point(run, b);
+  if (!point) return;
+  Row r = base_row(b);
+  r.metric = "copy_loaded_latency_cycles";
+  r.value = point->second;
+  r.unit = "cycles";
+  r.verdict = verdict::kInfo;
+  r.reason = Reason("streaming/copy_locus")
+                 .number("warps_per_sm", b.param(schema::streaming::param::kWarpsPerSm))
+                 .number("total_bandwidth", point->first)
+                 .number("read_bandwidth", b.counter_median(schema::counter::kBytesRead) / b.median_seconds());
+  rows.push_back(r);
+}
+
 void evaluate_stream(const Run& run, const BenchmarkResult& b, std::vector<Row>& rows) {
   if (b.benchmark == schema::streaming::benchmark::kBlockTurnover) {
     evaluate_turnover(run, b, rows);
+    return;
+  }
+  if (b.benchmark == schema::streaming::benchmark::kCopyIndependent) {
+    evaluate_copy(run, b, rows);
     return;
   }
   if (b.benchmark == schema::streaming::benchmark::kReadOnePerThread) {
@@ -430,7 +455,8 @@ void knee_rows(const Run& run, std::vector<Row>& rows) {
   std::map<CurveKey, std::vector<const BenchmarkResult*>> curves;
   for (const auto& b : run.benchmarks) {
     if (b.family != schema::streaming::kFamily || b.benchmark == schema::streaming::benchmark::kReadOnePerThread || b.benchmark == schema::streaming::benchmark::kReadPeak ||
-        b.benchmark == schema::streaming::benchmark::kBlockTurnover || b.error || b.seconds.empty() || is_throttled(run, b))
+        b.benchmark == schema::streaming::benchmark::kBlockTurnover || b.benchmark == schema::streaming::benchmark::kCopyIndependent ||
+        b.error || b.seconds.empty() || is_throttled(run, b))
       continue;
     curves[{b.benchmark, static_cast<long long>(b.param(schema::streaming::param::kLoadBytes)),
             static_cast<long long>(param_or(b, schema::streaming::param::kAluPerLoad, 0)),
@@ -821,7 +847,7 @@ void target_rows(const Run& run, std::vector<Row>& rows) {
   int sweep_points = 0;
   for (const auto& b : run.benchmarks) {
     if (b.family != schema::streaming::kFamily || b.error || b.seconds.empty() || is_throttled(run, b) ||
-        b.benchmark == schema::streaming::benchmark::kBlockTurnover)
+        b.benchmark == schema::streaming::benchmark::kBlockTurnover || b.benchmark == schema::streaming::benchmark::kCopyIndependent)
       continue;
     const double rate = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
     if (rate > best_rate) {
@@ -1062,6 +1088,36 @@ std::optional<model::streaming::Locus> detail::loaded_latency_locus(const Run& r
   if (points.size() < 2) return std::nullopt;
   model::streaming::Locus locus(points);
   description = streaming::locus_description(points.size(), locus.unloaded_cycles(), locus.ceiling());
+  return locus;
+}
+
+// One copy_independent point's (read + write DRAM rate, cycles a load waits): Little's law with a
+// 16-byte load in flight a lane (512 bytes a warp) at the read rate; nullopt for a point that
+// cannot say (an error, throttled, no time or bytes).
+std::optional<std::pair<double, double>> detail::copy_locus_point(const Run& run, const BenchmarkResult& b) {
+  const double sms = run.context.number(schema::key::kSmCount);
+  const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+  if (b.family != schema::streaming::kFamily || b.benchmark != schema::streaming::benchmark::kCopyIndependent ||
+      b.error || b.seconds.empty() || b.median_seconds() <= 0 || is_throttled(run, b) ||
+      !b.has_param(schema::streaming::param::kWarpsPerSm) || !b.has_counter(schema::counter::kBytesRead) ||
+      !b.has_counter(schema::streaming::counter::kBytesWritten) || !(sms > 0) || !(clock > 0))
+    return std::nullopt;
+  const double read = b.counter_median(schema::counter::kBytesRead) / b.median_seconds();
+  const double written = b.counter_median(schema::streaming::counter::kBytesWritten) / b.median_seconds();
+  if (!(read > 0) || !(written >= 0)) return std::nullopt;
+  return std::make_pair(read + written, sms * b.param(schema::streaming::param::kWarpsPerSm) * 512.0 * clock / read);
+}
+
+std::optional<model::streaming::Locus> detail::copy_locus(const Run& run, std::string& description) {
+  std::vector<std::pair<double, double>> points;
+  for (const auto& b : run.benchmarks) {
+    if (const auto p = copy_locus_point(run, b)) points.push_back(*p);
+  }
+  if (points.size() < 2) return std::nullopt;
+  model::streaming::Locus locus(points);
+  description = "copy locus of " + std::to_string(points.size()) + " points (copy_independent 16-byte), " +
+                std::to_string(static_cast<long long>(std::lround(locus.unloaded_cycles()))) + " cycles unloaded, ceiling " +
+                fixed(locus.ceiling() / 1e12, 3) + " TB/s (read + write)";
   return locus;
 }
 

@@ -64,6 +64,9 @@ std::string point_tag(const Reason& r) {
     return whole(r, "loads_per_thread") + " 16-byte loads a thread, " + whole(r, "block_threads") +
            " threads a block, no store: ";
   }
+  if (name == benchmark::kCopyIndependent) {
+    return whole(r, "warps_per_sm") + " warps/SM, " + whole(r, "load_bytes") + "-byte loads each stored again: ";
+  }
   return whole(r, "warps_per_sm") + " warps/SM, " + whole(r, "load_bytes") + "-byte loads, " +
          (name == benchmark::kReadBatched ? whole(r, "loads_in_flight") + " loads in flight a thread"
                                           : "W = " + whole(r, "alu_per_load")) +
@@ -208,6 +211,12 @@ std::string render(const Reason& r) {
            (r.f("impossible") ? ": above the peak by more than 2%, impossible for DRAM: the stream did not "
                                 "come from DRAM or the bytes or the timing are wrong"
                               : "");
+  }
+  if (s == "copy_locus") {
+    return whole(r, "warps_per_sm") + " warps/SM copying 16 bytes a lane a step: " +
+           fixed(r.n("total_bandwidth") / 1e12, 3) + " TB/s read + written (" + fixed(r.n("read_bandwidth") / 1e12, 3) +
+           " TB/s read); a load waits its warps' bytes in flight over the read rate (Little's law): a point of the "
+           "copy locus, explain's kernel model's parameter (EXPLAIN-7), not judged";
   }
   if (s == "block_turnover") {
     return whole(r, "block_threads") + " threads a block, " + whole(r, "resident_blocks") +

@@ -28,6 +28,7 @@
 #include "core/counters.hpp"
 #include "core/statistics.hpp"
 #include "core/streaming/model.hpp"
+#include "kernels/common/probe_kernels.hpp"
 
 namespace warpcost {
 namespace {
@@ -351,6 +352,82 @@ void stream_peak(benchmark::State& state) {
   });
 }
 
+// The copy stream (EXPLAIN-7's copy locus, docs/explain.md): the stream's input copied, 16 bytes a
+// thread a step, into a second buffer of the same size, at `warps_per_sm` held exactly as the read
+// stream's plan holds them. Its loads' latency, by Little's law from the read rate and the warps'
+// one 16-byte load in flight each, at the DRAM's total (read + write) rate is what a kernel that
+// writes waits on its loads (the store-twin pilot's H1, pilots/store_twin/README.md). No counter
+// pass: its rows are its time and the bytes it moved. The destination is checked word for word
+// against the source's pattern before any timed launch.
+constexpr std::uint32_t kCopyDestinationSeed = 0xC0u;  // a buffer no other point reads; overwritten
+
+void stream_copy(benchmark::State& state) {
+  run_guarded(state, [&] {
+    const DeviceInfo& device = bench_device();
+    const int load_bytes = static_cast<int>(state.range(0));
+    if (load_bytes != 16) {
+      throw std::invalid_argument("copy stream load_bytes = " + std::to_string(load_bytes) + "; allowed: 16");
+    }
+    const int warps = static_cast<int>(state.range(1));
+    const ResidencyPlan plan = plan_residency(warps, residency_limits(device));
+    if (!plan.problem.empty()) throw std::invalid_argument(plan.problem);
+    const std::uint64_t bytes = stream_bytes(device.l2_bytes);
+    const std::uint64_t elements = bytes / 16;
+    Stream stream;
+    EventPair events;
+    const DeviceBuffer<std::uint32_t>& source = shared_pattern_buffer(bytes, kStreamSeed, stream);
+    const DeviceBuffer<std::uint32_t>& destination = shared_pattern_buffer(bytes, kCopyDestinationSeed, stream);
+    const void* kernel = kernels::copy_stream_kernel_function();
+    const int threads = plan.warps_per_block * 32;
+    const auto prepare = [kernel, plan] {
+      WARPCOST_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(plan.shared_bytes)));
+      WARPCOST_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         cudaSharedmemCarveoutMaxShared));
+    };
+    prepare();
+    int resident = 0;
+    WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads,
+                                                                static_cast<std::size_t>(plan.shared_bytes)));
+    if (resident != plan.blocks_per_sm) {
+      throw std::invalid_argument("copy stream warps per SM = " + std::to_string(warps) + ": the occupancy API allows " +
+                                  std::to_string(resident) + " blocks of " + std::to_string(threads) +
+                                  " threads, not the planned " + std::to_string(plan.blocks_per_sm));
+    }
+    const auto blocks = static_cast<unsigned int>(device.sm_count * plan.blocks_per_sm);
+    auto launch = [&] {
+      kernels::launch_copy_stream(source.data(), destination.data(), elements, blocks, static_cast<unsigned int>(threads),
+                                  static_cast<std::size_t>(plan.shared_bytes), stream.get());
+    };
+    double gpu_seconds = time_launch(stream, events, launch);
+    DeviceBuffer<unsigned long long> mismatches(1);
+    WARPCOST_CUDA(cudaMemsetAsync(mismatches.data(), 0, mismatches.bytes(), stream.get()));
+    kernels::launch_count_pattern_mismatches(destination.data(), bytes / 4, kStreamSeed, mismatches.data(), stream.get());
+    unsigned long long bad = 0;
+    WARPCOST_CUDA(cudaMemcpyAsync(&bad, mismatches.data(), sizeof bad, cudaMemcpyDeviceToHost, stream.get()));
+    stream.synchronize();
+    if (bad != 0) {
+      throw std::runtime_error("copy stream: " + std::to_string(bad) + " of " + std::to_string(bytes / 4) +
+                               " destination words differ from the source's pattern");
+    }
+    for (int i = 0; i < kWarmupLaunches; ++i) gpu_seconds += time_launch(stream, events, launch);
+    const std::string key = benchmark_key(state, streaming_family().run_name(streaming_bench::kCopyIndependent), 2);
+    for (auto _ : state) {
+      const PointTiming t = sample_point(stream, events, launch);
+      for (const double x : t.samples.values()) gpu_seconds += x;
+      report_point(state, key, t);
+    }
+    state.counters[schema::streaming::counter::kGpuSeconds] = gpu_seconds;
+    state.counters[schema::counter::kBytesRead] = static_cast<double>(bytes);
+    state.counters[schema::streaming::counter::kBytesWritten] = static_cast<double>(bytes);
+    state.counters[schema::streaming::counter::kLoads] = static_cast<double>(elements);
+    state.counters[schema::streaming::counter::kWarpsPerBlock] = plan.warps_per_block;
+    state.counters[schema::counter::kBlocksPerSm] = plan.blocks_per_sm;
+    state.counters[schema::streaming::counter::kSharedBytesPerBlock] = static_cast<double>(plan.shared_bytes);
+    state.counters[schema::counter::kBlocks] = blocks;
+  });
+}
+
 // The chase: 16 KiB to 4 GiB in powers of two (a ring that would take more than half the device's
 // memory is not on it). The read stream at every warps/SM count a uniform block size can hold
 // exactly, from 1 to the device's cap (a count no block size divides into the device's block cap,
@@ -471,6 +548,18 @@ void stream_peak(benchmark::State& state) {
               ? std::string()
               : std::to_string(threads) + " threads a block; the " + d.label() + " allows at most " +
                     std::to_string(d.max_threads_per_block));
+  }
+  // The copy locus (EXPLAIN-7): the store-twin pilot's warps/SM, 16-byte loads; a count that cannot
+  // be held exactly is not a point.
+  auto copy = p.benchmark(streaming_family().run_name(streaming_bench::kCopyIndependent),
+                          streaming_family().arg_names(streaming_bench::kCopyIndependent), stream_copy,
+                          benchmark::kMicrosecond);
+  const std::string copy_buffers = plan::memory_problem(d, 2 * stream_bytes(d.l2_bytes), "the copy stream's two buffers");
+  for (const int warps : {2, 4, 6, 8, 12, 16, 20, 24, 32, 40, 48, 64}) {
+    if (warps > d.max_warps_per_sm) continue;
+    const std::string shape = plan_residency(warps, residency_limits(d)).problem;
+    if (shape.find("cannot be held exactly") != std::string::npos) continue;
+    p.add(copy, {16, warps}, !copy_buffers.empty() ? copy_buffers : plan::residency_problem(d, warps));
   }
   auto peak = p.benchmark(streaming_family().run_name(streaming_bench::kReadPeak),
                           streaming_family().arg_names(streaming_bench::kReadPeak), stream_peak,

@@ -58,6 +58,7 @@ inline constexpr const char* kResidentWarpsPerSm = "resident_warps_per_sm";
 inline constexpr const char* kSharedBytesPerBlock = "shared_bytes_per_block";
 inline constexpr const char* kUsefulInstructions = "useful_instructions";
 inline constexpr const char* kWarpsPerBlock = "warps_per_block";
+inline constexpr const char* kBytesWritten = "bytes_written";
 }  // namespace counter
 inline constexpr const char* kFamily = "streaming";
 // The W values (ALU instructions between loads) the streaming kernels are compiled for: each is its
@@ -74,6 +75,8 @@ inline constexpr const char* kReadOnePerThread = "read_one_per_thread";
 inline constexpr const char* kReadPeak = "read_peak";
 // The one-load-a-thread grid without its load: the block-turnover parameter (docs/models.md).
 inline constexpr const char* kBlockTurnover = "block_turnover";
+// 16-byte loads each stored again, at pinned warps/SM: the copy locus (EXPLAIN-7, docs/explain.md).
+inline constexpr const char* kCopyIndependent = "copy_independent";
 }  // namespace benchmark
 namespace param {
 inline constexpr const char* kLoadBytes = "load_bytes";

@@ -431,6 +431,32 @@ int one_per_thread_resident_blocks(int threads_per_block) {
   return blocks;
 }
 
+namespace {
+
+// The dynamic shared memory is never touched: it only holds the residency where the plan puts it.
+__global__ void copy_stream_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, std::uint64_t elements) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < elements; i += stride) {
+    dst[i] = src[i];
+  }
+}
+
+}  // namespace
+
+const void* copy_stream_kernel_function() { return reinterpret_cast<const void*>(copy_stream_kernel); }
+
+void launch_copy_stream(const void* d_src, void* d_dst, std::uint64_t elements, unsigned int blocks,
+                        unsigned int threads_per_block, std::size_t shared_bytes, cudaStream_t stream) {
+  if (blocks == 0 || threads_per_block == 0 || threads_per_block % 32 != 0) {
+    throw std::invalid_argument("copy stream of " + std::to_string(blocks) + " blocks of " +
+                                std::to_string(threads_per_block) +
+                                " threads; allowed: at least one block of a positive multiple of 32 threads");
+  }
+  copy_stream_kernel<<<blocks, threads_per_block, shared_bytes, stream>>>(static_cast<const uint4*>(d_src),
+                                                                         static_cast<uint4*>(d_dst), elements);
+  WARPCOST_CHECK_LAUNCH("copy_stream_kernel");
+}
+
 void launch_stream_peak(const void* d_data, std::uint64_t elements, int loads_per_thread,
                         unsigned int threads_per_block, bool check, std::uint32_t* d_total, cudaStream_t stream) {
   if (const std::string p = peak_problem(loads_per_thread, static_cast<int>(threads_per_block)); !p.empty()) {

@@ -101,6 +101,16 @@ std::uint32_t block_turnover_reference(std::uint64_t warp, std::uint64_t element
 // pattern_word(word, seed).
 std::uint32_t one_per_thread_reference(std::uint64_t warp, std::uint64_t elements, std::uint32_t seed);
 
+// The copy stream (streaming/copy_independent, the copy locus of EXPLAIN-7): every thread copies
+// 16-byte elements src[i] -> dst[i] in a grid-stride loop, one load and one store a step, with no
+// other work. `shared_bytes` of dynamic shared memory (unused by the kernel) pin the residency
+// (bench/streaming/runner.hpp's plan). copy_stream_kernel_function() is the kernel for the
+// occupancy API.
+void launch_copy_stream(const void* d_src, void* d_dst, std::uint64_t elements, unsigned int blocks,
+                        unsigned int threads_per_block, std::size_t shared_bytes, cudaStream_t stream);
+const void* copy_stream_kernel_function();
+// (Its destination is checked with kernels/common/probe_kernels.hpp's launch_count_pattern_mismatches.)
+
 // The plain peak read: every thread loads U (1, 2, 4 or 8) 16-byte elements a block apart, issued
 // together, over a grid that covers the buffer once (no loop, no residency pinning). Timed with
 // check = false it executes no store; with check = true each warp adds its sum of folds to

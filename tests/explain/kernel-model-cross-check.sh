@@ -86,7 +86,7 @@ done <"$round/cases.tsv"
 # a GPU).
 analyze=$(dirname "$explain")/../analysis/warpcost-analyze
 priced_round() {
-  local round=$1 run_name=$2 source=$3 tag=$4 gpu=${5:-nvidia-h100-80gb-hbm3}
+  local round=$1 run_name=$2 source=$3 tag=$4 gpu=${5:-nvidia-h100-80gb-hbm3} pilot=${6:-}
   # A round whose sessions are packed (sessions.tar.xz beside its README, for the 64 MiB limit) is
   # unpacked into the temporary folder first.
   if [ -e "$round/sessions.tar.xz" ]; then
@@ -105,6 +105,12 @@ priced_round() {
     *.tar.xz) tar -xJf "$source" -C "$results/$gpu" "$run_name/bench.json" ;;
     *) cp "$source" "$run_dir/bench.json" ;;
   esac
+  # PILOT (the store-twin pilot's csv of the same call): its copy16 curve added as the run's
+  # copy_independent points, so both implementations take EXPLAIN-7's path on real records.
+  if [ -n "$pilot" ]; then
+    "$python" "$repo/pilots/store_twin/with_copy_locus.py" "$run_dir/bench.json" "$pilot" "$run_dir/bench.with-copy.json"
+    mv "$run_dir/bench.with-copy.json" "$run_dir/bench.json"
+  fi
   "$analyze" --quiet "$run_dir" >/dev/null 2>"$work/analyze.log" || { cat "$work/analyze.log"; echo "the analysis of $run_name failed"; exit 1; }
   local rsat
   rsat=$(awk -F, '$11=="second_order_parameters" && $13=="saturated_issue_rate" {print $14; exit}' "$run_dir/warpcost.csv")
@@ -144,6 +150,15 @@ priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-explain-proof
 # And on a sixth card (05:06, the same code), its run archived when committed.
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T050609Z-explain-proof" 20261206T050609Z-0e30b10c \
   "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T050609Z-0e30b10c.tar.xz" h100f
+# EXPLAIN-7's path (the copy locus): the two rounds of 6 December 04:48 and 05:06 again, each run
+# with its call's store-twin pilot's copy16 curve as its copy_independent points (runs of that code
+# did not measure it; pilots/store_twin/with_copy_locus.py).
+priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-explain-proof" 20261206T044856Z-19e93b3c \
+  "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-19e93b3c/bench.json" h100e-copy nvidia-h100-80gb-hbm3 \
+  "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-pilots/pilot-store_twin.csv"
+priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T050609Z-explain-proof" 20261206T050609Z-0e30b10c \
+  "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T050609Z-0e30b10c.tar.xz" h100f-copy nvidia-h100-80gb-hbm3 \
+  "$repo/results/nvidia-h100-80gb-hbm3/20261206T050609Z-pilots/pilot-store_twin.csv"
 echo "compared $compared sessions x 6 views"
 [ "$compared" -ge 20 ] || { echo "too few sessions compared"; exit 1; }
 exit $status

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""A second implementation of explain's kernel model (explain/kernel_model.cpp, EXPLAIN-4 and -5), written
+"""A second implementation of explain's kernel model (explain/kernel_model.cpp, EXPLAIN-4, -5 and -7), written
 apart from it in plain Python from docs/explain.md's description, to check the C++ on real records.
 
 Usage: kernel_model_reference.py RECORDS.jsonl BENCH.json R_SAT [TURNOVER.json]
 Prints one JSON object: each view's speedup (the fitted model's time over the re-solved one, at
 least 1) and the fit. RECORDS: a session's raw records (its first profiled launch is priced);
-BENCH: the suite run whose read_independent 16-byte W = 0 sweep is the loaded-latency locus; R_SAT:
+BENCH: the suite run whose read_independent 16-byte W = 0 sweep is the loaded-latency locus (and whose
+copy_independent sweep, where it has one, the copy locus of EXPLAIN-7); R_SAT:
 the run's saturated_issue_rate row (warp instructions a cycle a scheduler); TURNOVER: optional
 {"block_threads": cycles} of the run's block_turnover rows.
 """
@@ -42,6 +43,46 @@ def locus_points(bench):
         top = max(top, c)
         out.append((bw, top))
     return out, sms, clock, ctx
+
+
+def copy_points(bench):
+    """EXPLAIN-7's copy locus from the run's copy_independent points: (read + write rate, cycles a load
+    waits by Little's law at the read rate, 512 bytes a warp in flight), non-decreasing; [] without two."""
+    ctx = bench["context"]
+    sms = float(ctx["sm_count"])
+    clock = float(ctx["sm_clock_measured_khz"]) * 1e3
+    reference = float(ctx.get("sm_clock_reference_mhz", ctx.get("sm_clock_max_mhz", 0)))
+    pts = []
+    for b in bench["benchmarks"]:
+        name = b["name"]
+        if not name.startswith("streaming/copy_independent/load_bytes:16/warps_per_sm:") or b.get("error_occurred"):
+            continue
+        clocks = b.get("warpcost_sm_clock_mhz")
+        if clocks is not None and reference > 0 and min(clocks if isinstance(clocks, list) else [clocks]) < 0.95 * reference:
+            continue
+        warps = float(name.split("warps_per_sm:")[1].split("/")[0])
+        seconds = statistics.median(b["warpcost_sample_seconds"])
+        read, written = b["bytes_read"] / seconds, b["bytes_written"] / seconds
+        pts.append((read + written, sms * warps * 512.0 * clock / read))
+    if len(pts) < 2:
+        return []
+    pts.sort()
+    out, top = [], 0.0
+    for bw, c in pts:
+        top = max(top, c)
+        out.append((bw, top))
+    return out
+
+
+def wait(k, g, bw):
+    """EXPLAIN-7: the read locus' latency moved towards the copy locus' by the written share."""
+    read = lam(g["locus"], bw)
+    copy = g.get("copy_locus") or []
+    if len(copy) < 2 or k.get("Bw", 0) <= 0:
+        return read
+    rb = k["B"] - k["Bw"]
+    s = min(1.0, k["Bw"] / rb) if rb > 0 else 1.0
+    return read + s * (lam(copy, bw) - read)
 
 
 def turnover_of(bench):
@@ -100,7 +141,7 @@ def time_of(k, g):
         mem = k["sec"] / k["sec0"] if k["sec0"] > 0 else 1
     u = k["u_mem"] * mem + k["u_iss"] * (k["ipw"] / k["ipw0"] if k["ipw0"] > 0 else 1)
     dem = [turnover(g["turnover"], k["P"]), k["iblk"] / (SCHEDULERS * g["rsat"])]
-    X = lambda bw: mva(k["k"], dem, rounds * lam(g["locus"], bw) + u)
+    X = lambda bw: mva(k["k"], dem, rounds * wait(k, g, bw) + u)
     sf, B, top = g["sms"] * g["clock"], k["B"], g["locus"][-1][0]
     if B <= 0:
         x = X(0.0)
@@ -159,7 +200,7 @@ def fit(k, g, measured):
 
 def per_block(k, s):
     out = dict(k)
-    for key in ("iblk", "ipw", "loads", "B", "asked", "sec"):
+    for key in ("iblk", "ipw", "loads", "B", "asked", "sec", "Bw", "asked_st"):
         out[key] = k[key] * s
     return out
 
@@ -175,12 +216,16 @@ def fix(k, name, g):
         full = 32 * k["w"]
         if full > k["P"]:
             r = full / k["P"]
-            k.update(G=k["G"] / r, P=full, B=k["B"] * r, asked=k["asked"] * r, sec=k["sec"] * r)
+            k.update(G=k["G"] / r, P=full, B=k["B"] * r, asked=k["asked"] * r, sec=k["sec"] * r,
+                     Bw=k["Bw"] * r, asked_st=k["asked_st"] * r)
             k["k"] = min(k["k"], k["G"] / g["sms"])
     elif name == "divergence":
         k.update(iblk=k["iblk"] * (1 - k["s"]), ipw=k["ipw"] * (1 - k["s"]), s=0.0)
     elif name == "coalescing" and k["asked"] > 0:  # nothing asked: nothing to coalesce
-        k.update(B=min(k["B"], k["asked"]), sec=min(k["sec"], k["asked"] / 32.0))
+        # EXPLAIN-7, with a copy locus: at the DRAM ceiling a twin moving fewer bytes leaves U's memory part
+        if len(g.get("copy_locus") or []) >= 2 and k.get("B0", 0) > 0 and k["B"] > k["asked"]:
+            k["u_mem"] = 0.0
+        k.update(B=min(k["B"], k["asked"]), sec=min(k["sec"], k["asked"] / 32.0), Bw=min(k["Bw"], k["asked_st"]))
     elif name == "latency_hiding":
         full = full_k(g, k["w"])
         if full > k["k"]:
@@ -228,7 +273,8 @@ def kernel_of(records_path, sms):
         iblk=m["smsp__inst_executed.sum"] / G, ipw=m["smsp__inst_executed.sum"] / warps,
         loads=m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] / warps,
         B=(dram["dram__bytes_read.sum"] + written) / G,
-        Bw=written / G,  # the written part of B (the model itself does not read it)
+        Bw=written / G,  # the written part of B (EXPLAIN-7's written share)
+        asked_st=m["sm__sass_data_bytes_mem_global_op_st.sum"] / G,
         asked=(m["sm__sass_data_bytes_mem_global_op_ld.sum"] + m["sm__sass_data_bytes_mem_global_op_st.sum"]) / G,
         sec=(m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] + m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]) / G,
         s=(1 - eff) if m["smsp__sass_branch_targets_threads_divergent.sum"] > 0 else 0.0,
@@ -245,7 +291,8 @@ def main():
     if len(sys.argv) == 5:
         tt = {float(a): float(b) for a, b in json.load(open(sys.argv[4])).items()}
     g = dict(locus=pts, sms=sms, clock=clock, rsat=float(sys.argv[3]), turnover=tt,
-             max_blocks=float(ctx["max_blocks_per_sm"]), max_warps=float(ctx["max_warps_per_sm"]))
+             max_blocks=float(ctx["max_blocks_per_sm"]), max_warps=float(ctx["max_warps_per_sm"]),
+             copy_locus=copy_points(bench))
     k, measured = kernel_of(sys.argv[1], sms)
     fitted, how = fit(k, g, measured)
     base = time_of(fitted, g)

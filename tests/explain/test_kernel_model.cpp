@@ -1,4 +1,4 @@
-// The kernel model explain re-solves (explain/kernel_model.hpp, EXPLAIN-4 and -5), worked by hand on a
+// The kernel model explain re-solves (explain/kernel_model.hpp, EXPLAIN-4, -5 and -7), worked by hand on a
 // toy GPU: 2 SMs at 1 GHz, 4 schedulers issuing 1 instruction a cycle, a flat locus of 1000 cycles
 // up to a 1e12 B/s ceiling, 32 blocks and 64 warps an SM at most. Its agreement with a second
 // implementation on real records is tests/explain/kernel-model-cross-check.sh.
@@ -133,6 +133,79 @@ TEST(KernelModel, AtTheDramCeilingTheUnexplainedCyclesAreTheDramsAndScaleWithIts
   // (0.25 of U with the sectors, a quarter of them left) kept 480 + 40: 7.6 us, 1.079.
   const ModelKernel c = with_fix(f.kernel, Fix::kCoalesced, toy_gpu());
   EXPECT_NEAR(solve_kernel(c, toy_gpu()).seconds, 5.8e-6, 1e-14);
+}
+
+// EXPLAIN-7: a copy locus of 1400 cycles at 1e11 B/s rising to 2000 at 1e12.
+ModelParameters toy_gpu_with_copy_locus() {
+  ModelParameters p = toy_gpu();
+  p.copy_locus = model::streaming::Locus({{1e11, 1400}, {1e12, 2000}});
+  return p;
+}
+
+TEST(KernelModel, AWritingKernelsLoadsWaitBetweenTheReadAndTheCopyLocusByItsWrittenShare) {
+  // 1000 DRAM bytes a block, 250 of them written: s = 250 / 750 = 1/3. Under 1e11 the copy locus
+  // reads its first point, 1400: 1000 + 400 / 3. At 5.5e11 it reads 1400 + 600 x 4.5/9 = 1700:
+  // 1000 + 700 / 3. Written 600 of 1000: s = min(1, 600/400) = 1, the copy locus itself. Nothing
+  // written, or no copy locus in the run: the read locus alone.
+  KernelInputs in = toy_kernel().in;
+  in.written_bytes_per_block = 250;
+  EXPECT_NEAR(load_wait_cycles(in, toy_gpu_with_copy_locus(), 4e9), 1000 + 400.0 / 3, 1e-9);
+  EXPECT_NEAR(load_wait_cycles(in, toy_gpu_with_copy_locus(), 5.5e11), 1000 + 700.0 / 3, 1e-9);
+  EXPECT_DOUBLE_EQ(load_wait_cycles(in, toy_gpu(), 5.5e11), 1000);
+  in.written_bytes_per_block = 600;
+  EXPECT_DOUBLE_EQ(load_wait_cycles(in, toy_gpu_with_copy_locus(), 4e9), 1400);
+  in.written_bytes_per_block = 1000;  // reads nothing: s = 1
+  EXPECT_DOUBLE_EQ(load_wait_cycles(in, toy_gpu_with_copy_locus(), 4e9), 1400);
+  in.written_bytes_per_block = 0;
+  EXPECT_DOUBLE_EQ(load_wait_cycles(in, toy_gpu_with_copy_locus(), 4e9), 1000);
+}
+
+TEST(KernelModel, AWritingKernelIsSolvedAtItsBlendedWait) {
+  // Half its 1000 bytes written (s = 1): Z = 1400 at any rate under 1e11; X = 2/1400, BW = 2e9 x
+  // 2/1400 x 1000 = 2.857e9: T = 10 x 1400 / 2e9 = 7 us, and the solution's loaded cycles say 1400.
+  ModelKernel k = toy_kernel();
+  k.in.written_bytes_per_block = 500;
+  const ModelSolution s = solve_kernel(k, toy_gpu_with_copy_locus());
+  EXPECT_NEAR(s.seconds, 7e-6, 1e-15);
+  EXPECT_DOUBLE_EQ(s.loaded_cycles, 1400);
+  EXPECT_NEAR(solve_kernel(k, toy_gpu()).seconds, 5e-6, 1e-15);  // without a copy locus: EXPLAIN-5's
+}
+
+TEST(KernelModel, AtTheDramCeilingACoalescedTwinLeavesTheUnexplainedCyclesBehindWithACopyLocus) {
+  // dram_bound_kernel(8.2 us) reads only (no written bytes: its wait is the read locus'), so the fit
+  // is EXPLAIN-5's: U = 640, all with the DRAM bytes. Coalesced with a copy locus in the run: U's
+  // memory part stays behind, Z = 1000, BW = 2e9 x 2/1000 x 1e5 = 4e11 under the ceiling: T = 10 x
+  // 1000 / 2e9 = 5 us (EXPLAIN-5 alone: 5.8 us, the test above).
+  const ModelFit f = fit_kernel(dram_bound_kernel(8.2e-6), toy_gpu_with_copy_locus());
+  EXPECT_NEAR(f.kernel.unexplained_memory_cycles, 640, 1e-6);
+  const ModelKernel c = with_fix(f.kernel, Fix::kCoalesced, toy_gpu_with_copy_locus());
+  EXPECT_DOUBLE_EQ(c.unexplained_memory_cycles, 0);
+  EXPECT_NEAR(solve_kernel(c, toy_gpu_with_copy_locus()).seconds, 5e-6, 1e-14);
+  // Every fix at once composes the same coalescing: its time is no longer than the coalesced one's.
+  EXPECT_LE(solve_kernel(with_fix(f.kernel, Fix::kAll, toy_gpu_with_copy_locus()), toy_gpu_with_copy_locus()).seconds,
+            5e-6 + 1e-14);
+  // Under the ceiling (8.5 us, EXPLAIN-4's split) the copy locus leaves U where it was.
+  const ModelFit under = fit_kernel(dram_bound_kernel(8.5e-6), toy_gpu_with_copy_locus());
+  EXPECT_EQ(under.kernel.fit_dram_bytes_per_block, 0);
+  EXPECT_NEAR(with_fix(under.kernel, Fix::kCoalesced, toy_gpu_with_copy_locus()).unexplained_memory_cycles,
+              under.kernel.unexplained_memory_cycles, 1e-12);
+}
+
+TEST(KernelModel, TheCoalescedTwinWritesWhatItsStoresAskAndARegridKeepsTheWrittenShare) {
+  // 4000 bytes a block, 2000 written for 500 asked by its stores (1000 asked in all): coalesced, it
+  // moves 1000 and writes 500 (s = 500/500 = 1). Long-lived blocks (one wave of 2 x 2 blocks for
+  // 20) do 5 blocks' work each: 20000 and 10000 bytes, the written share unchanged.
+  ModelKernel k = toy_kernel();
+  k.in.dram_bytes_per_block = 4000;
+  k.in.written_bytes_per_block = 2000;
+  k.in.asked_store_bytes_per_block = 500;
+  const ModelKernel c = with_fix(k, Fix::kCoalesced, toy_gpu_with_copy_locus());
+  EXPECT_DOUBLE_EQ(c.in.dram_bytes_per_block, 1000);
+  EXPECT_DOUBLE_EQ(c.in.written_bytes_per_block, 500);
+  const ModelKernel l = with_fix(k, Fix::kLongLivedBlocks, toy_gpu_with_copy_locus());
+  EXPECT_DOUBLE_EQ(l.in.dram_bytes_per_block, 20000);
+  EXPECT_DOUBLE_EQ(l.in.written_bytes_per_block, 10000);
+  EXPECT_DOUBLE_EQ(l.in.asked_store_bytes_per_block, 2500);
 }
 
 TEST(KernelModel, UnderTheDramCeilingTheScoreboardShareSplitsTheUnexplainedCycles) {
