@@ -146,15 +146,18 @@ priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T023526Z-explain-proof
   "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T023526Z-d14e790e.tar.xz" h100d
 # Its repeat on a fifth H100 card (code eb94cef, no pricing rule changed), priced from the run of its call.
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-explain-proof" 20261206T044856Z-19e93b3c \
-  "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-19e93b3c/bench.json" h100e
+  "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T044856Z-19e93b3c.tar.xz" h100e
 # And on a sixth card (05:06, the same code), its run archived when committed.
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T050609Z-explain-proof" 20261206T050609Z-0e30b10c \
   "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T050609Z-0e30b10c.tar.xz" h100f
+# EXPLAIN-7's first round: the suite run of its call measured the copy locus itself.
+priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T055348Z-explain-proof" 20261206T055348Z-3e6ad765 \
+  "$repo/results/nvidia-h100-80gb-hbm3/20261206T055348Z-3e6ad765/bench.json" h100g
 # EXPLAIN-7's path (the copy locus): the two rounds of 6 December 04:48 and 05:06 again, each run
 # with its call's store-twin pilot's copy16 curve as its copy_independent points (runs of that code
 # did not measure it; pilots/store_twin/with_copy_locus.py).
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-explain-proof" 20261206T044856Z-19e93b3c \
-  "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-19e93b3c/bench.json" h100e-copy nvidia-h100-80gb-hbm3 \
+  "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T044856Z-19e93b3c.tar.xz" h100e-copy nvidia-h100-80gb-hbm3 \
   "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-pilots/pilot-store_twin.csv"
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T050609Z-explain-proof" 20261206T050609Z-0e30b10c \
   "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T050609Z-0e30b10c.tar.xz" h100f-copy nvidia-h100-80gb-hbm3 \

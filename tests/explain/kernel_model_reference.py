@@ -18,7 +18,10 @@ import sys
 SCHEDULERS = 4  # sm_90's warp schedulers an SM (the run's arch parameters say the same)
 
 
-def locus_points(bench):
+def _little_points(bench, prefix, total_rate):
+    """The unthrottled, error-free points whose name starts with PREFIX: (total_rate(b, seconds), cycles a
+    load waits by Little's law, 512 bytes a warp in flight over the read rate), sorted and made
+    non-decreasing (a load never gets faster as the DRAM gets busier); with the run's S and f."""
     ctx = bench["context"]
     sms = float(ctx["sm_count"])
     clock = float(ctx["sm_clock_measured_khz"]) * 1e3
@@ -26,52 +29,34 @@ def locus_points(bench):
     pts = []
     for b in bench["benchmarks"]:
         name = b["name"]
-        if not name.startswith("streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:"):
-            continue
-        if b.get("error_occurred"):
+        if not name.startswith(prefix) or b.get("error_occurred"):
             continue
         clocks = b.get("warpcost_sm_clock_mhz")
         if clocks is not None and reference > 0 and min(clocks if isinstance(clocks, list) else [clocks]) < 0.95 * reference:
             continue  # throttled (the analysis' kThrottleFraction)
         warps = float(name.split("warps_per_sm:")[1].split("/")[0])
         seconds = statistics.median(b["warpcost_sample_seconds"])
-        bw = b["bytes_read"] / seconds  # the bytes the stream reads (the analysis' kBytesRead)
-        pts.append((bw, sms * warps * 512.0 * clock / bw))
-    pts.sort()
-    out, top = [], 0.0
-    for bw, c in pts:  # made non-decreasing
-        top = max(top, c)
-        out.append((bw, top))
-    return out, sms, clock, ctx
-
-
-def copy_points(bench):
-    """EXPLAIN-7's copy locus from the run's copy_independent points: (read + write rate, cycles a load
-    waits by Little's law at the read rate, 512 bytes a warp in flight), non-decreasing; [] without two."""
-    ctx = bench["context"]
-    sms = float(ctx["sm_count"])
-    clock = float(ctx["sm_clock_measured_khz"]) * 1e3
-    reference = float(ctx.get("sm_clock_reference_mhz", ctx.get("sm_clock_max_mhz", 0)))
-    pts = []
-    for b in bench["benchmarks"]:
-        name = b["name"]
-        if not name.startswith("streaming/copy_independent/load_bytes:16/warps_per_sm:") or b.get("error_occurred"):
-            continue
-        clocks = b.get("warpcost_sm_clock_mhz")
-        if clocks is not None and reference > 0 and min(clocks if isinstance(clocks, list) else [clocks]) < 0.95 * reference:
-            continue
-        warps = float(name.split("warps_per_sm:")[1].split("/")[0])
-        seconds = statistics.median(b["warpcost_sample_seconds"])
-        read, written = b["bytes_read"] / seconds, b["bytes_written"] / seconds
-        pts.append((read + written, sms * warps * 512.0 * clock / read))
-    if len(pts) < 2:
-        return []
+        read = b["bytes_read"] / seconds  # the bytes the stream reads (the analysis' kBytesRead)
+        pts.append((total_rate(b, seconds), sms * warps * 512.0 * clock / read))
     pts.sort()
     out, top = [], 0.0
     for bw, c in pts:
         top = max(top, c)
         out.append((bw, top))
-    return out
+    return out, sms, clock, ctx
+
+
+def locus_points(bench):
+    return _little_points(bench, "streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:",
+                          lambda b, seconds: b["bytes_read"] / seconds)
+
+
+def copy_points(bench):
+    """EXPLAIN-7's copy locus from the run's copy_independent points, against the read + write rate;
+    [] without two."""
+    pts = _little_points(bench, "streaming/copy_independent/load_bytes:16/warps_per_sm:",
+                         lambda b, seconds: (b["bytes_read"] + b["bytes_written"]) / seconds)[0]
+    return pts if len(pts) >= 2 else []
 
 
 def wait(k, g, bw):
