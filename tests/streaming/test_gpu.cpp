@@ -9,6 +9,9 @@
 #include <string>
 
 #include "bench/streaming/runner.hpp"
+#include "kernels/common/probe_kernels.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/pattern.hpp"
 #include "tests/gpu_test_support.hpp"
 
 namespace warpcost {
@@ -226,6 +229,44 @@ TEST(GpuStream, OneLoadPerThreadMatchesTheHostReplayAndSmallBlocksHitTheBlockCap
   // cap (64).
   OnePerThreadRunner small(device, {32, 16ull << 20, 11}, stream);
   EXPECT_EQ(small.resident_warps_per_sm(), std::min(device.max_blocks_per_sm, device.max_warps_per_sm));
+}
+
+// EXPLAIN-7's copy stream (bench/streaming/bench.cpp, copy_independent): at a pinned residency it
+// copies every 16-byte element, which the pattern check sees word for word; a destination with one
+// word changed, or a copy stopped short by one element, is counted (the check the suite runs before
+// any timed launch can fail).
+TEST(GpuStream, TheCopyStreamCopiesEveryWordAndTheCheckCountsAWrongOne) {
+  WARPCOST_REQUIRE_GPU();
+  const DeviceInfo device = query_device_info(0);
+  Stream stream;
+  const std::uint64_t bytes = 16ull << 20, words = bytes / 4, elements = bytes / 16;
+  DeviceBuffer<std::uint32_t> src(words), dst(words);
+  DeviceBuffer<unsigned long long> bad(1);
+  kernels::launch_fill_pattern(src.data(), words, 5, stream.get());
+  kernels::launch_fill_pattern(dst.data(), words, 6, stream.get());
+  const ResidencyPlan plan = plan_residency(8, residency_limits(device));
+  ASSERT_TRUE(plan.problem.empty()) << plan.problem;
+  const void* kernel = kernels::copy_stream_kernel_function();
+  WARPCOST_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.shared_bytes)));
+  const auto blocks = static_cast<unsigned int>(device.sm_count * plan.blocks_per_sm);
+  auto mismatches = [&] {
+    WARPCOST_CUDA(cudaMemsetAsync(bad.data(), 0, bad.bytes(), stream.get()));
+    kernels::launch_count_pattern_mismatches(dst.data(), words, 5, bad.data(), stream.get());
+    unsigned long long n = 0;
+    WARPCOST_CUDA(cudaMemcpyAsync(&n, bad.data(), sizeof n, cudaMemcpyDeviceToHost, stream.get()));
+    stream.synchronize();
+    return n;
+  };
+  kernels::launch_copy_stream(src.data(), dst.data(), elements - 1, blocks, static_cast<unsigned int>(plan.warps_per_block * 32),
+                              static_cast<std::size_t>(plan.shared_bytes), stream.get());
+  EXPECT_EQ(mismatches(), 4u) << "the last element's four words were not copied";
+  kernels::launch_copy_stream(src.data(), dst.data(), elements, blocks, static_cast<unsigned int>(plan.warps_per_block * 32),
+                              static_cast<std::size_t>(plan.shared_bytes), stream.get());
+  EXPECT_EQ(mismatches(), 0u);
+  const std::uint32_t wrong = ~pattern_word(12345, 5);  // differs from the source's word
+  WARPCOST_CUDA(cudaMemcpyAsync(dst.data() + 12345, &wrong, sizeof wrong, cudaMemcpyHostToDevice, stream.get()));
+  EXPECT_EQ(mismatches(), 1u);
+  EXPECT_THROW(kernels::launch_copy_stream(src.data(), dst.data(), elements, 0, 32, 0, stream.get()), std::invalid_argument);
 }
 
 }  // namespace
