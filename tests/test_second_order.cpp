@@ -487,6 +487,7 @@ TEST_F(SecondOrderRun, PlantedFaultABadLatencyChainMisPricesThePrimitive) {
 // S x W x 512 B x f over the read rate, at the read + write rate; a throttled or erroring point
 // leaves the locus, and one point alone is no locus.
 TEST_F(SecondOrderRun, TheCopyLocusIsEachCopyPointsLittlesLawWaitAtItsTotalRate) {
+  const analysis::Run plain = run_;
   const double sms = run_.context.number("sm_count");
   const double clock = run_.context.number("sm_clock_measured_khz") * 1e3;
   auto copy_point = [](int warps, double seconds) {
@@ -519,9 +520,29 @@ TEST_F(SecondOrderRun, TheCopyLocusIsEachCopyPointsLittlesLawWaitAtItsTotalRate)
   const Row r = row(rows, "copy_independent", "load_bytes=16;warps_per_sm=32", "copy_loaded_latency_cycles");
   EXPECT_EQ(r.verdict, "info");
   EXPECT_NEAR(r.value, sms * 32 * 512 * clock / read32, 1e-6);
-  // An erroring point leaves the locus: one point again.
+  // An erroring point leaves the locus: one point again; so does a throttled one (its SM clock
+  // at half the run's reference).
   run_.benchmarks.back().error = true;
   EXPECT_FALSE(analysis::detail::copy_locus(run_, text));
+  run_.benchmarks.back().error = false;
+  run_.benchmarks.back().counters["warpcost_sm_clock_mhz"] = {run_.context.number("sm_clock_max_mhz") / 2};
+  EXPECT_FALSE(analysis::detail::copy_locus(run_, text));
+  // The copy points are no read curve: the streaming family's knees read the same with them as
+  // without them (a copy curve among the read curves adds a knee row, as this fails when the knee
+  // rows' exclusion is taken out). The best-read target is compared too, though a copy point rarely
+  // reads faster than the run's best read, so that comparison seldom has anything to catch.
+  run_.benchmarks.back().counters.erase("warpcost_sm_clock_mhz");
+  run_.benchmarks.push_back(copy_point(16, 1.7e-3));  // a third point: a knee needs three
+  auto knees_and_best = [](const analysis::Run& of) {
+    std::vector<std::string> out;
+    for (const Row& x : analysis::evaluate_run(of)) {
+      if (x.benchmark == "knee" || (x.metric == "dram__bytes_read.sum.per_second" && x.kind == "target")) {
+        out.push_back(x.benchmark + " " + x.params + " " + x.metric + " " + std::to_string(x.value));
+      }
+    }
+    return out;
+  };
+  EXPECT_EQ(knees_and_best(run_), knees_and_best(plain));
 }
 
 // The committed runs predate block_turnover: a turnover point is made from the 32-thread read

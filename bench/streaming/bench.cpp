@@ -357,8 +357,8 @@ void stream_peak(benchmark::State& state) {
 // stream's plan holds them. Its loads' latency, by Little's law from the read rate and the warps'
 // one 16-byte load in flight each, at the DRAM's total (read + write) rate is what a kernel that
 // writes waits on its loads (the store-twin pilot's H1, pilots/store_twin/README.md). No counter
-// pass: its rows are its time and the bytes it moved. The destination is checked word for word
-// against the source's pattern before any timed launch.
+// pass: its rows are its time and the bytes it moved. The destination, refilled with another pattern
+// first, is checked word for word against the source's pattern before any timed launch.
 constexpr std::uint32_t kCopyDestinationSeed = 0xC0u;  // a buffer no other point reads; overwritten
 
 void stream_copy(benchmark::State& state) {
@@ -377,6 +377,10 @@ void stream_copy(benchmark::State& state) {
     EventPair events;
     const DeviceBuffer<std::uint32_t>& source = shared_pattern_buffer(bytes, kStreamSeed, stream);
     const DeviceBuffer<std::uint32_t>& destination = shared_pattern_buffer(bytes, kCopyDestinationSeed, stream);
+    // The destination is shared by every copy point: filled again with its own pattern here, so this
+    // point's check sees this point's copy, not an earlier point's (before 6 December 06:20 only the
+    // first point of a run was checked against a destination it had not written).
+    kernels::launch_fill_pattern(destination.data(), bytes / 4, kCopyDestinationSeed, stream.get());
     const void* kernel = kernels::copy_stream_kernel_function();
     const int threads = plan.warps_per_block * 32;
     const auto prepare = [kernel, plan] {

@@ -95,7 +95,9 @@ priced_round() {
     round=$work/$tag-round
   fi
   if [ ! -e "$round/cases.tsv" ] || [ ! -e "$source" ] || [ ! -x "$analyze" ]; then
-    echo "note: the round $round, its run or $analyze is missing: its sessions not compared"
+    # Every round named below is committed: one missing is a broken tree, not a round to skip.
+    echo "the round $round, its run ($source) or $analyze is missing: its sessions cannot be compared"
+    status=1
     return 0
   fi
   local results=$work/$tag

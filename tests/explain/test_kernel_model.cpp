@@ -191,6 +191,29 @@ TEST(KernelModel, AtTheDramCeilingACoalescedTwinLeavesTheUnexplainedCyclesBehind
               under.kernel.unexplained_memory_cycles, 1e-12);
 }
 
+TEST(KernelModel, AtTheCeilingWithNoExcessBytesTheTwinKeepsItsUnexplainedCycles) {
+  // At the ceiling with a copy locus, but its DRAM bytes no more than it asks (4e5 asked for 4e5
+  // moved): nothing to coalesce, so U's memory part stays (the drop needs B > asked).
+  KernelInputs in = dram_bound_kernel(8.2e-6);
+  in.asked_bytes_per_block = 4e5;
+  const ModelFit f = fit_kernel(in, toy_gpu_with_copy_locus());
+  ASSERT_GT(f.kernel.fit_dram_bytes_per_block, 0);
+  EXPECT_DOUBLE_EQ(with_fix(f.kernel, Fix::kCoalesced, toy_gpu_with_copy_locus()).unexplained_memory_cycles,
+                   f.kernel.unexplained_memory_cycles);
+}
+
+TEST(KernelModel, FullWarpsWidenTheWrittenBytesWithTheRest) {
+  // 16-thread blocks: full warps do twice the work a block, written bytes and asked stores too.
+  ModelKernel k = toy_kernel();
+  k.in.block_threads = 16;
+  k.in.written_bytes_per_block = 300;
+  k.in.asked_store_bytes_per_block = 200;
+  const ModelKernel f = with_fix(k, Fix::kFullWarps, toy_gpu_with_copy_locus());
+  EXPECT_DOUBLE_EQ(f.in.dram_bytes_per_block, 2000);
+  EXPECT_DOUBLE_EQ(f.in.written_bytes_per_block, 600);
+  EXPECT_DOUBLE_EQ(f.in.asked_store_bytes_per_block, 400);
+}
+
 TEST(KernelModel, TheCoalescedTwinWritesWhatItsStoresAskAndARegridKeepsTheWrittenShare) {
   // 4000 bytes a block, 2000 written for 500 asked by its stores (1000 asked in all): coalesced, it
   // moves 1000 and writes 500 (s = 500/500 = 1). Long-lived blocks (one wave of 2 x 2 blocks for
