@@ -17,17 +17,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "explain"))
 sys.path.insert(0, HERE)
 import kernel_model_reference as R  # noqa: E402
-from copy_locus_reading import VIEWS, measured_fixes  # noqa: E402
+from copy_locus_reading import VIEWS, holds, measured_fixes  # noqa: E402
 
 
 def main(argv):
     if len(argv) != 5:
         sys.exit(__doc__)
     bench = json.load(open(argv[2]))
-    pts, sms, clock, ctx = R.locus_points(bench)
-    g = dict(locus=pts, sms=sms, clock=clock, rsat=float(argv[3]), turnover=R.turnover_of(bench),
-             max_blocks=float(ctx["max_blocks_per_sm"]), max_warps=float(ctx["max_warps_per_sm"]),
-             copy_locus=R.copy_points(bench))
+    g = R.gpu_of(bench, argv[3], R.turnover_of(bench))
+    sms = g["sms"]
     if len(g["copy_locus"]) < 2:
         sys.exit(f"{argv[2]} has no copy locus")
     measured = measured_fixes(argv[4])
@@ -45,7 +43,7 @@ def main(argv):
             if view not in price:
                 continue
             e = price[view] / m - 1
-            ok = (m < 1.05) if price[view] <= 1.05 else abs(e) <= 0.10
+            ok = holds(price[view], m)
             held += ok
             n += 1
             errors.append(e)

@@ -65,10 +65,9 @@ def main(argv):
     if len(argv) != 6:
         sys.exit(__doc__)
     bench = json.load(open(argv[2]))
-    pts, sms, clock, ctx = R.locus_points(bench)
-    g = dict(locus=pts, sms=sms, clock=clock, rsat=float(argv[3]), turnover=R.turnover_of(bench),
-             max_blocks=float(ctx["max_blocks_per_sm"]), max_warps=float(ctx["max_warps_per_sm"]))
-    g["copy"] = copy_locus(argv[4], sms, clock)
+    g = dict(R.gpu_of(bench, argv[3], R.turnover_of(bench)), copy_locus=[])  # the pilot's curve only, below
+    sms = g["sms"]
+    g["copy"] = copy_locus(argv[4], sms, g["clock"])
     for case in argv[5].split(","):
         records = os.path.join(argv[1], case, "records.jsonl")
         prices = []

@@ -267,18 +267,24 @@ def kernel_of(records_path, sms):
     ), m["gpu__time_duration.sum"] * 1e-9
 
 
+def gpu_of(bench, rsat, turnover):
+    """The GPU's parameters the model reads, from a run's bench.json: the locus, S, f, r_sat, the
+    turnover sweep ({block threads: cycles}), the SM's block and warp limits and the copy locus."""
+    pts, sms, clock, ctx = locus_points(bench)
+    return dict(locus=pts, sms=sms, clock=clock, rsat=float(rsat), turnover=turnover,
+                max_blocks=float(ctx["max_blocks_per_sm"]), max_warps=float(ctx["max_warps_per_sm"]),
+                copy_locus=copy_points(bench))
+
+
 def main():
     if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     bench = json.load(open(sys.argv[2]))
-    pts, sms, clock, ctx = locus_points(bench)
     tt = {}
     if len(sys.argv) == 5:
         tt = {float(a): float(b) for a, b in json.load(open(sys.argv[4])).items()}
-    g = dict(locus=pts, sms=sms, clock=clock, rsat=float(sys.argv[3]), turnover=tt,
-             max_blocks=float(ctx["max_blocks_per_sm"]), max_warps=float(ctx["max_warps_per_sm"]),
-             copy_locus=copy_points(bench))
-    k, measured = kernel_of(sys.argv[1], sms)
+    g = gpu_of(bench, sys.argv[3], tt)
+    k, measured = kernel_of(sys.argv[1], g["sms"])
     fitted, how = fit(k, g, measured)
     base = time_of(fitted, g)
     views = {}
