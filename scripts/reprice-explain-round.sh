@@ -18,6 +18,13 @@ explain=$build/bench/warpcost-explain
 [ -s "$round/cases.tsv" ] || { echo "reprice-explain-round: no $round/cases.tsv" >&2; exit 2; }
 work=$(mktemp -d /tmp/warpcost-reprice-XXXXXX)
 trap 'rm -rf "$work"' EXIT
+# A round whose sessions are packed (sessions.tar.xz beside its README, for the 64 MiB the tree may
+# carry to a GPU) is unpacked into the temporary folder first.
+if [ -e "$round/sessions.tar.xz" ]; then
+  mkdir -p "$work/round"
+  tar -xJf "$round/sessions.tar.xz" -C "$work/round"
+  round=$work/round
+fi
 if [ -n "$pilot" ]; then
   # the newest run folder by name (its UTC stamp) of the round's GPU, as explain chooses it
   gpu_name=$(python3 -c 'import json,sys

@@ -152,9 +152,13 @@ priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T044856Z-explain-proof
 # And on a sixth card (05:06, the same code), its run archived when committed.
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T050609Z-explain-proof" 20261206T050609Z-0e30b10c \
   "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T050609Z-0e30b10c.tar.xz" h100f
-# EXPLAIN-7's first round: the suite run of its call measured the copy locus itself.
+# EXPLAIN-7's first round: the suite run of its call measured the copy locus itself (archived
+# when the second round's run came in).
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T055348Z-explain-proof" 20261206T055348Z-3e6ad765 \
-  "$repo/results/nvidia-h100-80gb-hbm3/20261206T055348Z-3e6ad765/bench.json" h100g
+  "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T055348Z-3e6ad765.tar.xz" h100g
+# EXPLAIN-7's second held-out round (08:08, an eighth card), priced from the run of its own call.
+priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T080817Z-explain-proof" 20261206T080817Z-73f074cc \
+  "$repo/results/nvidia-h100-80gb-hbm3/20261206T080817Z-73f074cc/bench.json" h100h
 # EXPLAIN-7's path (the copy locus): the two rounds of 6 December 04:48 and 05:06 again, each run
 # with its call's store-twin pilot's copy16 curve as its copy_independent points (runs of that code
 # did not measure it; pilots/store_twin/with_copy_locus.py).
