@@ -159,6 +159,9 @@ priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T055348Z-explain-proof
 # EXPLAIN-7's second held-out round (08:08, an eighth card), priced from the run of its own call.
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T080817Z-explain-proof" 20261206T080817Z-73f074cc \
   "$repo/results/nvidia-h100-80gb-hbm3/20261206T080817Z-73f074cc/bench.json" h100h
+# EXPLAIN-7's first H200 round (6 December 08:27, card ef58b233), priced from the run of its own call.
+priced_round "$repo/results/nvidia-h200/20261206T082703Z-explain-proof" 20261206T082703Z-ef58b233 \
+  "$repo/results/nvidia-h200/20261206T082703Z-ef58b233/bench.json" h200c nvidia-h200
 # EXPLAIN-7's path (the copy locus): the two rounds of 6 December 04:48 and 05:06 again, each run
 # with its call's store-twin pilot's copy16 curve as its copy_independent points (runs of that code
 # did not measure it; pilots/store_twin/with_copy_locus.py).
