@@ -63,6 +63,12 @@ double load_wait_cycles(const KernelInputs& in, const ModelParameters& p, double
   return read + share * (p.copy_locus.cycles_at(bandwidth) - read);
 }
 
+double dram_queue_share(const KernelInputs& in, const ModelParameters& p) {
+  if (!(in.seconds > 0) || !(in.dram_bytes_per_block > 0) || p.locus.points().empty()) return 0;
+  const double rho = in.dram_bytes_per_block * in.blocks / in.seconds / p.locus.ceiling();
+  return std::clamp((rho - kQueueRampStart) / (1 - kQueueRampStart), 0.0, 1.0);
+}
+
 double turnover_cycles_at(const ModelParameters& p, double threads) {
   const auto& t = p.turnover_by_threads;
   if (t.empty()) return 0;
@@ -250,11 +256,10 @@ ModelKernel with_fix(const ModelKernel& k, Fix f, const ModelParameters& p) {
       // No global load or store counted (DRAM bytes from spills, atomics or bulk copies): nothing
       // here to coalesce, and no bytes asked to move instead.
       if (in.asked_bytes_per_block <= 0) break;
-      // EXPLAIN-7 (with a copy locus): at the DRAM ceiling, a twin that moves fewer bytes leaves
-      // U's memory part behind.
-      if (p.copy_locus.points().size() >= 2 && t.fit_dram_bytes_per_block > 0 &&
-          in.dram_bytes_per_block > in.asked_bytes_per_block) {
-        t.unexplained_memory_cycles = 0;
+      // EXPLAIN-7 and EXPLAIN-8 (with a copy locus): a twin that moves fewer DRAM bytes leaves
+      // the queueing share of U's memory part behind, all of it at the ceiling.
+      if (p.copy_locus.points().size() >= 2 && in.dram_bytes_per_block > in.asked_bytes_per_block) {
+        t.unexplained_memory_cycles *= 1 - dram_queue_share(in, p);
       }
       in.dram_bytes_per_block = std::min(in.dram_bytes_per_block, in.asked_bytes_per_block);
       in.sectors_per_block = std::min(in.sectors_per_block, in.asked_bytes_per_block / warpcost::kSectorBytes);

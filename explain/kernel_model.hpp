@@ -24,9 +24,11 @@
 //
 // EXPLAIN-7 (docs/verdict-changes.md), where the run has a copy locus: a kernel that writes waits on
 // its loads between the read locus and the copy locus by its written share (load_wait_cycles), in
-// the fit and in every re-solve; and a kernel at the DRAM ceiling whose coalesced twin moves fewer
-// bytes leaves U's memory part behind in that twin (U at the ceiling is queueing past the locus'
-// top, which a twin off the ceiling does not pay; its own wait is its locus' latency).
+// the fit and in every re-solve; and a kernel whose coalesced twin moves fewer DRAM bytes leaves
+// part of U's memory part behind in that twin (U near the ceiling is queueing past the locus' top,
+// which a twin off the ceiling does not pay; its own wait is its locus' latency). EXPLAIN-8: that
+// part is dram_queue_share (0 up to kQueueRampStart of the ceiling, all of it at the ceiling,
+// linear between); EXPLAIN-7 dropped all of it at kDramBoundFraction and none under it.
 //
 // Pure arithmetic of explicit inputs: tests/explain/test_kernel_model.cpp works it by hand.
 #pragma once
@@ -43,6 +45,9 @@ namespace warpcost::explain {
 // EXPLAIN-5: a kernel whose measured DRAM rate is at least this fraction of the locus' ceiling is
 // at the DRAM ceiling (its U scales with DRAM bytes).
 inline constexpr double kDramBoundFraction = 0.95;
+// EXPLAIN-8: the measured DRAM rate, as a fraction of the locus' ceiling, from which a coalesced
+// twin starts to leave U's memory part behind.
+inline constexpr double kQueueRampStart = 0.8;
 
 // The GPU's measured parameters (from its suite run, explain/figures.hpp).
 struct ModelParameters {
@@ -89,6 +94,11 @@ struct KernelInputs {
 // moved towards the copy locus' by the kernel's written share s = min(1, written / read DRAM bytes)
 // (s = 1 when it reads none); Λ(BW) alone without a copy locus or written bytes.
 double load_wait_cycles(const KernelInputs& in, const ModelParameters& p, double bandwidth);
+
+// EXPLAIN-8: the share of U's memory part a coalesced twin leaves behind, from the kernel's measured
+// DRAM rate ρ (its DRAM bytes over its measured time) against the locus' ceiling: (ρ −
+// kQueueRampStart) / (1 − kQueueRampStart), clamped to [0, 1]; 0 without a measured time.
+double dram_queue_share(const KernelInputs& in, const ModelParameters& p);
 
 // The model's state of one kernel: its inputs and the two uncounted ones.
 struct ModelKernel {

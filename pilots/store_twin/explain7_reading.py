@@ -8,6 +8,8 @@ made by with_copy_locus.py from the call's store-twin pilot). Prices every case 
 tests/explain/kernel_model_reference.py (the second implementation, EXPLAIN-7 included) and holds
 each fix, full-fix and residency-twin price against the measured twin of PROOF.md by the proof's
 rules (10 %; a price at most 1.05 holds only if its twin measured under 1.05). No verdict reads it.
+Since EXPLAIN-8 the reference carries that rule's queueing share, so this now prints EXPLAIN-8's
+figures; EXPLAIN-7's as declared are in docs/verdict-changes.md.
 """
 import json
 import os

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A second implementation of explain's kernel model (explain/kernel_model.cpp, EXPLAIN-4, -5 and -7), written
+"""A second implementation of explain's kernel model (explain/kernel_model.cpp, EXPLAIN-4, -5, -7 and -8), written
 apart from it in plain Python from docs/explain.md's description, to check the C++ on real records.
 
 Usage: kernel_model_reference.py RECORDS.jsonl BENCH.json R_SAT [TURNOVER.json]
@@ -145,7 +145,10 @@ def time_of(k, g):
 
 
 def fit(k, g, measured):
-    k = dict(k, m=1.0, u_mem=0.0, u_iss=0.0, sec0=k["sec"], ipw0=k["ipw"])
+    # EXPLAIN-8: the defect's measured DRAM rate against the locus' ceiling (the coalesced twin's
+    # queueing share reads it).
+    rho = k["B"] * k["G"] / measured / g["locus"][-1][0] if k["B"] > 0 and measured > 0 else 0.0
+    k = dict(k, m=1.0, u_mem=0.0, u_iss=0.0, sec0=k["sec"], ipw0=k["ipw"], rho=rho)
     most = max(1.0, k["loads"])
     if most > 1:
         fastest = time_of(dict(k, m=most), g)
@@ -207,9 +210,11 @@ def fix(k, name, g):
     elif name == "divergence":
         k.update(iblk=k["iblk"] * (1 - k["s"]), ipw=k["ipw"] * (1 - k["s"]), s=0.0)
     elif name == "coalescing" and k["asked"] > 0:  # nothing asked: nothing to coalesce
-        # EXPLAIN-7, with a copy locus: at the DRAM ceiling a twin moving fewer bytes leaves U's memory part
-        if len(g.get("copy_locus") or []) >= 2 and k.get("B0", 0) > 0 and k["B"] > k["asked"]:
-            k["u_mem"] = 0.0
+        # EXPLAIN-7 and EXPLAIN-8, with a copy locus: a twin moving fewer DRAM bytes leaves the queueing
+        # share q of U's memory part behind, q = (rho - 0.8) / 0.2 clamped to [0, 1]
+        if len(g.get("copy_locus") or []) >= 2 and k["B"] > k["asked"]:
+            q = min(1.0, max(0.0, (k.get("rho", 0.0) - 0.8) / 0.2))
+            k["u_mem"] = k["u_mem"] * (1 - q)
         k.update(B=min(k["B"], k["asked"]), sec=min(k["sec"], k["asked"] / 32.0), Bw=min(k["Bw"], k["asked_st"]))
     elif name == "latency_hiding":
         full = full_k(g, k["w"])

@@ -171,24 +171,55 @@ TEST(KernelModel, AWritingKernelIsSolvedAtItsBlendedWait) {
   EXPECT_NEAR(solve_kernel(k, toy_gpu()).seconds, 5e-6, 1e-15);  // without a copy locus: EXPLAIN-5's
 }
 
-TEST(KernelModel, AtTheDramCeilingACoalescedTwinLeavesTheUnexplainedCyclesBehindWithACopyLocus) {
-  // dram_bound_kernel(8.2 us) reads only (no written bytes: its wait is the read locus'), so the fit
-  // is EXPLAIN-5's: U = 640, all with the DRAM bytes. Coalesced with a copy locus in the run: U's
-  // memory part stays behind, Z = 1000, BW = 2e9 x 2/1000 x 1e5 = 4e11 under the ceiling: T = 10 x
-  // 1000 / 2e9 = 5 us (EXPLAIN-5 alone: 5.8 us, the test above).
+TEST(KernelModel, ACoalescedTwinLeavesTheQueueingShareOfTheUnexplainedCyclesBehindWithACopyLocus) {
+  // EXPLAIN-8. dram_bound_kernel(8.2 us) reads only (no written bytes: its wait is the read
+  // locus'), so the fit is EXPLAIN-5's: U = 640, all with the DRAM bytes. Its DRAM rate is 20 x 4e5 B
+  // / 8.2 us = 9.7561e11, ρ = 0.97561 of the 1e12 ceiling: the queueing share (ρ − 0.8) / 0.2 =
+  // 0.87805 leaves, 640 x 0.12195 = 78.049 stays, and the twin scales it with its DRAM bytes (1e5 /
+  // 4e5): 19.512. Z = 1019.512, BW = 2e9 x 2/1019.512 x 1e5 = 3.92e11, under the ceiling: T = 10 x
+  // 1019.512 / 2e9 = 5.09756 us (EXPLAIN-7 dropped all of U: 5 us; EXPLAIN-5 alone: 5.8 us).
   const ModelFit f = fit_kernel(dram_bound_kernel(8.2e-6), toy_gpu_with_copy_locus());
   EXPECT_NEAR(f.kernel.unexplained_memory_cycles, 640, 1e-6);
+  EXPECT_NEAR(dram_queue_share(f.kernel.in, toy_gpu_with_copy_locus()), (0.975609756097561 - 0.8) / 0.2, 1e-12);
   const ModelKernel c = with_fix(f.kernel, Fix::kCoalesced, toy_gpu_with_copy_locus());
-  EXPECT_DOUBLE_EQ(c.unexplained_memory_cycles, 0);
-  EXPECT_NEAR(solve_kernel(c, toy_gpu_with_copy_locus()).seconds, 5e-6, 1e-14);
+  EXPECT_NEAR(c.unexplained_memory_cycles, 640 * (1 - (0.975609756097561 - 0.8) / 0.2), 1e-6);
+  EXPECT_NEAR(solve_kernel(c, toy_gpu_with_copy_locus()).seconds, 10 * (1000 + 19.51219512195122) / 2e9, 1e-14);
   // Every fix at once composes the same coalescing: its time is no longer than the coalesced one's.
   EXPECT_LE(solve_kernel(with_fix(f.kernel, Fix::kAll, toy_gpu_with_copy_locus()), toy_gpu_with_copy_locus()).seconds,
-            5e-6 + 1e-14);
-  // Under the ceiling (8.5 us, EXPLAIN-4's split) the copy locus leaves U where it was.
+            solve_kernel(c, toy_gpu_with_copy_locus()).seconds + 1e-14);
+  // Under EXPLAIN-5's line (8.5 us: ρ = 0.94118, EXPLAIN-4's split, U = 700, 175 of it with the
+  // sectors): the share 0.70588 leaves there too, where EXPLAIN-7 kept all of it: 175 x 0.29412 =
+  // 51.471 stays, scaled by the twin's sectors (3125 of 12500): 12.868, beside the 525 with the
+  // instructions: T = 10 x (1000 + 537.868) / 2e9 = 7.68934 us.
   const ModelFit under = fit_kernel(dram_bound_kernel(8.5e-6), toy_gpu_with_copy_locus());
   EXPECT_EQ(under.kernel.fit_dram_bytes_per_block, 0);
-  EXPECT_NEAR(with_fix(under.kernel, Fix::kCoalesced, toy_gpu_with_copy_locus()).unexplained_memory_cycles,
-              under.kernel.unexplained_memory_cycles, 1e-12);
+  EXPECT_NEAR(under.kernel.unexplained_memory_cycles, 175, 1e-6);
+  const ModelKernel cu = with_fix(under.kernel, Fix::kCoalesced, toy_gpu_with_copy_locus());
+  EXPECT_NEAR(cu.unexplained_memory_cycles, 175 * (1 - (0.9411764705882353 - 0.8) / 0.2), 1e-6);
+  EXPECT_NEAR(solve_kernel(cu, toy_gpu_with_copy_locus()).seconds, 10 * (1000 + 525 + 12.867647058823529) / 2e9,
+              1e-13);
+  // At 10.5 us (ρ = 0.7619, under the ramp's start) the twin keeps all of U's memory part; without
+  // a copy locus in the run, none of it leaves at any rate (EXPLAIN-5).
+  const ModelFit slow = fit_kernel(dram_bound_kernel(10.5e-6), toy_gpu_with_copy_locus());
+  EXPECT_DOUBLE_EQ(dram_queue_share(slow.kernel.in, toy_gpu_with_copy_locus()), 0);
+  EXPECT_DOUBLE_EQ(with_fix(slow.kernel, Fix::kCoalesced, toy_gpu_with_copy_locus()).unexplained_memory_cycles,
+                   slow.kernel.unexplained_memory_cycles);
+  const ModelFit plain = fit_kernel(dram_bound_kernel(8.2e-6), toy_gpu());
+  EXPECT_DOUBLE_EQ(with_fix(plain.kernel, Fix::kCoalesced, toy_gpu()).unexplained_memory_cycles,
+                   plain.kernel.unexplained_memory_cycles);
+}
+
+TEST(KernelModel, TheQueueingShareIsContinuousAcrossEXPLAIN5sLine) {
+  // The share is (ρ − 0.8) / 0.2: ρ = 0.95 gives 0.75 from either side, ρ at the ceiling or past it
+  // 1, no measured time 0.
+  KernelInputs in = dram_bound_kernel(8e6 / 0.95 / 1e12);
+  EXPECT_NEAR(dram_queue_share(in, toy_gpu()), 0.75, 1e-12);
+  in.seconds = 8e-6;
+  EXPECT_DOUBLE_EQ(dram_queue_share(in, toy_gpu()), 1);
+  in.seconds = 7e-6;
+  EXPECT_DOUBLE_EQ(dram_queue_share(in, toy_gpu()), 1);
+  in.seconds = 0;
+  EXPECT_DOUBLE_EQ(dram_queue_share(in, toy_gpu()), 0);
 }
 
 TEST(KernelModel, AtTheCeilingWithNoExcessBytesTheTwinKeepsItsUnexplainedCycles) {
