@@ -158,7 +158,10 @@ priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T055348Z-explain-proof
   "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T055348Z-3e6ad765.tar.xz" h100g
 # EXPLAIN-7's second held-out round (08:08, an eighth card), priced from the run of its own call.
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T080817Z-explain-proof" 20261206T080817Z-73f074cc \
-  "$repo/results/nvidia-h100-80gb-hbm3/20261206T080817Z-73f074cc/bench.json" h100h
+  "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T080817Z-73f074cc.tar.xz" h100h
+# EXPLAIN-8's first held-out round (08:55, a ninth H100 card), priced from the run of its own call.
+priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T085546Z-explain-proof" 20261206T085546Z-fc6ae2a8 \
+  "$repo/results/nvidia-h100-80gb-hbm3/20261206T085546Z-fc6ae2a8/bench.json" h100i
 # EXPLAIN-7's first H200 round (6 December 08:27, card ef58b233), priced from the run of its own call.
 priced_round "$repo/results/nvidia-h200/20261206T082703Z-explain-proof" 20261206T082703Z-ef58b233 \
   "$repo/results/nvidia-h200/20261206T082703Z-ef58b233/bench.json" h200c nvidia-h200
