@@ -209,7 +209,7 @@ TEST(KernelModel, ACoalescedTwinLeavesTheQueueingShareOfTheUnexplainedCyclesBehi
                    plain.kernel.unexplained_memory_cycles);
 }
 
-TEST(KernelModel, TheQueueingShareIsContinuousAcrossEXPLAIN5sLine) {
+TEST(KernelModel, TheQueueingShareReadsTheSameFromEitherSideOfEXPLAIN5sLine) {
   // The share is (ρ − 0.8) / 0.2: ρ = 0.95 gives 0.75 from either side, ρ at the ceiling or past it
   // 1, no measured time 0.
   KernelInputs in = dram_bound_kernel(8e6 / 0.95 / 1e12);
