@@ -487,6 +487,11 @@ TEST_F(SecondOrderRun, PlantedFaultABadLatencyChainMisPricesThePrimitive) {
 // S x W x 512 B x f over the read rate, at the read + write rate; a throttled or erroring point
 // leaves the locus, and one point alone is no locus.
 TEST_F(SecondOrderRun, TheCopyLocusIsEachCopyPointsLittlesLawWaitAtItsTotalRate) {
+  // The newest committed run may carry copy points of its own (runs since EXPLAIN-7 do): they are
+  // taken out, so the points below are the only ones.
+  run_.benchmarks.erase(std::remove_if(run_.benchmarks.begin(), run_.benchmarks.end(),
+                                       [](const BenchmarkResult& b) { return b.benchmark == "copy_independent"; }),
+                        run_.benchmarks.end());
   const analysis::Run plain = run_;
   const double sms = run_.context.number("sm_count");
   const double clock = run_.context.number("sm_clock_measured_khz") * 1e3;
@@ -813,6 +818,15 @@ TEST_F(SecondOrderRun, PartlyWrittenStoresMoveAtThePartialRateUnderTheirRequestC
 // offset-16 point 1.3x slower prices offset 8 1.3x low (it held: it fails). Without the points the
 // rows keep the price they had, stay judged and say the ceiling is missing.
 TEST_F(SecondOrderRun, MisalignedDenseStoresAreHeldToTheirClasssRequestRate) {
+  // The newest committed run may carry the two class points (runs since ISSUE-33-STORE-MISALIGNED
+  // do): they are taken out, and planted below from its offset-8 and offset-1 points.
+  run_.benchmarks.erase(
+      std::remove_if(run_.benchmarks.begin(), run_.benchmarks.end(),
+                     [](const BenchmarkResult& b) {
+                       return b.run_name == "coalescing/store_dram/elem_bytes:4/stride:1/offset:16" ||
+                              b.run_name == "coalescing/store_dram/elem_bytes:4/stride:1/offset:2";
+                     }),
+      run_.benchmarks.end());
   const std::string k8 = "elem_bytes=4;stride=1;offset=8";
   const std::string k1 = "elem_bytes=4;stride=1;offset=1";
   const std::string k31 = "elem_bytes=4;stride=1;offset=31";
