@@ -36,6 +36,14 @@ double unexplained_cycles(const ModelKernel& k) {
   return k.unexplained_memory_cycles * mem + k.unexplained_issue_cycles * issue;
 }
 
+// The kernel's measured DRAM rate (its DRAM bytes over its measured time) as a fraction of the
+// locus' ceiling: what EXPLAIN-5's line and EXPLAIN-8's queueing share read. 0 without a measured
+// time, DRAM bytes or a locus.
+double measured_dram_fraction(const KernelInputs& in, const ModelParameters& p) {
+  if (!(in.seconds > 0) || !(in.dram_bytes_per_block > 0) || p.locus.points().empty()) return 0;
+  return in.dram_bytes_per_block * in.blocks / in.seconds / p.locus.ceiling();
+}
+
 void check_inputs(const ModelKernel& k, const ModelParameters& p) {
   auto need = [](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument("kernel model: " + what);
@@ -64,9 +72,7 @@ double load_wait_cycles(const KernelInputs& in, const ModelParameters& p, double
 }
 
 double dram_queue_share(const KernelInputs& in, const ModelParameters& p) {
-  if (!(in.seconds > 0) || !(in.dram_bytes_per_block > 0) || p.locus.points().empty()) return 0;
-  const double rho = in.dram_bytes_per_block * in.blocks / in.seconds / p.locus.ceiling();
-  return std::clamp((rho - kQueueRampStart) / (1 - kQueueRampStart), 0.0, 1.0);
+  return std::clamp((measured_dram_fraction(in, p) - kQueueRampStart) / (1 - kQueueRampStart), 0.0, 1.0);
 }
 
 double turnover_cycles_at(const ModelParameters& p, double threads) {
@@ -184,8 +190,7 @@ ModelFit fit_kernel(const KernelInputs& in, const ModelParameters& p) {
     return f;
   }
   // U: the smallest extra delay a block that brings the model's time to the measured one.
-  const bool dram_bound = in.seconds > 0 && in.dram_bytes_per_block > 0 &&
-                          in.dram_bytes_per_block * in.blocks / in.seconds >= kDramBoundFraction * p.locus.ceiling();
+  const bool dram_bound = measured_dram_fraction(in, p) >= kDramBoundFraction;
   if (dram_bound) k.fit_dram_bytes_per_block = in.dram_bytes_per_block;
   const double share = dram_bound ? 1.0 : std::clamp(in.memory_stall_share, 0.0, 1.0);
   auto set_u = [&](double u) {
