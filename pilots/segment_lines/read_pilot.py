@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Reads pilots/segment_lines' CSV and prints each declared decision (README.md beside this file).
+
+usage: read_pilot.py pilot.csv [bench.json]
+
+bench.json (a suite run of the same call) adds HB4: the p32 in-flight curve against Little's law
+with that run's loaded-latency locus (the 16-byte W = 0 read_independent sweep).
+"""
+import csv
+import json
+import re
+import statistics
+import sys
+
+
+def rate(r):
+    return float(r["useful_bytes"]) / float(r["seconds"])
+
+
+def in_flight_bytes(r):
+    """Bytes a resident SM keeps in flight: resident blocks x threads x element x segments in flight."""
+    return int(r["resident_blocks_per_sm"]) * int(r["threads"]) * int(r["elem_bytes"]) * int(r["in_flight"])
+
+
+def decide(x, explains_at, ruled_out_at):
+    if x <= explains_at:
+        return "explains"
+    if x >= ruled_out_at:
+        return "ruled out"
+    return "undecided"
+
+
+def locus_of(bench):
+    ctx = bench["context"]
+    sms = float(ctx["sm_count"])
+    clock = float(ctx["sm_clock_measured_khz"]) * 1e3
+    pts = []
+    for b in bench["benchmarks"]:
+        m = re.match(r"streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:(\d+)/", b["name"])
+        if not m or "dram__bytes_read.sum" not in b:
+            continue
+        bw = b["dram__bytes_read.sum"] / statistics.median(b["warpcost_sample_seconds"])
+        pts.append((bw, sms * int(m.group(1)) * 512 * clock / bw))
+    pts.sort()
+    mono, top = [], 0.0
+    for bw, cy in pts:
+        top = max(top, cy)
+        mono.append((bw, top))
+
+    def cycles(bw):
+        if bw <= mono[0][0]:
+            return mono[0][1]
+        for (b0, c0), (b1, c1) in zip(mono, mono[1:]):
+            if bw <= b1:
+                return c0 + (c1 - c0) * (bw - b0) / (b1 - b0)
+        return mono[-1][1]
+
+    return sms, clock, cycles, mono[-1][0]
+
+
+def little(sms, clock, cycles, ceiling, bytes_per_sm):
+    if sms * clock * bytes_per_sm / cycles(ceiling) >= ceiling:
+        return ceiling
+    lo, hi = 0.0, ceiling
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if sms * clock * bytes_per_sm / cycles(mid) > mid:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def main(argv):
+    if len(argv) not in (2, 3):
+        sys.exit(__doc__)
+    rows = {r["config"]: r for r in csv.DictReader(line for line in open(argv[1]) if not line.startswith("#"))}
+    print("config        in flight/SM  rate (TB/s)")
+    for name, r in rows.items():
+        print(f"  {name:14} {in_flight_bytes(r) / 1024:7.1f} KiB  {rate(r) / 1e12:6.3f}")
+    q1 = rate(rows["p16_pitch256"]) / rate(rows["p16"])
+    print(f"\nHB1 neighbour completes the line: p16_pitch256 / p16 = {q1:.3f} -> {decide(q1, 0.80, 0.95)}"
+          f" (p16_pitch128 / p16 = {rate(rows['p16_pitch128']) / rate(rows['p16']):.3f}, read only)")
+    q2 = rate(rows["p32_private"]) / rate(rows["p32"])
+    print(f"HB2 grid-wide front: p32_private / p32 = {q2:.3f} -> {decide(q2, 0.85, 0.95)}"
+          f" (p16_private / p16 = {rate(rows['p16_private']) / rate(rows['p16']):.3f}, read only)")
+    q3 = rate(rows["p32_e16_u1"]) / rate(rows["p32"])
+    print(f"HB3 bytes decide: p32_e16_u1 / p32 = {q3:.3f} -> " + ("bytes decide" if 0.95 <= q3 <= 1.05 else "not bytes alone"))
+    if len(argv) == 3:
+        sms, clock, cycles, ceiling = locus_of(json.load(open(argv[2])))
+        within = 0
+        names = ["p32_b8", "p32_b16", "p32_u1", "p32_u2", "p32", "p32_u8", "p32_e16_u1", "p32_e16_u2"]
+        print(f"HB4 the locus prices the segment kernel (ceiling {ceiling / 1e12:.3f} TB/s):")
+        for name in names:
+            r = rows[name]
+            pred = little(sms, clock, cycles, ceiling, in_flight_bytes(r))
+            err = rate(r) / pred - 1
+            within += abs(err) <= 0.05
+            print(f"  {name:11} {in_flight_bytes(r) / 1024:6.1f} KiB  measured {rate(r) / 1e12:.3f}  Little {pred / 1e12:.3f}  {err:+.1%}")
+        print(f"  {within} of {len(names)} within 5 % -> " + ("prices it" if within == len(names) else "does not price it"))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
