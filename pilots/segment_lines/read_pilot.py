@@ -18,8 +18,10 @@ def rate(r):
 
 
 def in_flight_bytes(r):
-    """Bytes a resident SM keeps in flight: resident blocks x threads x element x segments in flight."""
-    return int(r["resident_blocks_per_sm"]) * int(r["threads"]) * int(r["elem_bytes"]) * int(r["in_flight"])
+    """Bytes an SM keeps in flight: its blocks (those launched an SM, at most the occupancy API's
+    resident count) x threads x element x segments in flight."""
+    blocks = min(int(r["blocks_per_sm"]), int(r["resident_blocks_per_sm"]))
+    return blocks * int(r["threads"]) * int(r["elem_bytes"]) * int(r["in_flight"])
 
 
 def decide(x, explains_at, ruled_out_at):

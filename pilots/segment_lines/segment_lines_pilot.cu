@@ -49,6 +49,9 @@ __global__ void segment_load(Args a) {
   using T = typename Elem<E>::T;
   const unsigned char* thread_base = a.base + static_cast<std::uint64_t>(threadIdx.x) * E;
   std::uint32_t sum = 0;
+  // Not unrolled further: without this, nvcc unrolled U = 1's loop four times (five loads in its PTX),
+  // so the first H100 reading's u1 configs held four segments in flight, not one.
+#pragma unroll 1
   for (std::uint32_t k = 0; k < a.per_block; k += U) {
     T v[U];
 #pragma unroll
