@@ -11,6 +11,7 @@
 // pilots/segment_lines/README.md says what each row decides.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -101,7 +102,18 @@ void launch_e(const Config& c, unsigned blocks, const Args& a) {
   }
 }
 
-int failures = 0;
+// Blocks of c.threads an SM can hold of the kernel that is launched (the occupancy API).
+template <int E>
+int resident_blocks(const Config& c) {
+  int resident = 0;
+  switch (c.in_flight) {
+    case 1: WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, segment_load<1, E>, c.threads, 0)); break;
+    case 2: WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, segment_load<2, E>, c.threads, 0)); break;
+    case 4: WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, segment_load<4, E>, c.threads, 0)); break;
+    default: WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, segment_load<8, E>, c.threads, 0)); break;
+  }
+  return resident;
+}
 
 }  // namespace
 
@@ -111,7 +123,8 @@ int run() {
   WARPCOST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cudaDeviceProp prop{};
   WARPCOST_CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("# %s, %d SMs\n", prop.name, sms);
+  std::printf("# %s, %d SMs, nvcc %d.%d\n", prop.name, sms, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
+  int failures = 0;
   std::printf("config,threads,elem_bytes,pitch,in_flight,blocks_per_sm,private_map,resident_blocks_per_sm,seconds,useful_bytes,segments\n");
   unsigned char* buf = nullptr;
   WARPCOST_CUDA(cudaMalloc(&buf, kRegion));
@@ -119,7 +132,11 @@ int run() {
   WARPCOST_CHECK_LAUNCH("fill");
   WARPCOST_CUDA(cudaDeviceSynchronize());
   std::uint32_t* sums = nullptr;
-  const std::uint64_t max_threads = std::uint64_t{static_cast<unsigned>(sms)} * 32u * 128u;
+  std::uint64_t max_threads = 0;  // the largest grid's threads, for the per-thread sums
+  for (const Config& c : configs()) {
+    max_threads = std::max<std::uint64_t>(max_threads, std::uint64_t{static_cast<unsigned>(sms)} *
+                                                           static_cast<unsigned>(c.blocks_per_sm) * static_cast<unsigned>(c.threads));
+  }
   WARPCOST_CUDA(cudaMalloc(&sums, max_threads * sizeof(std::uint32_t)));
   for (const Config& c : configs()) {
     const unsigned blocks = static_cast<unsigned>(sms) * static_cast<unsigned>(c.blocks_per_sm);
@@ -133,12 +150,7 @@ int run() {
     a.per_block = static_cast<std::uint32_t>(per_block);
     a.private_map = static_cast<std::uint32_t>(c.private_map);
     a.sums = sums;
-    int resident = 0;
-    if (c.elem == 4) {
-      WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, segment_load<4, 4>, c.threads, 0));
-    } else {
-      WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, segment_load<1, 16>, c.threads, 0));
-    }
+    const int resident = c.elem == 4 ? resident_blocks<4>(c) : resident_blocks<16>(c);
     WARPCOST_CUDA(cudaMemset(sums, 0xFF, max_threads * sizeof(std::uint32_t)));
     const double s = median_kernel_seconds([&] {
       if (c.elem == 4) launch_e<4>(c, blocks, a);
@@ -149,12 +161,13 @@ int run() {
     std::printf("%s,%d,%d,%d,%d,%d,%d,%d,%.9g,%llu,%llu\n", c.name.c_str(), c.threads, c.elem, c.pitch, c.in_flight,
                 c.blocks_per_sm, c.private_map, resident, s, static_cast<unsigned long long>(segments * seg_bytes),
                 static_cast<unsigned long long>(segments));
-    // Check 32 threads spread over the grid against the host's replay of their sums.
+    // Check 32 threads spread over the grid (and over the block's lanes, its partial warp included)
+    // against the host's replay of their sums.
     std::vector<std::uint32_t> got(std::uint64_t{blocks} * static_cast<unsigned>(c.threads));
     WARPCOST_CUDA(cudaMemcpy(got.data(), sums, got.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
     bool ok = true;
     for (std::uint64_t i = 0; i < 32; ++i) {
-      const std::uint64_t g = i * got.size() / 32 + (i % static_cast<unsigned>(c.threads));
+      const std::uint64_t g = i * got.size() / 32 + i * static_cast<unsigned>(c.threads) / 32;
       const std::uint64_t b = g / static_cast<unsigned>(c.threads), t = g % static_cast<unsigned>(c.threads);
       std::uint32_t want = 0;
       for (std::uint64_t k = 0; k < per_block; ++k) {
