@@ -8,9 +8,11 @@ with that run's loaded-latency locus (the 16-byte W = 0 read_independent sweep).
 """
 import csv
 import json
-import re
-import statistics
+import pathlib
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests" / "explain"))
+import kernel_model_reference as reference  # noqa: E402
 
 
 def rate(r):
@@ -33,31 +35,11 @@ def decide(x, explains_at, ruled_out_at):
 
 
 def locus_of(bench):
-    ctx = bench["context"]
-    sms = float(ctx["sm_count"])
-    clock = float(ctx["sm_clock_measured_khz"]) * 1e3
-    pts = []
-    for b in bench["benchmarks"]:
-        m = re.match(r"streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:(\d+)/", b["name"])
-        if not m or "dram__bytes_read.sum" not in b:
-            continue
-        bw = b["dram__bytes_read.sum"] / statistics.median(b["warpcost_sample_seconds"])
-        pts.append((bw, sms * int(m.group(1)) * 512 * clock / bw))
-    pts.sort()
-    mono, top = [], 0.0
-    for bw, cy in pts:
-        top = max(top, cy)
-        mono.append((bw, top))
-
-    def cycles(bw):
-        if bw <= mono[0][0]:
-            return mono[0][1]
-        for (b0, c0), (b1, c1) in zip(mono, mono[1:]):
-            if bw <= b1:
-                return c0 + (c1 - c0) * (bw - b0) / (b1 - b0)
-        return mono[-1][1]
-
-    return sms, clock, cycles, mono[-1][0]
+    """The run's loaded-latency locus as the analysis builds it (explain's second implementation,
+    tests/explain/kernel_model_reference.py: the 16-byte W = 0 read_independent sweep, throttled
+    points left out, made non-decreasing): S, f, Λ(BW) and the ceiling."""
+    pts, sms, clock, _ = reference.locus_points(bench)
+    return sms, clock, lambda bw: reference.lam(pts, bw), pts[-1][0]
 
 
 def little(sms, clock, cycles, ceiling, bytes_per_sm):
