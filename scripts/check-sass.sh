@@ -16,6 +16,9 @@
 # in a constant bank, not in the SASS text. A BRX inside a BSSY region is then accepted as the
 # path-selecting branch when the region after it holds at least as many distinct FFMA signatures as
 # the switch has cases (32): the targets are counted by the paths they lead to.
+# The coalescing family's segment kernel (partial_block) passes when it holds exactly kUnroll loads
+# (core/coalescing/model.hpp), the segments in flight a thread its second-order model reads: ptxas
+# had unrolled its loop four times (16 loads before the first add) until `#pragma unroll 1`.
 # A streaming kernel of W passes when it has at least W FFMAs (no chain folded away); the latency
 # probe when a clock read, a load, a store of the loaded value and a clock read come in that order.
 # The run-time-W kernel (W a kernel argument) passes when its FFMAs sit in a loop of their own (two
@@ -28,7 +31,7 @@
 #   scripts/check-sass.sh [--only KERNEL] [--must-fail] [--print] --sass-text FILE
 # OBJECT is a library, binary or object file (cuobjdump -sass reads it); --sass-text reads SASS text
 # (cuobjdump's format) instead, which needs no cuobjdump. --only checks one kernel (if_else_kernel,
-# switch_kernel, nested_kernel, switch_table_kernel, stream, run_time_stream (its 16-byte kernels and negative control), probe). --must-fail turns the verdict round for a negative
+# switch_kernel, nested_kernel, switch_table_kernel, stream, run_time_stream (its 16-byte kernels and negative control), probe, segment). --must-fail turns the verdict round for a negative
 # control: exit 0 when the check fails. --print prints if_else_kernel's branch region.
 # Exit 0: every kernel passes (or, with --must-fail, one fails); 1: not; 2: usage;
 # 77: cuobjdump is not installed (ctest: skipped).
@@ -46,8 +49,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$only" in
-  ""|if_else_kernel|switch_kernel|nested_kernel|switch_table_kernel|stream|run_time_stream|probe) ;;
-  *) echo "check-sass: --only '$only' is not one of if_else_kernel, switch_kernel, nested_kernel, switch_table_kernel, stream, run_time_stream, probe" >&2; exit 2 ;;
+  ""|if_else_kernel|switch_kernel|nested_kernel|switch_table_kernel|stream|run_time_stream|probe|segment) ;;
+  *) echo "check-sass: --only '$only' is not one of if_else_kernel, switch_kernel, nested_kernel, switch_table_kernel, stream, run_time_stream, probe, segment" >&2; exit 2 ;;
 esac
 if [ -n "$text_file" ]; then
   [ -z "$object" ] || usage
@@ -227,12 +230,33 @@ check_probe() {  # kernel name part
   done
 }
 
+# The segment kernel: exactly kUnroll global loads (LDG) in every matching function, the model's
+# segments in flight a thread; more means ptxas unrolled its loop and the model's input is wrong.
+check_segment() {
+  local unroll all body loads i
+  unroll=$(sed -nE 's/^inline constexpr int kUnroll = ([0-9]+);.*/\1/p' "$(dirname "$0")/../core/coalescing/model.hpp")
+  [ -n "$unroll" ] || { echo "FAIL segment: kUnroll not found in core/coalescing/model.hpp"; status=1; return; }
+  all=$(function_sass segment_load_kernel)
+  if [ -z "$all" ]; then echo "FAIL segment_load_kernel: not in $object"; status=1; return; fi
+  for ((i = 1; i <= $(function_count "$all"); i++)); do
+    body=$(nth_function "$all" "$i")
+    loads=$(grep -cE ' LDG(\.[A-Z0-9]+)* ' <<<"$body")
+    if [ "$loads" -eq "$unroll" ]; then
+      echo "ok   segment_load_kernel (function $i): $loads LDG, the kUnroll = $unroll segments in flight the model reads"
+    else
+      echo "FAIL segment_load_kernel (function $i): $loads LDG, the model reads kUnroll = $unroll segments in flight a thread"
+      status=1
+    fi
+  done
+}
+
 for k in if_else_kernel switch_kernel nested_kernel switch_table_kernel; do
   # The switches' 32 cases may compile to a BRX jump table (see above); switch_table_kernel is
   # warpcost-diverge --cases, the same 32 cases with a trip count each.
   cases=0; { [ "$k" = switch_kernel ] || [ "$k" = switch_table_kernel ]; } && cases=32
   if [ -z "$only" ] || [ "$only" = "$k" ]; then check_branch "$k" "$cases"; fi
 done
+if [ -z "$only" ] || [ "$only" = segment ]; then check_segment; fi
 if [ -z "$only" ] || [ "$only" = probe ]; then
   check_probe "stream_kernelILi0ELb0ELi16E"
   check_probe "stream_batched_kernelILi4E"

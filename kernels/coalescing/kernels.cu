@@ -115,6 +115,12 @@ __global__ void segment_load_kernel(SegmentKernelArgs a) {
   const int t = static_cast<int>(threadIdx.x);
   const std::uint32_t* thread_base = a.base + t;
   std::uint32_t sum = 0;
+  // One iteration at a time: kUnroll segments in flight a thread, as the second-order model reads
+  // (bytes_in_flight_per_warp = kUnroll x moved). Without the pragma ptxas (nvcc 13.0, sm_90)
+  // unrolled this loop four times and issued 16 loads before the first add, so every run before
+  // this line measured partial_block with 16 segments in flight, not 4 (docs/models.md).
+  // scripts/check-sass.sh --only segment holds it to kUnroll loads.
+#pragma unroll 1
   for (std::uint32_t k = 0; k < a.segments_per_block; k += kUnroll) {
     std::uint32_t v[kUnroll];
 #pragma unroll
