@@ -159,9 +159,13 @@ priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T055348Z-explain-proof
 # EXPLAIN-7's second held-out round (08:08, an eighth card), priced from the run of its own call.
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T080817Z-explain-proof" 20261206T080817Z-73f074cc \
   "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T080817Z-73f074cc.tar.xz" h100h
-# EXPLAIN-8's first held-out round (08:55, a ninth H100 card), priced from the run of its own call.
+# EXPLAIN-8's first held-out round (08:55, a ninth H100 card), priced from the run of its own call
+# (archived when the run of 14:28 came in).
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T085546Z-explain-proof" 20261206T085546Z-fc6ae2a8 \
-  "$repo/results/nvidia-h100-80gb-hbm3/20261206T085546Z-fc6ae2a8/bench.json" h100i
+  "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T085546Z-fc6ae2a8.tar.xz" h100i
+# EXPLAIN-8's second held-out round (14:28, a tenth H100 card), priced from the run of its own call.
+priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T142843Z-explain-proof" 20261206T142843Z-d4f726de \
+  "$repo/results/nvidia-h100-80gb-hbm3/20261206T142843Z-d4f726de/bench.json" h100j
 # EXPLAIN-7's first H200 round (6 December 08:27, card ef58b233), priced from the run of its own call.
 priced_round "$repo/results/nvidia-h200/20261206T082703Z-explain-proof" 20261206T082703Z-ef58b233 \
   "$repo/results/nvidia-h200/20261206T082703Z-ef58b233/bench.json" h200c nvidia-h200
