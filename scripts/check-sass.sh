@@ -16,9 +16,10 @@
 # in a constant bank, not in the SASS text. A BRX inside a BSSY region is then accepted as the
 # path-selecting branch when the region after it holds at least as many distinct FFMA signatures as
 # the switch has cases (32): the targets are counted by the paths they lead to.
-# The coalescing family's segment kernel (partial_block) passes when it holds exactly kUnroll loads
-# (core/coalescing/model.hpp), the segments in flight a thread its second-order model reads: ptxas
-# had unrolled its loop four times (16 loads before the first add) until `#pragma unroll 1`.
+# The coalescing family's segment kernel (partial_block) and tile kernels (every other DRAM and L2
+# load point) pass when each holds exactly kUnroll loads (core/coalescing/model.hpp), the requests in
+# flight its second-order model reads: ptxas had unrolled their loops four times (the segment kernel
+# 16 loads before the first add; the tile kernels 16, but not the 8-byte one) until `#pragma unroll 1`.
 # A streaming kernel of W passes when it has at least W FFMAs (no chain folded away); the latency
 # probe when a clock read, a load, a store of the loaded value and a clock read come in that order.
 # The run-time-W kernel (W a kernel argument) passes when its FFMAs sit in a loop of their own (two
@@ -31,7 +32,7 @@
 #   scripts/check-sass.sh [--only KERNEL] [--must-fail] [--print] --sass-text FILE
 # OBJECT is a library, binary or object file (cuobjdump -sass reads it); --sass-text reads SASS text
 # (cuobjdump's format) instead, which needs no cuobjdump. --only checks one kernel (if_else_kernel,
-# switch_kernel, nested_kernel, switch_table_kernel, stream, run_time_stream (its 16-byte kernels and negative control), probe, segment). --must-fail turns the verdict round for a negative
+# switch_kernel, nested_kernel, switch_table_kernel, stream, run_time_stream (its 16-byte kernels and negative control), probe, in_flight). --must-fail turns the verdict round for a negative
 # control: exit 0 when the check fails. --print prints if_else_kernel's branch region.
 # Exit 0: every kernel passes (or, with --must-fail, one fails); 1: not; 2: usage;
 # 77: cuobjdump is not installed (ctest: skipped).
@@ -49,8 +50,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$only" in
-  ""|if_else_kernel|switch_kernel|nested_kernel|switch_table_kernel|stream|run_time_stream|probe|segment) ;;
-  *) echo "check-sass: --only '$only' is not one of if_else_kernel, switch_kernel, nested_kernel, switch_table_kernel, stream, run_time_stream, probe, segment" >&2; exit 2 ;;
+  ""|if_else_kernel|switch_kernel|nested_kernel|switch_table_kernel|stream|run_time_stream|probe|in_flight) ;;
+  *) echo "check-sass: --only '$only' is not one of if_else_kernel, switch_kernel, nested_kernel, switch_table_kernel, stream, run_time_stream, probe, in_flight" >&2; exit 2 ;;
 esac
 if [ -n "$text_file" ]; then
   [ -z "$object" ] || usage
@@ -230,21 +231,21 @@ check_probe() {  # kernel name part
   done
 }
 
-# The segment kernel: exactly kUnroll global loads (LDG) in every matching function, the model's
-# segments in flight a thread; more means ptxas unrolled its loop and the model's input is wrong.
-check_segment() {
+# A coalescing load kernel: exactly kUnroll global loads (LDG) in every matching function, the
+# model's requests in flight; more means ptxas unrolled its loop and the model's input is wrong.
+check_in_flight() {  # kernel name part
   local unroll all body loads i
   unroll=$(sed -nE 's/^inline constexpr int kUnroll = ([0-9]+);.*/\1/p' "$(dirname "$0")/../core/coalescing/model.hpp")
-  [ -n "$unroll" ] || { echo "FAIL segment: kUnroll not found in core/coalescing/model.hpp"; status=1; return; }
-  all=$(function_sass segment_load_kernel)
-  if [ -z "$all" ]; then echo "FAIL segment_load_kernel: not in $object"; status=1; return; fi
+  [ -n "$unroll" ] || { echo "FAIL $1: kUnroll not found in core/coalescing/model.hpp"; status=1; return; }
+  all=$(function_sass "$1")
+  if [ -z "$all" ]; then echo "FAIL $1: not in $object"; status=1; return; fi
   for ((i = 1; i <= $(function_count "$all"); i++)); do
     body=$(nth_function "$all" "$i")
     loads=$(grep -cE ' LDG(\.[A-Z0-9]+)* ' <<<"$body")
     if [ "$loads" -eq "$unroll" ]; then
-      echo "ok   segment_load_kernel (function $i): $loads LDG, the kUnroll = $unroll segments in flight the model reads"
+      echo "ok   $1 (function $i): $loads LDG, the kUnroll = $unroll requests in flight the model reads"
     else
-      echo "FAIL segment_load_kernel (function $i): $loads LDG, the model reads kUnroll = $unroll segments in flight a thread"
+      echo "FAIL $1 (function $i): $loads LDG, the model reads kUnroll = $unroll requests in flight"
       status=1
     fi
   done
@@ -256,7 +257,10 @@ for k in if_else_kernel switch_kernel nested_kernel switch_table_kernel; do
   cases=0; { [ "$k" = switch_kernel ] || [ "$k" = switch_table_kernel ]; } && cases=32
   if [ -z "$only" ] || [ "$only" = "$k" ]; then check_branch "$k" "$cases"; fi
 done
-if [ -z "$only" ] || [ "$only" = segment ]; then check_segment; fi
+if [ -z "$only" ] || [ "$only" = in_flight ]; then
+  check_in_flight segment_load_kernel
+  check_in_flight tile_load_kernel
+fi
 if [ -z "$only" ] || [ "$only" = probe ]; then
   check_probe "stream_kernelILi0ELb0ELi16E"
   check_probe "stream_batched_kernelILi4E"

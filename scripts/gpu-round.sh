@@ -43,8 +43,8 @@ done
 
 if [ "${WARPCOST_ROUND_SUITE_ONLY:-0}" = 1 ]; then
   step "build (h200 preset)" bash -c "cmake --preset h200 >/dev/null && cmake --build --preset h200 -j \$(nproc)"
-  # A few seconds: the segment kernel holds the kUnroll loads its model reads (in the log).
-  step "SASS of the segment kernel" scripts/check-sass.sh --only segment build/h200/kernels/libwarpcost_kernels.a
+  # A few seconds: the coalescing load kernels hold the kUnroll loads their model reads (in the log).
+  step "SASS of the coalescing load kernels" scripts/check-sass.sh --only in_flight build/h200/kernels/libwarpcost_kernels.a
 else
 step "build and test (h200 preset)" ./warpcost test --preset h200
 # The launch-wrapper test provokes an invalid launch on purpose; memcheck would count that API error.

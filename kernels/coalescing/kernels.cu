@@ -65,6 +65,11 @@ __global__ void __launch_bounds__(kTileThreads) tile_load_kernel(TileKernelArgs 
   const std::uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   const unsigned char* lane_base = a.base + a.lane_offset[lane];
   std::uint32_t sum = 0;
+  // One iteration at a time: kUnroll tiles in flight a warp, the in-flight bound's input. Without
+  // the pragma ptxas (nvcc 13.0, sm_90) unrolled this loop four times for 1-, 2-, 4- and 16-byte
+  // elements (16 loads, their adds interleaved from the fifth on) and not for 8-byte ones (4), so
+  // runs before this line held an element-size-dependent 4 to about 12 (docs/models.md).
+#pragma unroll 1
   for (std::uint32_t k = 0; k < a.tiles_per_warp; k += kUnroll) {
     T v[kUnroll];
 #pragma unroll
@@ -119,7 +124,7 @@ __global__ void segment_load_kernel(SegmentKernelArgs a) {
   // (bytes_in_flight_per_warp = kUnroll x moved). Without the pragma ptxas (nvcc 13.0, sm_90)
   // unrolled this loop four times and issued 16 loads before the first add, so every run before
   // this line measured partial_block with 16 segments in flight, not 4 (docs/models.md).
-  // scripts/check-sass.sh --only segment holds it to kUnroll loads.
+  // scripts/check-sass.sh --only in_flight holds it to kUnroll loads.
 #pragma unroll 1
   for (std::uint32_t k = 0; k < a.segments_per_block; k += kUnroll) {
     std::uint32_t v[kUnroll];
