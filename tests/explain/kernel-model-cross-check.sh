@@ -163,9 +163,14 @@ priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T080817Z-explain-proof
 # (archived when the run of 14:28 came in).
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T085546Z-explain-proof" 20261206T085546Z-fc6ae2a8 \
   "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T085546Z-fc6ae2a8.tar.xz" h100i
-# EXPLAIN-8's second held-out round (14:28, a tenth H100 card), priced from the run of its own call.
+# EXPLAIN-8's second held-out round (14:28, a tenth H100 card), priced from the run of its own call
+# (archived when the run of 15:05 came in).
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T142843Z-explain-proof" 20261206T142843Z-d4f726de \
-  "$repo/results/nvidia-h100-80gb-hbm3/20261206T142843Z-d4f726de/bench.json" h100j
+  "$repo/results/archive/nvidia-h100-80gb-hbm3/20261206T142843Z-d4f726de.tar.xz" h100j
+# EXPLAIN-8's third held-out round (15:05, an eleventh H100 card; the tile kernels at 4 loads), priced
+# from the run of its own call.
+priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T150548Z-explain-proof" 20261206T150548Z-31f42062 \
+  "$repo/results/nvidia-h100-80gb-hbm3/20261206T150548Z-31f42062/bench.json" h100k
 # EXPLAIN-7's first H200 round (6 December 08:27, card ef58b233), priced from the run of its own call.
 priced_round "$repo/results/nvidia-h200/20261206T082703Z-explain-proof" 20261206T082703Z-ef58b233 \
   "$repo/results/nvidia-h200/20261206T082703Z-ef58b233/bench.json" h200c nvidia-h200
