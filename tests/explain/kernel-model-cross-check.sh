@@ -171,9 +171,10 @@ priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T142843Z-explain-proof
 # from the run of its own call.
 priced_round "$repo/results/nvidia-h100-80gb-hbm3/20261206T150548Z-explain-proof" 20261206T150548Z-31f42062 \
   "$repo/results/nvidia-h100-80gb-hbm3/20261206T150548Z-31f42062/bench.json" h100k
-# EXPLAIN-7's first H200 round (6 December 08:27, card ef58b233), priced from the run of its own call.
+# EXPLAIN-7's first H200 round (6 December 08:27, card ef58b233), priced from the run of its own call
+# (archived on 6 December 15:20, for the 64 MiB the tree carries to the GPU).
 priced_round "$repo/results/nvidia-h200/20261206T082703Z-explain-proof" 20261206T082703Z-ef58b233 \
-  "$repo/results/nvidia-h200/20261206T082703Z-ef58b233/bench.json" h200c nvidia-h200
+  "$repo/results/archive/nvidia-h200/20261206T082703Z-ef58b233.tar.xz" h200c nvidia-h200
 # EXPLAIN-7's path (the copy locus): the two rounds of 6 December 04:48 and 05:06 again, each run
 # with its call's store-twin pilot's copy16 curve as its copy_independent points (runs of that code
 # did not measure it; pilots/store_twin/with_copy_locus.py).
