@@ -16,10 +16,13 @@
 # in a constant bank, not in the SASS text. A BRX inside a BSSY region is then accepted as the
 # path-selecting branch when the region after it holds at least as many distinct FFMA signatures as
 # the switch has cases (32): the targets are counted by the paths they lead to.
-# The coalescing family's segment kernel (partial_block) and tile kernels (every other DRAM and L2
-# load point) pass when each holds exactly kUnroll loads (core/coalescing/model.hpp), the requests in
-# flight its second-order model reads: ptxas had unrolled their loops four times (the segment kernel
-# 16 loads before the first add; the tile kernels 16, but not the 8-byte one) until `#pragma unroll 1`.
+# The coalescing family's load kernels pass when each holds the requests in flight its second-order
+# model reads (core/coalescing/model.hpp): the segment kernel (partial_block) and the tile kernels
+# (the DRAM and permuted load points; the L2 points have no in-flight bound) kUnroll loads, the 2D
+# kernel's 1-, 2- and 4-byte instances kImageFramesInFlight (its 8- and 16-byte ones are printed, not
+# judged: they hold fewer), counted as the most LDG outstanding at once from each instruction's
+# scoreboard bits (max_loads_outstanding), in every one of the expected template instances. ptxas had
+# unrolled the segment and tile loops (up to 16 and about 12 outstanding) until `#pragma unroll 1`.
 # A streaming kernel of W passes when it has at least W FFMAs (no chain folded away); the latency
 # probe when a clock read, a load, a store of the loaded value and a clock read come in that order.
 # The run-time-W kernel (W a kernel argument) passes when its FFMAs sit in a loop of their own (two
@@ -231,24 +234,55 @@ check_probe() {  # kernel name part
   done
 }
 
-# A coalescing load kernel: exactly kUnroll global loads (LDG) in every matching function, the
-# model's requests in flight; more means ptxas unrolled its loop and the model's input is wrong.
-check_in_flight() {  # kernel name part
-  local unroll all body loads i
-  unroll=$(sed -nE 's/^inline constexpr int kUnroll = ([0-9]+);.*/\1/p' "$(dirname "$0")/../core/coalescing/model.hpp")
-  [ -n "$unroll" ] || { echo "FAIL $1: kUnroll not found in core/coalescing/model.hpp"; status=1; return; }
+# The most global loads (LDG) one function has outstanding at once, from the control bits of each
+# instruction's second 64-bit word (the line after it in cuobjdump's text, sm_70 and later): bits
+# 46-48 (of that word: 110-112 of the instruction) the scoreboard an LDG sets, bits 52-57 (116-121)
+# the scoreboards an instruction waits on before it issues. An LDG adds one to its scoreboard, a wait
+# on a scoreboard retires every load on it; the largest sum, reading the function straight through
+# (a loop body counted once: the kernels checked here consume each iteration's loads in it).
+max_loads_outstanding() {
+  awk '
+    function hex(s,   i, v) {
+      s = tolower(s); v = 0
+      for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+      return v
+    }
+    /^ *\/\*[0-9a-f]+\*\// { ldg = ($0 ~ / LDG(\.[A-Z0-9]+)* /); pending = 1; next }
+    pending && /^ *\/\* 0x[0-9a-f]+ \*\// {
+      pending = 0
+      w = $0; sub(/^ *\/\* 0x/, "", w); sub(/ .*/, "", w)
+      top = hex(substr(w, 1, 6))            # bits 40-63 of the second word
+      wbar = int(top / 64) % 8; waits = int(top / 4096) % 64
+      for (b = 0; b < 6; b++) { if (int(waits / 2 ^ b) % 2) out[b] = 0 }
+      if (ldg && wbar < 6) out[wbar]++
+      n = 0; for (b = 0; b < 6; b++) n += out[b]
+      if (n > most) most = n
+    }
+    END { print most + 0 }'
+}
+# A coalescing load kernel holds the requests in flight its model reads: at most and at least
+# `want` LDG outstanding at once (max_loads_outstanding) in every matching function, and `functions`
+# functions matched (every template instance, none lost).
+check_in_flight() {  # kernel name part, requests in flight the model reads, functions expected
+  local all body most i count
   all=$(function_sass "$1")
   if [ -z "$all" ]; then echo "FAIL $1: not in $object"; status=1; return; fi
-  for ((i = 1; i <= $(function_count "$all"); i++)); do
+  count=$(function_count "$all")
+  if [ "$count" -ne "$3" ]; then echo "FAIL $1: $count function(s), expected $3"; status=1; fi
+  for ((i = 1; i <= count; i++)); do
     body=$(nth_function "$all" "$i")
-    loads=$(grep -cE ' LDG(\.[A-Z0-9]+)* ' <<<"$body")
-    if [ "$loads" -eq "$unroll" ]; then
-      echo "ok   $1 (function $i): $loads LDG, the kUnroll = $unroll requests in flight the model reads"
+    most=$(max_loads_outstanding <<<"$body")
+    if [ "$most" -eq "$2" ]; then
+      echo "ok   $1 (function $i): at most $most LDG outstanding, the $2 requests in flight the model reads"
     else
-      echo "FAIL $1 (function $i): $loads LDG, the model reads kUnroll = $unroll requests in flight"
+      echo "FAIL $1 (function $i): at most $most LDG outstanding, the model reads $2 requests in flight"
       status=1
     fi
   done
+}
+# The model's constants (core/coalescing/model.hpp).
+model_constant() {
+  sed -nE "s/^inline constexpr int $1 = ([0-9]+);.*/\1/p" "$(dirname "$0")/../core/coalescing/model.hpp"
 }
 
 for k in if_else_kernel switch_kernel nested_kernel switch_table_kernel; do
@@ -258,8 +292,21 @@ for k in if_else_kernel switch_kernel nested_kernel switch_table_kernel; do
   if [ -z "$only" ] || [ "$only" = "$k" ]; then check_branch "$k" "$cases"; fi
 done
 if [ -z "$only" ] || [ "$only" = in_flight ]; then
-  check_in_flight segment_load_kernel
-  check_in_flight tile_load_kernel
+  unroll=$(model_constant kUnroll); frames=$(model_constant kImageFramesInFlight)
+  if [ -z "$unroll" ] || [ -z "$frames" ]; then
+    echo "FAIL in_flight: kUnroll or kImageFramesInFlight not found in core/coalescing/model.hpp"; status=1
+  else
+    check_in_flight segment_load_kernel "$unroll" 1
+    check_in_flight tile_load_kernel "$unroll" 5
+    # The 2D kernel for the element sizes the suite and the committed examples measure (4 and 2
+    # bytes) and 1 byte. Its 8- and 16-byte instances fold as the loads come and hold 7 and 4
+    # outstanding (docs/models.md): printed, not judged, until the kernel holds the model's 8.
+    for size in 1 2 4; do check_in_flight "image_load_kernelILi${size}E" "$frames" 1; done
+    for size in 8 16; do
+      all=$(function_sass "image_load_kernelILi${size}E")
+      [ -n "$all" ] && echo "note image_load_kernelILi${size}E: at most $(max_loads_outstanding <<<"$all") LDG outstanding; the model reads $frames (not judged)"
+    done
+  fi
 fi
 if [ -z "$only" ] || [ "$only" = probe ]; then
   check_probe "stream_kernelILi0ELb0ELi16E"
