@@ -7,6 +7,12 @@ OUT=${OUT:-/tmp/warpcost-out}
 bin=build/h200/bench/warpcost-stream
 log="$OUT/alu-burst.log"
 : > "$log"
+echo "=== alu_burst_pilot (HA4)" >> "$log"
+if nvcc -O3 -std=c++17 -arch=sm_90 -I. -o /tmp/alu-burst-pilot pilots/alu_burst/alu_burst_pilot.cu kernels/common/cuda_check.cpp >> "$log" 2>&1; then
+  /tmp/alu-burst-pilot >> "$log" 2>&1 || echo "rc $?" >> "$log"
+else
+  echo "the pilot did not build" >> "$log"
+fi
 [ -x "$bin" ] || { echo "alu_burst: $bin is missing: build the h200 preset first" | tee -a "$log"; exit 2; }
 for w in 64 128 256 rt256; do
   for n in 4 8 16 32 64; do
