@@ -26,15 +26,17 @@ constexpr std::uint64_t kElements = kBytes / 16;
 constexpr std::uint32_t kSeed = 41;
 constexpr int kChains = 4;
 
+// Plain loads (no __restrict__: the suite's kernel does not use the read-only path either).
 template <int W>
-__global__ void __launch_bounds__(1024) burst_stream(const uint4* __restrict__ data, std::uint32_t* sums, float* sides,
-                                                     long long* loop_cycles, long long stagger) {
-  extern __shared__ unsigned char residency_pin[];  // sized so that one block fits an SM; never touched
+__global__ void burst_stream(const uint4* data, std::uint32_t* sums, float* sides, long long* loop_cycles,
+                             unsigned* slots, long long stagger) {
+  extern __shared__ unsigned char residency_pin[];  // sized so that exactly the planned blocks fit an SM; never touched
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   const std::uint64_t gid = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  unsigned slot = 0, sm = 0;
+  asm volatile("mov.u32 %0, %%warpid;" : "=r"(slot));
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   if (stagger > 0) {
-    unsigned slot = 0;
-    asm volatile("mov.u32 %0, %%warpid;" : "=r"(slot));
     const long long until = clock64() + static_cast<long long>(slot / 4) * stagger;
     while (clock64() < until) {
     }
@@ -54,7 +56,10 @@ __global__ void __launch_bounds__(1024) burst_stream(const uint4* __restrict__ d
   const long long t1 = clock64();
   sums[gid] = acc;
   sides[gid] = side[0] + side[1] + side[2] + side[3];
-  if ((threadIdx.x & 31u) == 0) loop_cycles[gid / 32] = t1 - t0;
+  if ((threadIdx.x & 31u) == 0) {
+    loop_cycles[gid / 32] = t1 - t0;
+    slots[gid / 32] = (sm << 8) | (slot & 0xFFu);
+  }
 }
 
 __global__ void fill(std::uint32_t* words, std::uint64_t count) {
@@ -66,15 +71,18 @@ __global__ void fill(std::uint32_t* words, std::uint64_t count) {
 
 template <int W>
 void launch(unsigned blocks, unsigned threads, std::size_t shared, const uint4* data, std::uint32_t* sums, float* sides,
-            long long* cycles, long long stagger) {
-  burst_stream<W><<<blocks, threads, shared>>>(data, sums, sides, cycles, stagger);
+            long long* cycles, unsigned* slots, long long stagger) {
+  burst_stream<W><<<blocks, threads, shared>>>(data, sums, sides, cycles, slots, stagger);
 }
 
-using Launcher = void (*)(unsigned, unsigned, std::size_t, const uint4*, std::uint32_t*, float*, long long*, long long);
+using Launcher = void (*)(unsigned, unsigned, std::size_t, const uint4*, std::uint32_t*, float*, long long*, unsigned*,
+                          long long);
 
 template <int W>
 void pin_shared(std::size_t shared) {
   WARPCOST_CUDA(cudaFuncSetAttribute(burst_stream<W>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  WARPCOST_CUDA(cudaFuncSetAttribute(burst_stream<W>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     cudaSharedmemCarveoutMaxShared));
 }
 
 template <int W>
@@ -93,11 +101,10 @@ int run() {
   cudaDeviceProp prop{};
   WARPCOST_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("# %s, %d SMs, nvcc %d.%d\n", prop.name, sms, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
-  // One block an SM: more than half the SM's shared memory a block.
-  const std::size_t shared = prop.sharedMemPerBlockOptin;
-  pin_shared<0>(shared);
-  pin_shared<128>(shared);
-  pin_shared<256>(shared);
+  const std::size_t optin = prop.sharedMemPerBlockOptin;
+  pin_shared<0>(optin);
+  pin_shared<128>(optin);
+  pin_shared<256>(optin);
   uint4* data = nullptr;
   WARPCOST_CUDA(cudaMalloc(&data, kBytes));
   fill<<<sms * 8, 256>>>(reinterpret_cast<std::uint32_t*>(data), kBytes / 4);
@@ -107,58 +114,101 @@ int run() {
   std::uint32_t* sums = nullptr;
   float* sides = nullptr;
   long long* cycles = nullptr;
+  unsigned* slots = nullptr;
   const std::uint64_t most_threads = static_cast<std::uint64_t>(sms) * most_warps * 32;
   WARPCOST_CUDA(cudaMalloc(&sums, most_threads * sizeof(std::uint32_t)));
   WARPCOST_CUDA(cudaMalloc(&sides, most_threads * sizeof(float)));
   WARPCOST_CUDA(cudaMalloc(&cycles, most_threads / 32 * sizeof(long long)));
-  std::printf("w,warps_per_sm,warps_per_scheduler,stagger_cycles,resident_blocks,seconds,bytes,iterations_lane0,"
-              "loop_cycles_mean,loop_cycles_min,loop_cycles_max\n");
+  WARPCOST_CUDA(cudaMalloc(&slots, most_threads / 32 * sizeof(unsigned)));
+  std::printf("shape,w,warps_per_sm,warps_per_scheduler,stagger_cycles,blocks_per_sm,resident_blocks,seconds,bytes,"
+              "iterations_lane0,iteration_cycles_slowest,iteration_cycles_mean,most_warps_one_scheduler,"
+              "fewest_warps_one_scheduler\n");
   int failures = 0;
   const int ws[] = {0, 128, 256};
   const Launcher launchers[] = {launch<0>, launch<128>, launch<256>};
   const int warps[] = {4, 5, 8, 12, 16};
-  for (int wi = 0; wi < 3; ++wi) {
-    const int w = ws[wi];
-    double lone_iteration = 0;  // cycles an iteration at 4 warps/SM, no stagger: sets the stagger
-    for (const int n : warps) {
-      const unsigned threads = static_cast<unsigned>(n) * 32u;
-      const int k = (n + 3) / 4;
-      const int held = w == 0 ? resident<0>(threads, shared) : w == 128 ? resident<128>(threads, shared) : resident<256>(threads, shared);
-      for (int staggered = 0; staggered < 2; ++staggered) {
-        if (staggered && k == 1) continue;
-        const long long stagger = staggered ? static_cast<long long>(lone_iteration / k) : 0;
-        const std::uint64_t grid_threads = static_cast<std::uint64_t>(sms) * threads;
-        WARPCOST_CUDA(cudaMemset(sums, 0xFF, grid_threads * sizeof(std::uint32_t)));
-        const double s = median_kernel_seconds([&] {
-          launchers[wi](static_cast<unsigned>(sms), threads, shared, data, sums, sides, cycles, stagger);
-          WARPCOST_CHECK_LAUNCH("burst_stream");
-        });
-        // The loop cycles of the last launch, and the sums checked against the host replay.
-        std::vector<long long> c(grid_threads / 32);
-        WARPCOST_CUDA(cudaMemcpy(c.data(), cycles, c.size() * sizeof(long long), cudaMemcpyDeviceToHost));
-        std::vector<std::uint32_t> got(grid_threads);
-        WARPCOST_CUDA(cudaMemcpy(got.data(), sums, got.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-        bool ok = true;
-        for (std::uint64_t i = 0; i < 32; ++i) {
-          const std::uint64_t g = i * grid_threads / 32 + i;  // spread over the grid and the lanes
-          std::uint32_t want = 0;
-          for (std::uint64_t e = g; e < kElements; e += grid_threads) {
-            want += warpcost::pattern_word(4 * e, kSeed) ^ warpcost::pattern_word(4 * e + 1, kSeed) ^
-                    warpcost::pattern_word(4 * e + 2, kSeed) ^ warpcost::pattern_word(4 * e + 3, kSeed);
-          }
-          ok = ok && got[g] == want;
+  // shape 0: N one-warp blocks an SM (the suite's read_independent shape for N <= 32); 1: one block of N warps.
+  for (int shape = 0; shape < 2; ++shape) {
+    for (int wi = 0; wi < 3; ++wi) {
+      const int w = ws[wi];
+      double lone_iteration = 0;  // cycles an iteration at 4 warps/SM, no stagger: sets the stagger
+      for (const int n : warps) {
+        const int blocks_per_sm = shape == 0 ? n : 1;
+        const unsigned threads = shape == 0 ? 32u : static_cast<unsigned>(n) * 32u;
+        // Exactly blocks_per_sm blocks an SM: each block takes the largest whole share of the SM's
+        // shared memory (128-byte units, less the per-block reservation), so one more does not fit.
+        std::size_t shared = optin;
+        if (blocks_per_sm > 1) {
+          shared = prop.sharedMemPerMultiprocessor / static_cast<std::size_t>(blocks_per_sm) / 128 * 128 -
+                   prop.reservedSharedMemPerBlock;
+          shared = std::min(shared, optin);
         }
-        if (!ok) {
-          std::fprintf(stderr, "output check failed: w=%d warps=%d stagger=%lld\n", w, n, stagger);
+        const int held = w == 0 ? resident<0>(threads, shared) : w == 128 ? resident<128>(threads, shared) : resident<256>(threads, shared);
+        if (held != blocks_per_sm) {
+          std::fprintf(stderr, "shape %d, w=%d, %d warps/SM: the occupancy API allows %d blocks an SM, not %d\n", shape, w,
+                       n, held, blocks_per_sm);
           ++failures;
+          continue;
         }
-        const std::uint64_t iterations = (kElements + grid_threads - 1) / grid_threads;
-        const double mean = std::accumulate(c.begin(), c.end(), 0.0) / static_cast<double>(c.size());
-        const auto [lo, hi] = std::minmax_element(c.begin(), c.end());
-        if (n == 4 && !staggered) lone_iteration = mean / static_cast<double>(iterations);
-        std::printf("%d,%d,%d,%lld,%d,%.9g,%llu,%llu,%.1f,%lld,%lld\n", w, n, k, stagger, held, s,
-                    static_cast<unsigned long long>(kBytes), static_cast<unsigned long long>(iterations), mean, *lo, *hi);
-        std::fflush(stdout);
+        const int k = (n + 3) / 4;
+        const unsigned grid = static_cast<unsigned>(sms * blocks_per_sm);
+        const std::uint64_t grid_threads = static_cast<std::uint64_t>(grid) * threads;
+        const std::uint64_t grid_warps = grid_threads / 32;
+        for (int staggered = 0; staggered < 2; ++staggered) {
+          if (staggered && k == 1) continue;
+          const long long stagger = staggered ? static_cast<long long>(lone_iteration / k) : 0;
+          WARPCOST_CUDA(cudaMemset(sums, 0xFF, grid_threads * sizeof(std::uint32_t)));
+          auto go = [&] {
+            launchers[wi](grid, threads, shared, data, sums, sides, cycles, slots, stagger);
+            WARPCOST_CHECK_LAUNCH("burst_stream");
+          };
+          const double s = median_kernel_seconds(go);
+          const std::uint64_t iterations = (kElements + grid_threads - 1) / grid_threads;
+          // Five more launches, each read back: the slowest warp's and the mean warp's loop cycles.
+          std::vector<double> slowest, mean;
+          std::vector<long long> c(grid_warps);
+          for (int r = 0; r < 5; ++r) {
+            go();
+            WARPCOST_CUDA(cudaDeviceSynchronize());
+            WARPCOST_CUDA(cudaMemcpy(c.data(), cycles, c.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+            slowest.push_back(static_cast<double>(*std::max_element(c.begin(), c.end())) / static_cast<double>(iterations));
+            mean.push_back(std::accumulate(c.begin(), c.end(), 0.0) / static_cast<double>(c.size()) /
+                           static_cast<double>(iterations));
+          }
+          std::sort(slowest.begin(), slowest.end());
+          std::sort(mean.begin(), mean.end());
+          // Warps a scheduler (slot mod 4) on each SM, from the last launch.
+          std::vector<unsigned> sl(grid_warps);
+          WARPCOST_CUDA(cudaMemcpy(sl.data(), slots, sl.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+          std::vector<int> per(static_cast<std::size_t>(sms) * 4, 0);
+          for (const unsigned v : sl) {
+            const unsigned smid = v >> 8;
+            if (smid < static_cast<unsigned>(sms)) ++per[smid * 4 + (v & 3u)];
+          }
+          const auto [few, most] = std::minmax_element(per.begin(), per.end());
+          // The sums of the last launch against the host replay.
+          std::vector<std::uint32_t> got(grid_threads);
+          WARPCOST_CUDA(cudaMemcpy(got.data(), sums, got.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+          bool ok = true;
+          for (std::uint64_t i = 0; i < 32; ++i) {
+            const std::uint64_t g = i * grid_threads / 32 + i;  // spread over the grid and the lanes
+            std::uint32_t want = 0;
+            for (std::uint64_t e = g; e < kElements; e += grid_threads) {
+              want += warpcost::pattern_word(4 * e, kSeed) ^ warpcost::pattern_word(4 * e + 1, kSeed) ^
+                      warpcost::pattern_word(4 * e + 2, kSeed) ^ warpcost::pattern_word(4 * e + 3, kSeed);
+            }
+            ok = ok && got[g] == want;
+          }
+          if (!ok) {
+            std::fprintf(stderr, "output check failed: shape %d, w=%d, warps=%d, stagger=%lld\n", shape, w, n, stagger);
+            ++failures;
+          }
+          if (n == 4 && !staggered) lone_iteration = slowest[2];
+          std::printf("%s,%d,%d,%d,%lld,%d,%d,%.9g,%llu,%llu,%.1f,%.1f,%d,%d\n", shape == 0 ? "one_warp_blocks" : "one_block",
+                      w, n, k, stagger, blocks_per_sm, held, s, static_cast<unsigned long long>(kBytes),
+                      static_cast<unsigned long long>(iterations), slowest[2], mean[2], *most, *few);
+          std::fflush(stdout);
+        }
       }
     }
   }
@@ -166,6 +216,7 @@ int run() {
   WARPCOST_CUDA(cudaFree(sums));
   WARPCOST_CUDA(cudaFree(sides));
   WARPCOST_CUDA(cudaFree(cycles));
+  WARPCOST_CUDA(cudaFree(slots));
   std::printf("# output checks failed: %d\n", failures);
   return failures == 0 ? 0 : 1;
 }

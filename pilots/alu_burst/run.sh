@@ -4,6 +4,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/warpcost-out}
+mkdir -p "$OUT"
+export PATH="$PATH:/usr/local/cuda/bin"
 bin=build/h200/bench/warpcost-stream
 log="$OUT/alu-burst.log"
 : > "$log"

@@ -2,9 +2,10 @@
 """What-if (no verdict reads it): k warps on one scheduler, each iteration a load latency Z (with a
 relative Gaussian jitter) then a burst of D issue cycles, one instruction a cycle shared among the
 ready warps either round-robin ('rr') or greedy-then-oldest ('gto'). Prints the cycles an iteration
-of the slowest warp, for k = 1..4, warps launched together. docs/models.md ("The two streaming
-misses left") quotes it for D = 263, Z = 871 (the H100 run 20261206T150548Z-31f42062's W = 256
-burst and W = 0 lone iteration).
+of the slowest warp, for k = 1..4, warps launched together, as the least and the most over six
+jitter seeds. The jitter is not measured: it is the what-if's free parameter. docs/models.md ("The
+two streaming misses left") quotes it for D = 263, Z = 871 (the H100 run
+20261206T150548Z-31f42062's W = 256 burst and W = 0 lone iteration).
 
     python3 pilots/whatif/convoy_sim.py [D Z iterations]
 """
@@ -43,11 +44,14 @@ def main():
     burst = int(sys.argv[1]) if len(sys.argv) > 1 else 263
     latency = float(sys.argv[2]) if len(sys.argv) > 2 else 871.0
     iterations = int(sys.argv[3]) if len(sys.argv) > 3 else 300
-    print("jitter,policy,k=1,k=2,k=3,k=4")
+    print("jitter,policy,k=1,k=2,k=3,k=4 (least..most over seeds 1-6)")
     for jitter in (0.0, 0.02, 0.05, 0.10):
         for policy in ("rr", "gto"):
-            row = [round(iteration_cycles(k, burst, latency, iterations, policy, jitter)) for k in (1, 2, 3, 4)]
-            print(f"{jitter},{policy}," + ",".join(map(str, row)))
+            cells = []
+            for k in (1, 2, 3, 4):
+                got = [iteration_cycles(k, burst, latency, iterations, policy, jitter, seed) for seed in range(1, 7)]
+                cells.append(f"{round(min(got))}..{round(max(got))}")
+            print(f"{jitter},{policy}," + ",".join(cells))
 
 
 if __name__ == "__main__":
