@@ -27,9 +27,13 @@ constexpr std::uint32_t kSeed = 41;
 constexpr int kChains = 4;
 
 // Plain loads (no __restrict__: the suite's kernel does not use the read-only path either).
-template <int W>
+// FoldFirst: the loop takes the suite's latency-probe branch shape (a branch on the iteration, never
+// taken: `never` is ~0), so the loaded value is folded before the join and the FFMAs come after it,
+// as in the suite's kernel's SASS (a warp waits for its data, then bursts, then loads again); without
+// it nvcc places most FFMAs between the load and the fold.
+template <int W, bool FoldFirst>
 __global__ void burst_stream(const uint4* data, std::uint32_t* sums, float* sides, long long* loop_cycles,
-                             unsigned* slots, long long stagger) {
+                             unsigned* slots, long long stagger, unsigned long long never) {
   extern __shared__ unsigned char residency_pin[];  // sized so that exactly the planned blocks fit an SM; never touched
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   const std::uint64_t gid = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -45,10 +49,18 @@ __global__ void burst_stream(const uint4* data, std::uint32_t* sums, float* side
 #pragma unroll
   for (int c = 0; c < kChains; ++c) side[c] = 1.0f + 0.25f * c + 0.0625f * static_cast<float>(gid & 7u);
   std::uint32_t acc = 0;
+  unsigned long long iteration = 0;
   const long long t0 = clock64();
-  for (std::uint64_t i = gid; i < kElements; i += stride) {
-    const uint4 v = data[i];
-    const std::uint32_t x = v.x ^ v.y ^ v.z ^ v.w;
+  for (std::uint64_t i = gid; i < kElements; i += stride, ++iteration) {
+    std::uint32_t x;
+    if (FoldFirst && iteration == never) {
+      const uint4 v = __ldcg(&data[i]);
+      x = v.x ^ v.y ^ v.z ^ v.w;
+      sums[gid] = x;
+    } else {
+      const uint4 v = data[i];
+      x = v.x ^ v.y ^ v.z ^ v.w;
+    }
 #pragma unroll
     for (int j = 0; j < W; ++j) side[j % kChains] = fmaf(side[j % kChains], 0.999f, 0.001f);
     acc += x;
@@ -69,27 +81,37 @@ __global__ void fill(std::uint32_t* words, std::uint64_t count) {
   }
 }
 
-template <int W>
+template <int W, bool F>
 void launch(unsigned blocks, unsigned threads, std::size_t shared, const uint4* data, std::uint32_t* sums, float* sides,
             long long* cycles, unsigned* slots, long long stagger) {
-  burst_stream<W><<<blocks, threads, shared>>>(data, sums, sides, cycles, slots, stagger);
+  burst_stream<W, F><<<blocks, threads, shared>>>(data, sums, sides, cycles, slots, stagger, ~0ull);
 }
 
-using Launcher = void (*)(unsigned, unsigned, std::size_t, const uint4*, std::uint32_t*, float*, long long*, unsigned*,
-                          long long);
-
-template <int W>
+template <int W, bool F>
 void pin_shared(std::size_t shared) {
-  WARPCOST_CUDA(cudaFuncSetAttribute(burst_stream<W>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
-  WARPCOST_CUDA(cudaFuncSetAttribute(burst_stream<W>, cudaFuncAttributePreferredSharedMemoryCarveout,
+  WARPCOST_CUDA(cudaFuncSetAttribute(burst_stream<W, F>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  WARPCOST_CUDA(cudaFuncSetAttribute(burst_stream<W, F>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                      cudaSharedmemCarveoutMaxShared));
 }
 
-template <int W>
+template <int W, bool F>
 int resident(unsigned threads, std::size_t shared) {
   int blocks = 0;
-  WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, burst_stream<W>, static_cast<int>(threads), shared));
+  WARPCOST_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, burst_stream<W, F>, static_cast<int>(threads), shared));
   return blocks;
+}
+
+struct Variant {
+  int w;
+  bool fold_first;
+  void (*launch)(unsigned, unsigned, std::size_t, const uint4*, std::uint32_t*, float*, long long*, unsigned*, long long);
+  void (*pin)(std::size_t);
+  int (*resident)(unsigned, std::size_t);
+};
+
+template <int W, bool F>
+Variant variant() {
+  return {W, F, launch<W, F>, pin_shared<W, F>, resident<W, F>};
 }
 
 }  // namespace
@@ -102,9 +124,10 @@ int run() {
   WARPCOST_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("# %s, %d SMs, nvcc %d.%d\n", prop.name, sms, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
   const std::size_t optin = prop.sharedMemPerBlockOptin;
-  pin_shared<0>(optin);
-  pin_shared<128>(optin);
-  pin_shared<256>(optin);
+  // The overlapped kernels in both shapes; the fold-first ones (the suite's order) in the suite's shape.
+  const Variant variants[] = {variant<0, false>(), variant<128, false>(), variant<256, false>(), variant<0, true>(),
+                              variant<256, true>()};
+  for (const Variant& v : variants) v.pin(optin);
   uint4* data = nullptr;
   WARPCOST_CUDA(cudaMalloc(&data, kBytes));
   fill<<<sms * 8, 256>>>(reinterpret_cast<std::uint32_t*>(data), kBytes / 4);
@@ -120,17 +143,16 @@ int run() {
   WARPCOST_CUDA(cudaMalloc(&sides, most_threads * sizeof(float)));
   WARPCOST_CUDA(cudaMalloc(&cycles, most_threads / 32 * sizeof(long long)));
   WARPCOST_CUDA(cudaMalloc(&slots, most_threads / 32 * sizeof(unsigned)));
-  std::printf("shape,w,warps_per_sm,warps_per_scheduler,stagger_cycles,blocks_per_sm,resident_blocks,seconds,bytes,"
+  std::printf("shape,fold_first,w,warps_per_sm,warps_per_scheduler,stagger_cycles,blocks_per_sm,resident_blocks,seconds,bytes,"
               "iterations_lane0,iteration_cycles_slowest,iteration_cycles_mean,most_warps_one_scheduler,"
               "fewest_warps_one_scheduler\n");
   int failures = 0;
-  const int ws[] = {0, 128, 256};
-  const Launcher launchers[] = {launch<0>, launch<128>, launch<256>};
   const int warps[] = {4, 5, 8, 12, 16};
   // shape 0: N one-warp blocks an SM (the suite's read_independent shape for N <= 32); 1: one block of N warps.
   for (int shape = 0; shape < 2; ++shape) {
-    for (int wi = 0; wi < 3; ++wi) {
-      const int w = ws[wi];
+    for (const Variant& var : variants) {
+      if (var.fold_first && shape != 0) continue;
+      const int w = var.w;
       double lone_iteration = 0;  // cycles an iteration at 4 warps/SM, no stagger: sets the stagger
       for (const int n : warps) {
         const int blocks_per_sm = shape == 0 ? n : 1;
@@ -143,9 +165,9 @@ int run() {
                    prop.reservedSharedMemPerBlock;
           shared = std::min(shared, optin);
         }
-        const int held = w == 0 ? resident<0>(threads, shared) : w == 128 ? resident<128>(threads, shared) : resident<256>(threads, shared);
+        const int held = var.resident(threads, shared);
         if (held != blocks_per_sm) {
-          std::fprintf(stderr, "shape %d, w=%d, %d warps/SM: the occupancy API allows %d blocks an SM, not %d\n", shape, w,
+          std::fprintf(stderr, "shape %d, fold_first %d, w=%d, %d warps/SM: the occupancy API allows %d blocks an SM, not %d\n", shape, var.fold_first ? 1 : 0, w,
                        n, held, blocks_per_sm);
           ++failures;
           continue;
@@ -159,7 +181,7 @@ int run() {
           const long long stagger = staggered ? static_cast<long long>(lone_iteration / k) : 0;
           WARPCOST_CUDA(cudaMemset(sums, 0xFF, grid_threads * sizeof(std::uint32_t)));
           auto go = [&] {
-            launchers[wi](grid, threads, shared, data, sums, sides, cycles, slots, stagger);
+            var.launch(grid, threads, shared, data, sums, sides, cycles, slots, stagger);
             WARPCOST_CHECK_LAUNCH("burst_stream");
           };
           const double s = median_kernel_seconds(go);
@@ -200,12 +222,13 @@ int run() {
             ok = ok && got[g] == want;
           }
           if (!ok) {
-            std::fprintf(stderr, "output check failed: shape %d, w=%d, warps=%d, stagger=%lld\n", shape, w, n, stagger);
+            std::fprintf(stderr, "output check failed: shape %d, fold_first %d, w=%d, warps=%d, stagger=%lld\n", shape,
+                         var.fold_first ? 1 : 0, w, n, stagger);
             ++failures;
           }
           if (n == 4 && !staggered) lone_iteration = slowest[2];
-          std::printf("%s,%d,%d,%d,%lld,%d,%d,%.9g,%llu,%llu,%.1f,%.1f,%d,%d\n", shape == 0 ? "one_warp_blocks" : "one_block",
-                      w, n, k, stagger, blocks_per_sm, held, s, static_cast<unsigned long long>(kBytes),
+          std::printf("%s,%d,%d,%d,%d,%lld,%d,%d,%.9g,%llu,%llu,%.1f,%.1f,%d,%d\n", shape == 0 ? "one_warp_blocks" : "one_block",
+                      var.fold_first ? 1 : 0, w, n, k, stagger, blocks_per_sm, held, s, static_cast<unsigned long long>(kBytes),
                       static_cast<unsigned long long>(iterations), slowest[2], mean[2], *most, *few);
           std::fflush(stdout);
         }
