@@ -18,6 +18,7 @@
 
 #include "explain/programs/example_support.cuh"  // WARPCOST_CUDA, median_kernel_seconds
 #include "kernels/common/pattern.hpp"
+#include "pilots/pilot_main.hpp"
 
 namespace {
 
@@ -118,11 +119,9 @@ Variant variant() {
 
 int run() {
   using warpcost::examples::median_kernel_seconds;
-  int sms = 0;
-  WARPCOST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  cudaDeviceProp prop{};
-  WARPCOST_CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("# %s, %d SMs, nvcc %d.%d\n", prop.name, sms, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
+  const warpcost::pilots::Device dev = warpcost::pilots::device(true);
+  const int sms = dev.sms;
+  const cudaDeviceProp& prop = dev.prop;
   const std::size_t optin = prop.sharedMemPerBlockOptin;
   // The overlapped kernels in both shapes; the fold-first ones (the suite's order) in the suite's shape.
   const Variant variants[] = {variant<0, false>(), variant<128, false>(), variant<256, false>(), variant<0, true>(),
@@ -240,15 +239,7 @@ int run() {
   WARPCOST_CUDA(cudaFree(sides));
   WARPCOST_CUDA(cudaFree(cycles));
   WARPCOST_CUDA(cudaFree(slots));
-  std::printf("# output checks failed: %d\n", failures);
-  return failures == 0 ? 0 : 1;
+  return warpcost::pilots::finish(failures);
 }
 
-int main() {
-  try {
-    return run();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "alu_burst_pilot: %s\n", e.what());
-    return 1;
-  }
-}
+int main() { return warpcost::pilots::main_of("alu_burst_pilot", run); }

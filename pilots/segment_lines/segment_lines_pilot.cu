@@ -19,6 +19,7 @@
 
 #include "explain/programs/example_support.cuh"  // WARPCOST_CUDA, median_kernel_seconds
 #include "kernels/common/pattern.hpp"
+#include "pilots/pilot_main.hpp"
 
 namespace {
 
@@ -119,11 +120,8 @@ int resident_blocks(const Config& c) {
 
 int run() {
   using warpcost::examples::median_kernel_seconds;
-  int sms = 0;
-  WARPCOST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  cudaDeviceProp prop{};
-  WARPCOST_CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("# %s, %d SMs, nvcc %d.%d\n", prop.name, sms, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
+  const warpcost::pilots::Device dev = warpcost::pilots::device(true);
+  const int sms = dev.sms;
   int failures = 0;
   std::printf("config,threads,elem_bytes,pitch,in_flight,blocks_per_sm,private_map,resident_blocks_per_sm,seconds,useful_bytes,segments\n");
   unsigned char* buf = nullptr;
@@ -184,15 +182,7 @@ int run() {
   }
   WARPCOST_CUDA(cudaFree(buf));
   WARPCOST_CUDA(cudaFree(sums));
-  std::printf("# output checks failed: %d\n", failures);
-  return failures == 0 ? 0 : 1;
+  return warpcost::pilots::finish(failures);
 }
 
-int main() {
-  try {
-    return run();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "segment_lines_pilot: %s\n", e.what());
-    return 1;
-  }
-}
+int main() { return warpcost::pilots::main_of("segment_lines_pilot", run); }

@@ -17,6 +17,7 @@
 
 #include "explain/programs/example_support.cuh"  // WARPCOST_CUDA, median_kernel_seconds
 #include "kernels/common/pattern.hpp"
+#include "pilots/pilot_main.hpp"
 
 namespace {
 
@@ -130,10 +131,9 @@ void expect(bool ok, const std::string& what) {
 
 int run() {
   using warpcost::examples::median_kernel_seconds;
-  int sms = 0;
-  WARPCOST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  cudaDeviceProp prop{};
-  WARPCOST_CUDA(cudaGetDeviceProperties(&prop, 0));
+  const warpcost::pilots::Device dev = warpcost::pilots::device(false);
+  const int sms = dev.sms;
+  const cudaDeviceProp& prop = dev.prop;
   const unsigned blocks = static_cast<unsigned>(sms) * 8u;
   const std::uint32_t total_warps = blocks * 8u;
   const std::uint32_t tiles_per_warp =
@@ -224,15 +224,7 @@ int run() {
   }
   WARPCOST_CUDA(cudaFree(buf));
   WARPCOST_CUDA(cudaFree(sums));
-  std::printf("# output checks failed: %d\n", failures);
-  return failures == 0 ? 0 : 1;
+  return warpcost::pilots::finish(failures);
 }
 
-int main() {
-  try {
-    return run();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "store_lines_pilot: %s\n", e.what());
-    return 1;
-  }
-}
+int main() { return warpcost::pilots::main_of("store_lines_pilot", run); }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "explain/programs/example_support.cuh"  // WARPCOST_CUDA, median_kernel_seconds
+#include "pilots/pilot_main.hpp"
 
 namespace {
 
@@ -99,10 +100,9 @@ void expect(bool ok, const char* what) {
 
 int run() {
   using warpcost::examples::median_kernel_seconds;
-  int sms = 0;
-  WARPCOST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  cudaDeviceProp prop{};
-  WARPCOST_CUDA(cudaGetDeviceProperties(&prop, 0));
+  const warpcost::pilots::Device dev = warpcost::pilots::device(false);
+  const int sms = dev.sms;
+  const cudaDeviceProp& prop = dev.prop;
   // The SM clock: a spin of known cycles over its event time.
   long long* sink = nullptr;
   WARPCOST_CUDA(cudaMalloc(&sink, sizeof(long long)));
@@ -280,11 +280,4 @@ int run() {
   return failures == 0 ? 0 : 1;
 }
 
-int main() {
-  try {
-    return run();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "store_twin_pilot: %s\n", e.what());
-    return 1;
-  }
-}
+int main() { return warpcost::pilots::main_of("store_twin_pilot", run); }
