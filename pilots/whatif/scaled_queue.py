@@ -10,19 +10,9 @@ import sys
 import numpy as np
 import pandas as pd
 
-F = 1.98e9
-S = 132
+from stream_model import B, F, S, fixed_point, locus, mva
+
 R_SAT = 0.94
-
-
-def mva(n, demand, delay, c):
-    q = 0.0
-    x = 0.0
-    for k in range(1, n + 1):
-        r = demand * (1 + c * q)
-        x = k / (r + delay)
-        q = x * r
-    return n / x
 
 
 def knee(curve):
@@ -42,17 +32,14 @@ def main():
     run = sys.argv[2]
     s = d[(d.benchmark == "read_independent") & (d.load_bytes == 16) & d.run_id.str.contains(run)]
     bw = s[s.metric == "dram__bytes_read.sum.per_second"]
-    locus = bw[bw.alu_per_load == 0]
-    pts = sorted((r.value, S * r.warps_per_sm * 512 * F / r.value) for _, r in locus.iterrows())
-    xs = np.array([p[0] for p in pts])
-    ys = np.maximum.accumulate(np.array([p[1] for p in pts]))
+    _, xs, ys = locus(d, run)
     counts = s.pivot_table(index=["alu_per_load", "warps_per_sm"], columns="metric", values="value")
     for c in (1, 2):
         errors_all = []
         for w in sorted(a for a in bw.alu_per_load.unique() if a > 0):
             cur = bw[bw.alu_per_load == w].sort_values("warps_per_sm")
-            t0 = S * 512 * F / cur[cur.warps_per_sm == 1].value.iloc[0]
-            instr = counts.loc[(w, 8), "smsp__inst_executed.sum"] / counts.loc[(w, 8), "dram__bytes_read.sum"] * 512
+            t0 = S * B * F / cur[cur.warps_per_sm == 1].value.iloc[0]
+            instr = counts.loc[(w, 8), "smsp__inst_executed.sum"] / counts.loc[(w, 8), "dram__bytes_read.sum"] * B
             demand = instr / R_SAT
             predicted = []
             for n in cur.warps_per_sm.astype(int):
@@ -60,16 +47,9 @@ def main():
 
                 def offered(b):
                     delay = max(t0 + np.interp(b, xs, ys) - ys[0] - demand, 0.0)
-                    return S * n * 512 * F / mva(per_scheduler, demand, delay, c)
+                    return S * n * B * F / mva(per_scheduler, demand, delay, c)
 
-                lo, hi = 0.0, xs[-1]
-                if offered(hi) >= hi:
-                    predicted.append(hi)
-                    continue
-                for _ in range(100):
-                    mid = 0.5 * (lo + hi)
-                    lo, hi = (mid, hi) if offered(mid) > mid else (lo, mid)
-                predicted.append(0.5 * (lo + hi))
+                predicted.append(fixed_point(offered, xs[-1]))
             measured = list(zip(cur.warps_per_sm.astype(int), cur.value))
             errors = [abs(m / p - 1) for (n, m), p in zip(measured, predicted) if n > 1]
             errors_all += errors
