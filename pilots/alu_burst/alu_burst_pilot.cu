@@ -166,8 +166,8 @@ int run() {
         }
         const int held = var.resident(threads, shared);
         if (held != blocks_per_sm) {
-          std::fprintf(stderr, "shape %d, fold_first %d, w=%d, %d warps/SM: the occupancy API allows %d blocks an SM, not %d\n", shape, var.fold_first ? 1 : 0, w,
-                       n, held, blocks_per_sm);
+          std::fprintf(stderr, "shape %d, fold_first %d, w=%d, %d warps/SM: the occupancy API allows %d blocks an SM, not %d\n",
+                       shape, var.fold_first ? 1 : 0, w, n, held, blocks_per_sm);
           ++failures;
           continue;
         }
