@@ -1,13 +1,13 @@
 // Pilot (not part of the suite): does a load wait for an older load of another warp on the same
 // scheduler (pilots/return_order/README.md, HA5)? One block of 8 warps an SM. Each trial, after a
-// barrier, warp A (%warpid 0) loads one word from a random place in 1 GiB (a DRAM miss: the L2 holds
-// a few percent of it) and warp B (%warpid 4: A's scheduler, or 1: another one) spins `delay`
-// cycles, then loads one word from 4 KiB already in the L2. Both loads bypass the L1 (ld.global.cg).
-// Each warp's lane 0 records its issue and completion clock (the SM's clock64, common to its warps:
-// completion is read after an instruction that uses the loaded word). Modes: A and B both load, A
-// alone, B alone. Every loaded word is checked against the host's pattern, outside the timing.
-// Prints one CSV line per (mode, B's warp, delay): medians and the share of trials in which B
-// completed after A.
+// barrier, warp A (%warpid 0) loads from a line of DRAM no launch touched before (each SM its own
+// 2 MiB, so one TLB entry) and warp B (%warpid 1..7, one a launch) spins `delay` cycles, then loads
+// from a line of its SM's own 32 KiB, read into the L2 before the trials. Loads bypass the L1
+// (ld.global.cg); `width` 1: lane 0 loads one word; 32: the warp loads a whole 128-byte line.
+// Lane 0 of each warp records its issue and completion clock (the SM's clock64, common to its
+// warps): completion is read after an instruction that uses the loaded word, whose result is
+// stored (so ptxas cannot drop it). Modes: A and B both load, A alone, B alone. Every stored word
+// is checked against the host's pattern, outside the timing. Prints one CSV line per launch.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,15 +20,22 @@
 
 namespace {
 
-constexpr std::uint64_t kFarWords = (std::uint64_t{1} << 30) / 4;
-constexpr std::uint32_t kNearWords = 1024;  // 4 KiB
+constexpr std::uint64_t kRegionWords = (std::uint64_t{2} << 20) / 4;  // 2 MiB an SM for A
+constexpr std::uint32_t kRegionLines = static_cast<std::uint32_t>(kRegionWords / 32);
 constexpr std::uint32_t kSeed = 43;
 constexpr int kTrials = 256;
 constexpr int kWarps = 8;
+constexpr std::uint32_t kNearLinesPerSm = kTrials;  // 32 KiB an SM for B
 
-__device__ __forceinline__ std::uint64_t far_index(unsigned sm, int trial) {
-  return warpcost::pattern_word((static_cast<std::uint64_t>(sm) << 20) | static_cast<std::uint64_t>(trial), 7) %
-         kFarWords;
+// A's line for (launch, trial): 977 is odd, so distinct (launch, trial) pairs get distinct lines
+// of the region while launch * kTrials + trial < 16384.
+__host__ __device__ inline std::uint64_t far_word(unsigned sm, int launch, int trial, int lane) {
+  const std::uint32_t line = ((static_cast<std::uint32_t>(launch) * kTrials + trial) * 977u) % kRegionLines;
+  return static_cast<std::uint64_t>(sm) * kRegionWords + std::uint64_t{line} * 32 + lane;
+}
+
+__host__ __device__ inline std::uint64_t near_word(unsigned sm, int trial, int lane) {
+  return (static_cast<std::uint64_t>(sm) * kNearLinesPerSm + trial) * 32 + lane;
 }
 
 __global__ void fill(std::uint32_t* words, std::uint64_t n, std::uint32_t seed) {
@@ -39,8 +46,9 @@ __global__ void fill(std::uint32_t* words, std::uint64_t n, std::uint32_t seed) 
 
 struct Record {
   long long issue_a, done_a, issue_b, done_b;
-  std::uint32_t word_a, word_b;
-  unsigned warpid_a, warpid_b;
+  std::uint32_t used_a, used_b;  // the loaded word + 1 (lane 0's)
+  unsigned ran_a, ran_b;         // %warpid + 1 of the warp that ran the role; 0: it never ran
+  unsigned sm;
 };
 
 __device__ __forceinline__ std::uint32_t timed_load(const std::uint32_t* p, long long& issue, long long& done) {
@@ -49,57 +57,54 @@ __device__ __forceinline__ std::uint32_t timed_load(const std::uint32_t* p, long
   asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   asm volatile("add.u32 %0, %1, 1;" : "=r"(used) : "r"(v));
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(done)::"memory");
-  return used - 1u;
+  return used;  // stored by the caller: the add cannot be folded away
 }
 
 // mode 0: A and B load; 1: A alone; 2: B alone.
 __global__ void return_order(const std::uint32_t* far, const std::uint32_t* near, Record* out, int warp_b,
-                             int delay, int mode) {
+                             int delay, int mode, int width, int launch) {
   unsigned warpid = 0, sm = 0;
   asm volatile("mov.u32 %0, %%warpid;" : "=r"(warpid));
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   const int lane = threadIdx.x % 32;
-  const bool is_a = warpid == 0 && lane == 0 && mode != 2;
-  const bool is_b = static_cast<int>(warpid) == warp_b && lane == 0 && mode != 1;
-  // B's 4 KiB into the L2 (and out of nothing else: .cg never fills the L1).
-  if (is_b) {
+  const bool role_a = warpid == 0 && mode != 2;
+  const bool role_b = static_cast<int>(warpid) == warp_b && mode != 1;
+  const bool loads = lane < width;
+  if (role_b) {  // B's 32 KiB into the L2 (.cg never fills the L1)
     std::uint32_t s = 0;
-    for (std::uint32_t i = 0; i < kNearWords; i += 8) s += __ldcg(&near[i]);
-    if (s == 0xFFFFFFFFu) out[0].word_b = s;  // keeps the warm-up loads
+    for (int t = lane; t < kTrials; t += 32) s += __ldcg(&near[near_word(sm, t, 0)]);
+    if (s == 0xFFFFFFFFu) out[0].sm = s;  // keeps the warm-up loads
   }
   Record* mine = out + static_cast<std::size_t>(blockIdx.x) * kTrials;
   for (int t = 0; t < kTrials; ++t) {
     __syncthreads();
-    if (is_a) {
+    if (role_a && loads) {
       long long issue, done;
-      const std::uint32_t w = timed_load(far + far_index(sm, t), issue, done);
-      mine[t].issue_a = issue;
-      mine[t].done_a = done;
-      mine[t].word_a = w;
-      mine[t].warpid_a = warpid;
+      const std::uint32_t u = timed_load(far + far_word(sm, launch, t, lane), issue, done);
+      if (lane == 0) {
+        mine[t].issue_a = issue;
+        mine[t].done_a = done;
+        mine[t].used_a = u;
+        mine[t].ran_a = warpid + 1;
+      }
     }
-    if (is_b) {
+    if (role_b && loads) {
       const long long until = clock64() + delay;
       while (clock64() < until) {
       }
       long long issue, done;
-      const std::uint32_t w = timed_load(near + (static_cast<std::uint32_t>(t) * 8u) % kNearWords, issue, done);
-      mine[t].issue_b = issue;
-      mine[t].done_b = done;
-      mine[t].word_b = w;
-      mine[t].warpid_b = warpid;
+      const std::uint32_t u = timed_load(near + near_word(sm, t, lane), issue, done);
+      if (lane == 0) {
+        mine[t].issue_b = issue;
+        mine[t].done_b = done;
+        mine[t].used_b = u;
+        mine[t].ran_b = warpid + 1;
+      }
     }
     __syncthreads();
   }
-  if (threadIdx.x == 0) {
-    // The SM each block ran on, for the host's check of A's addresses.
-    for (int t = 0; t < kTrials; ++t) mine[t].warpid_a = (mine[t].warpid_a & 0xFFFFu) | (sm << 16);
-  }
-}
-
-std::uint64_t host_far_index(unsigned sm, int trial) {
-  return warpcost::pattern_word((static_cast<std::uint64_t>(sm) << 20) | static_cast<std::uint64_t>(trial), 7) %
-         kFarWords;
+  if (threadIdx.x == 0)
+    for (int t = 0; t < kTrials; ++t) mine[t].sm = sm;
 }
 
 double median(std::vector<double> v) {
@@ -111,61 +116,76 @@ double median(std::vector<double> v) {
 
 int run() {
   const auto dev = warpcost::pilots::device(true);
+  const std::uint64_t far_words = static_cast<std::uint64_t>(dev.sms) * kRegionWords;
+  const std::uint64_t near_words = static_cast<std::uint64_t>(dev.sms) * kNearLinesPerSm * 32;
   std::uint32_t *far = nullptr, *near = nullptr;
   Record* out = nullptr;
   const std::size_t records = static_cast<std::size_t>(dev.sms) * kTrials;
-  WARPCOST_CUDA(cudaMalloc(&far, kFarWords * 4));
-  WARPCOST_CUDA(cudaMalloc(&near, kNearWords * 4));
+  WARPCOST_CUDA(cudaMalloc(&far, far_words * 4));
+  WARPCOST_CUDA(cudaMalloc(&near, near_words * 4));
   WARPCOST_CUDA(cudaMalloc(&out, records * sizeof(Record)));
-  fill<<<1024, 256>>>(far, kFarWords, kSeed);
+  fill<<<1024, 256>>>(far, far_words, kSeed);
   WARPCOST_CUDA(cudaGetLastError());
-  fill<<<4, 256>>>(near, kNearWords, kSeed + 1);
+  fill<<<256, 256>>>(near, near_words, kSeed + 1);
+  WARPCOST_CUDA(cudaGetLastError());
+  // Push A's regions out of the L2 after the fill: write a buffer of 4x the L2 over it.
+  int l2 = 0;
+  WARPCOST_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  std::uint32_t* flush = nullptr;
+  const std::uint64_t flush_words = std::uint64_t{4} * static_cast<std::uint64_t>(l2) / 4;
+  WARPCOST_CUDA(cudaMalloc(&flush, flush_words * 4));
+  fill<<<1024, 256>>>(flush, flush_words, kSeed + 2);
   WARPCOST_CUDA(cudaGetLastError());
   WARPCOST_CUDA(cudaDeviceSynchronize());
-  std::printf("mode,warp_b,delay,trials,lat_a_median,lat_b_median,issue_gap_median,b_done_after_a_share,"
-              "b_done_minus_a_done_median,warpids_as_planned\n");
-  int failures = 0;
+  WARPCOST_CUDA(cudaFree(flush));
+  std::printf("mode,width,warp_b,delay,trials,lat_a_median,lat_b_median,issue_gap_median,"
+              "b_done_not_before_a_share,b_done_minus_a_done_median\n");
+  int failures = 0, launch = 0;
   std::vector<Record> host(records);
   const char* mode_name[] = {"both", "a_alone", "b_alone"};
-  for (int mode = 0; mode < 3; ++mode) {
-    for (int warp_b : {4, 1}) {
-      for (int delay : {0, 100, 300}) {
-        if (mode == 1 && (warp_b != 4 || delay != 0)) continue;  // A alone: one setting
-        WARPCOST_CUDA(cudaMemset(out, 0, records * sizeof(Record)));
-        return_order<<<dev.sms, 32 * kWarps>>>(far, near, out, warp_b, delay, mode);
-        WARPCOST_CUDA(cudaGetLastError());
-        WARPCOST_CUDA(cudaDeviceSynchronize());
-        WARPCOST_CUDA(cudaMemcpy(host.data(), out, records * sizeof(Record), cudaMemcpyDeviceToHost));
-        std::vector<double> la, lb, gap, diff;
-        int after = 0, both = 0;
-        bool planned = true;
-        for (int b = 0; b < dev.sms; ++b) {
-          for (int t = 0; t < kTrials; ++t) {
-            const Record& r = host[static_cast<std::size_t>(b) * kTrials + t];
-            const unsigned sm = r.warpid_a >> 16;
+  for (int width : {1, 32}) {
+    for (int mode = 0; mode < 3; ++mode) {
+      for (int warp_b = 1; warp_b < kWarps; ++warp_b) {
+        for (int delay : {100, 300}) {
+          if (mode == 1 && (warp_b != 1 || delay != 100)) continue;  // A alone: one launch a width
+          const int this_launch = launch++;
+          if ((this_launch + 1) * kTrials > static_cast<int>(kRegionLines)) {
+            std::fprintf(stderr, "too many launches for A's distinct lines\n");
+            return 1;
+          }
+          WARPCOST_CUDA(cudaMemset(out, 0, records * sizeof(Record)));
+          return_order<<<dev.sms, 32 * kWarps>>>(far, near, out, warp_b, delay, mode, width, this_launch);
+          WARPCOST_CUDA(cudaGetLastError());
+          WARPCOST_CUDA(cudaDeviceSynchronize());
+          WARPCOST_CUDA(cudaMemcpy(host.data(), out, records * sizeof(Record), cudaMemcpyDeviceToHost));
+          std::vector<double> la, lb, gap, diff;
+          int not_before = 0, both = 0, bad = 0;
+          for (std::size_t i = 0; i < records; ++i) {
+            const Record& r = host[i];
+            const int t = static_cast<int>(i % kTrials);
             if (mode != 2) {
-              if ((r.warpid_a & 0xFFFFu) != 0) planned = false;
-              if (r.word_a != warpcost::pattern_word(host_far_index(sm, t), kSeed)) ++failures;
+              if (r.ran_a != 1u || r.used_a != warpcost::pattern_word(far_word(r.sm, this_launch, t, 0), kSeed) + 1u) ++bad;
               la.push_back(static_cast<double>(r.done_a - r.issue_a));
             }
             if (mode != 1) {
-              if (static_cast<int>(r.warpid_b) != warp_b) planned = false;
-              if (r.word_b != warpcost::pattern_word((static_cast<std::uint32_t>(t) * 8u) % kNearWords, kSeed + 1))
-                ++failures;
+              if (r.ran_b != static_cast<unsigned>(warp_b) + 1u ||
+                  r.used_b != warpcost::pattern_word(near_word(r.sm, t, 0), kSeed + 1) + 1u)
+                ++bad;
               lb.push_back(static_cast<double>(r.done_b - r.issue_b));
             }
             if (mode == 0) {
               ++both;
               gap.push_back(static_cast<double>(r.issue_b - r.issue_a));
               diff.push_back(static_cast<double>(r.done_b - r.done_a));
-              if (r.done_b >= r.done_a) ++after;
+              if (r.done_b >= r.done_a - 16) ++not_before;
             }
           }
+          if (bad) std::fprintf(stderr, "launch %d: %d records failed their check\n", this_launch, bad);
+          failures += bad;
+          std::printf("%s,%d,%d,%d,%d,%.0f,%.0f,%.0f,%.3f,%.0f\n", mode_name[mode], width, mode == 1 ? 0 : warp_b,
+                      mode == 1 ? 0 : delay, static_cast<int>(records), median(la), median(lb), median(gap),
+                      both ? double(not_before) / both : -1.0, median(diff));
         }
-        if (!planned) ++failures;  // a warp's %warpid not as planned: its scheduler is not known
-        std::printf("%s,%d,%d,%d,%.0f,%.0f,%.0f,%.3f,%.0f,%d\n", mode_name[mode], warp_b, delay,
-                    dev.sms * kTrials, median(la), median(lb), median(gap), both ? double(after) / both : -1.0,
-                    median(diff), planned ? 1 : 0);
       }
     }
   }
