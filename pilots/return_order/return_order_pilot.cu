@@ -1,8 +1,8 @@
 // Pilot (not part of the suite): does a load wait for an older load of another warp on the same
 // scheduler (pilots/return_order/README.md, HA5)? One block of 8 warps an SM. Each trial, after a
-// barrier, warp A (%warpid 0) loads from a line of DRAM no launch touched before (each SM its own
-// 2 MiB, so one TLB entry) and warp B (%warpid 1..7, one a launch) spins `delay` cycles, then loads
-// from a line of its SM's own 32 KiB, read into the L2 before the trials. Loads bypass the L1
+// barrier, warp A (%warpid 0) loads from a line of DRAM no launch touched before (each block its
+// own 2 MiB, so one TLB entry) and warp B (%warpid 1..7, one a launch) spins `delay` cycles, then
+// loads from a line of its block's own 32 KiB, read whole into the L2 before the trials. Loads bypass the L1
 // (ld.global.cg); `width` 1: lane 0 loads one word; 32: the warp loads a whole 128-byte line.
 // Lane 0 of each warp records its issue and completion clock (the SM's clock64, common to its
 // warps): completion is read after an instruction that uses the loaded word, whose result is
@@ -25,17 +25,19 @@ constexpr std::uint32_t kRegionLines = static_cast<std::uint32_t>(kRegionWords /
 constexpr std::uint32_t kSeed = 43;
 constexpr int kTrials = 256;
 constexpr int kWarps = 8;
-constexpr std::uint32_t kNearLinesPerSm = kTrials;  // 32 KiB an SM for B
+constexpr std::uint32_t kNearLinesPerBlock = kTrials;  // 32 KiB a block for B
+
+__device__ std::uint32_t warm_sink;  // keeps B's warm-up loads
 
 // A's line for (launch, trial): 977 is odd, so distinct (launch, trial) pairs get distinct lines
 // of the region while launch * kTrials + trial < 16384.
-__host__ __device__ inline std::uint64_t far_word(unsigned sm, int launch, int trial, int lane) {
+__host__ __device__ inline std::uint64_t far_word(unsigned block, int launch, int trial, int lane) {
   const std::uint32_t line = ((static_cast<std::uint32_t>(launch) * kTrials + trial) * 977u) % kRegionLines;
-  return static_cast<std::uint64_t>(sm) * kRegionWords + std::uint64_t{line} * 32 + lane;
+  return static_cast<std::uint64_t>(block) * kRegionWords + std::uint64_t{line} * 32 + lane;
 }
 
-__host__ __device__ inline std::uint64_t near_word(unsigned sm, int trial, int lane) {
-  return (static_cast<std::uint64_t>(sm) * kNearLinesPerSm + trial) * 32 + lane;
+__host__ __device__ inline std::uint64_t near_word(unsigned block, int trial, int lane) {
+  return (static_cast<std::uint64_t>(block) * kNearLinesPerBlock + trial) * 32 + lane;
 }
 
 __global__ void fill(std::uint32_t* words, std::uint64_t n, std::uint32_t seed) {
@@ -48,7 +50,7 @@ struct Record {
   long long issue_a, done_a, issue_b, done_b;
   std::uint32_t used_a, used_b;  // the loaded word + 1 (lane 0's)
   unsigned ran_a, ran_b;         // %warpid + 1 of the warp that ran the role; 0: it never ran
-  unsigned sm;
+  unsigned sm;  // %smid, for reading (regions are indexed by block)
 };
 
 __device__ __forceinline__ std::uint32_t timed_load(const std::uint32_t* p, long long& issue, long long& done) {
@@ -70,17 +72,18 @@ __global__ void return_order(const std::uint32_t* far, const std::uint32_t* near
   const bool role_a = warpid == 0 && mode != 2;
   const bool role_b = static_cast<int>(warpid) == warp_b && mode != 1;
   const bool loads = lane < width;
-  if (role_b) {  // B's 32 KiB into the L2 (.cg never fills the L1)
+  const unsigned block = blockIdx.x;
+  if (role_b) {  // B's 32 KiB into the L2, every word of every line (.cg never fills the L1)
     std::uint32_t s = 0;
-    for (int t = lane; t < kTrials; t += 32) s += __ldcg(&near[near_word(sm, t, 0)]);
-    if (s == 0xFFFFFFFFu) out[0].sm = s;  // keeps the warm-up loads
+    for (int t = 0; t < kTrials; ++t) s += __ldcg(&near[near_word(block, t, lane)]);
+    if (s == 0xFFFFFFFFu) atomicAdd(&warm_sink, 1u);
   }
   Record* mine = out + static_cast<std::size_t>(blockIdx.x) * kTrials;
   for (int t = 0; t < kTrials; ++t) {
     __syncthreads();
     if (role_a && loads) {
       long long issue, done;
-      const std::uint32_t u = timed_load(far + far_word(sm, launch, t, lane), issue, done);
+      const std::uint32_t u = timed_load(far + far_word(block, launch, t, lane), issue, done);
       if (lane == 0) {
         mine[t].issue_a = issue;
         mine[t].done_a = done;
@@ -93,7 +96,7 @@ __global__ void return_order(const std::uint32_t* far, const std::uint32_t* near
       while (clock64() < until) {
       }
       long long issue, done;
-      const std::uint32_t u = timed_load(near + near_word(sm, t, lane), issue, done);
+      const std::uint32_t u = timed_load(near + near_word(block, t, lane), issue, done);
       if (lane == 0) {
         mine[t].issue_b = issue;
         mine[t].done_b = done;
@@ -117,7 +120,7 @@ double median(std::vector<double> v) {
 int run() {
   const auto dev = warpcost::pilots::device(true);
   const std::uint64_t far_words = static_cast<std::uint64_t>(dev.sms) * kRegionWords;
-  const std::uint64_t near_words = static_cast<std::uint64_t>(dev.sms) * kNearLinesPerSm * 32;
+  const std::uint64_t near_words = static_cast<std::uint64_t>(dev.sms) * kNearLinesPerBlock * 32;
   std::uint32_t *far = nullptr, *near = nullptr;
   Record* out = nullptr;
   const std::size_t records = static_cast<std::size_t>(dev.sms) * kTrials;
@@ -138,7 +141,7 @@ int run() {
   WARPCOST_CUDA(cudaGetLastError());
   WARPCOST_CUDA(cudaDeviceSynchronize());
   WARPCOST_CUDA(cudaFree(flush));
-  std::printf("mode,width,warp_b,delay,trials,lat_a_median,lat_b_median,issue_gap_median,"
+  std::printf("mode,width,warp_b,delay,records,lat_a_median,lat_b_median,issue_gap_median,"
               "b_done_not_before_a_share,b_done_minus_a_done_median\n");
   int failures = 0, launch = 0;
   std::vector<Record> host(records);
@@ -163,13 +166,14 @@ int run() {
           for (std::size_t i = 0; i < records; ++i) {
             const Record& r = host[i];
             const int t = static_cast<int>(i % kTrials);
+            const unsigned block = static_cast<unsigned>(i / kTrials);
             if (mode != 2) {
-              if (r.ran_a != 1u || r.used_a != warpcost::pattern_word(far_word(r.sm, this_launch, t, 0), kSeed) + 1u) ++bad;
+              if (r.ran_a != 1u || r.used_a != warpcost::pattern_word(far_word(block, this_launch, t, 0), kSeed) + 1u) ++bad;
               la.push_back(static_cast<double>(r.done_a - r.issue_a));
             }
             if (mode != 1) {
               if (r.ran_b != static_cast<unsigned>(warp_b) + 1u ||
-                  r.used_b != warpcost::pattern_word(near_word(r.sm, t, 0), kSeed + 1) + 1u)
+                  r.used_b != warpcost::pattern_word(near_word(block, t, 0), kSeed + 1) + 1u)
                 ++bad;
               lb.push_back(static_cast<double>(r.done_b - r.issue_b));
             }
