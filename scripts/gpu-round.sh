@@ -38,7 +38,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,te
 before=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
 
 for pilot in ${WARPCOST_ROUND_PILOT:-}; do
-  step "pilot $pilot" bash -c "set -o pipefail; nvcc -O3 -std=c++17 -arch=sm_90 -I. -o /tmp/warpcost-pilot pilots/$pilot/${pilot}_pilot.cu kernels/common/cuda_check.cpp && /tmp/warpcost-pilot | tee \"$OUT/pilot-$pilot.csv\""
+  step "pilot $pilot" bash -c "set -o pipefail; nvcc -O3 -std=c++17 -arch=sm_90 -I. -o /tmp/warpcost-pilot pilots/$pilot/${pilot}_pilot.cu kernels/common/cuda_check.cpp kernels/common/probe_kernels.cu core/statistics.cpp && /tmp/warpcost-pilot | tee \"$OUT/pilot-$pilot.csv\""
 done
 
 if [ "${WARPCOST_ROUND_SUITE_ONLY:-0}" = 1 ]; then

@@ -10,12 +10,13 @@
 // is checked against the host's pattern, outside the timing. Prints one CSV line per launch.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
 
+#include "core/statistics.hpp"
 #include "kernels/common/pattern.hpp"
+#include "kernels/common/probe_kernels.hpp"
 #include "pilots/pilot_main.hpp"
 
 namespace {
@@ -38,12 +39,6 @@ __host__ __device__ inline std::uint64_t far_word(unsigned block, int launch, in
 
 __host__ __device__ inline std::uint64_t near_word(unsigned block, int trial, int lane) {
   return (static_cast<std::uint64_t>(block) * kNearLinesPerBlock + trial) * 32 + lane;
-}
-
-__global__ void fill(std::uint32_t* words, std::uint64_t n, std::uint32_t seed) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::uint64_t{gridDim.x} * blockDim.x)
-    words[i] = warpcost::pattern_word(i, seed);
 }
 
 struct Record {
@@ -110,12 +105,8 @@ __global__ void return_order(const std::uint32_t* far, const std::uint32_t* near
     for (int t = 0; t < kTrials; ++t) mine[t].sm = sm;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return -1;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+// -1 where a mode has no such value (A alone has no B, B alone no A).
+double median(const std::vector<double>& v) { return v.empty() ? -1 : warpcost::analysis::median(v); }
 
 int run() {
   const auto dev = warpcost::pilots::device(true);
@@ -127,18 +118,15 @@ int run() {
   WARPCOST_CUDA(cudaMalloc(&far, far_words * 4));
   WARPCOST_CUDA(cudaMalloc(&near, near_words * 4));
   WARPCOST_CUDA(cudaMalloc(&out, records * sizeof(Record)));
-  fill<<<1024, 256>>>(far, far_words, kSeed);
-  WARPCOST_CUDA(cudaGetLastError());
-  fill<<<256, 256>>>(near, near_words, kSeed + 1);
-  WARPCOST_CUDA(cudaGetLastError());
+  warpcost::kernels::launch_fill_pattern(far, far_words, kSeed, nullptr);
+  warpcost::kernels::launch_fill_pattern(near, near_words, kSeed + 1, nullptr);
   // Push A's regions out of the L2 after the fill: write a buffer of 4x the L2 over it.
   int l2 = 0;
   WARPCOST_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   std::uint32_t* flush = nullptr;
   const std::uint64_t flush_words = std::uint64_t{4} * static_cast<std::uint64_t>(l2) / 4;
   WARPCOST_CUDA(cudaMalloc(&flush, flush_words * 4));
-  fill<<<1024, 256>>>(flush, flush_words, kSeed + 2);
-  WARPCOST_CUDA(cudaGetLastError());
+  warpcost::kernels::launch_fill_pattern(flush, flush_words, kSeed + 2, nullptr);
   WARPCOST_CUDA(cudaDeviceSynchronize());
   WARPCOST_CUDA(cudaFree(flush));
   std::printf("mode,width,warp_b,delay,records,lat_a_median,lat_b_median,issue_gap_median,"
