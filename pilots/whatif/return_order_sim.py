@@ -31,6 +31,7 @@ each simulation's, with its error.
 (--wide adds 24, 32, 48 and 64 warps/SM.) docs/models.md ("A scheduler whose loads complete in
 order") quotes its output for the H100 run 31f42062 and the H200 run ef58b233 (archived).
 """
+import argparse
 import csv
 import json
 import math
@@ -90,13 +91,13 @@ def sm_cycles(n_warps, burst, latency, sigma, in_order, policy, seed):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    locus = "--locus" in sys.argv
-    wide = "--wide" in sys.argv
-    policy = sys.argv[sys.argv.index("--policy") + 1] if "--policy" in sys.argv else "rr"
-    if policy in args:
-        args.remove(policy)
-    run = args[0]
+    parser = argparse.ArgumentParser(description="the return-order what-if (docstring above)")
+    parser.add_argument("run", help="a run folder holding bench.json and warpcost.csv")
+    parser.add_argument("--locus", action="store_true", help="add each point's probe latency rise to L")
+    parser.add_argument("--policy", choices=("rr", "gto"), default="rr")
+    parser.add_argument("--wide", action="store_true", help="W = 256 to 64 warps/SM too")
+    args = parser.parse_args()
+    run, locus, wide, policy = args.run, args.locus, args.wide, args.policy
     bench = json.load(open(f"{run}/bench.json"))
     f = next(b["sm_clock_hz"] for b in bench["benchmarks"] if b["name"].startswith("calibration/sm_clock"))
     probe, sigma = {}, None
