@@ -8,6 +8,10 @@
 // iteration. Each warp also records its loop's cycles (clock64), so the iteration time is read in
 // cycles without assuming a clock. Every thread's sum of loads is checked against a host replay for
 // 32 threads spread over the grid, outside the timed launches. Prints CSV.
+// private_regions (HA7, added before any of its data; a run-time argument, so both layouts run the
+// same machine code): each warp reads its own contiguous region (lane l of warp g reads elements
+// start_g + l, start_g + l + 32, ...) instead of the grid stride, so the warps do not sweep the
+// buffer together; a warp runs the same number of iterations either way.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,6 +31,13 @@ constexpr std::uint64_t kElements = kBytes / 16;
 constexpr std::uint32_t kSeed = 41;
 constexpr int kChains = 4;
 
+// Elements of a warp's own region (private_regions): the buffer split evenly over the grid's warps,
+// rounded up to whole iterations of 32 lanes (the last warp's region ends at the buffer's end).
+__host__ __device__ inline std::uint64_t private_chunk(std::uint64_t grid_threads) {
+  const std::uint64_t warps = grid_threads / 32;
+  return ((kElements + warps - 1) / warps + 31) / 32 * 32;
+}
+
 // Plain loads (no __restrict__: the suite's kernel does not use the read-only path either).
 // FoldFirst: the loop takes the suite's latency-probe branch shape (a branch on the iteration, never
 // taken: `never` is ~0), so the loaded value is folded before the join and the FFMAs come after it,
@@ -34,10 +45,14 @@ constexpr int kChains = 4;
 // it nvcc places most FFMAs between the load and the fold.
 template <int W, bool FoldFirst>
 __global__ void burst_stream(const uint4* data, std::uint32_t* sums, float* sides, long long* loop_cycles,
-                             unsigned* slots, long long stagger, unsigned long long never) {
+                             unsigned* slots, long long stagger, unsigned long long never, int private_regions) {
   extern __shared__ unsigned char residency_pin[];  // sized so that exactly the planned blocks fit an SM; never touched
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  const std::uint64_t threads = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   const std::uint64_t gid = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::uint64_t own = gid / 32 * private_chunk(threads);  // the warp's region's first element
+  const std::uint64_t stride = private_regions ? 32 : threads;
+  const std::uint64_t first = private_regions ? own + (gid & 31u) : gid;
+  const std::uint64_t end = private_regions && own + private_chunk(threads) < kElements ? own + private_chunk(threads) : kElements;
   unsigned slot = 0, sm = 0;
   asm volatile("mov.u32 %0, %%warpid;" : "=r"(slot));
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
@@ -52,7 +67,7 @@ __global__ void burst_stream(const uint4* data, std::uint32_t* sums, float* side
   std::uint32_t acc = 0;
   unsigned long long iteration = 0;
   const long long t0 = clock64();
-  for (std::uint64_t i = gid; i < kElements; i += stride, ++iteration) {
+  for (std::uint64_t i = first; i < end; i += stride, ++iteration) {
     std::uint32_t x;
     if (FoldFirst && iteration == never) {
       const uint4 v = __ldcg(&data[i]);
@@ -84,8 +99,8 @@ __global__ void fill(std::uint32_t* words, std::uint64_t count) {
 
 template <int W, bool F>
 void launch(unsigned blocks, unsigned threads, std::size_t shared, const uint4* data, std::uint32_t* sums, float* sides,
-            long long* cycles, unsigned* slots, long long stagger) {
-  burst_stream<W, F><<<blocks, threads, shared>>>(data, sums, sides, cycles, slots, stagger, ~0ull);
+            long long* cycles, unsigned* slots, long long stagger, int private_regions) {
+  burst_stream<W, F><<<blocks, threads, shared>>>(data, sums, sides, cycles, slots, stagger, ~0ull, private_regions);
 }
 
 template <int W, bool F>
@@ -105,14 +120,15 @@ int resident(unsigned threads, std::size_t shared) {
 struct Variant {
   int w;
   bool fold_first;
-  void (*launch)(unsigned, unsigned, std::size_t, const uint4*, std::uint32_t*, float*, long long*, unsigned*, long long);
+  int private_regions;
+  void (*launch)(unsigned, unsigned, std::size_t, const uint4*, std::uint32_t*, float*, long long*, unsigned*, long long, int);
   void (*pin)(std::size_t);
   int (*resident)(unsigned, std::size_t);
 };
 
 template <int W, bool F>
-Variant variant() {
-  return {W, F, launch<W, F>, pin_shared<W, F>, resident<W, F>};
+Variant variant(int private_regions = 0) {
+  return {W, F, private_regions, launch<W, F>, pin_shared<W, F>, resident<W, F>};
 }
 
 }  // namespace
@@ -123,9 +139,10 @@ int run() {
   const int sms = dev.sms;
   const cudaDeviceProp& prop = dev.prop;
   const std::size_t optin = prop.sharedMemPerBlockOptin;
-  // The overlapped kernels in both shapes; the fold-first ones (the suite's order) in the suite's shape.
+  // The overlapped kernels in both shapes; the fold-first ones (the suite's order) in the suite's
+  // shape, over the grid stride and (HA7) over each warp's private region.
   const Variant variants[] = {variant<0, false>(), variant<128, false>(), variant<256, false>(), variant<0, true>(),
-                              variant<256, true>()};
+                              variant<256, true>(),  variant<0, true>(1),   variant<256, true>(1)};
   for (const Variant& v : variants) v.pin(optin);
   uint4* data = nullptr;
   WARPCOST_CUDA(cudaMalloc(&data, kBytes));
@@ -144,13 +161,13 @@ int run() {
   WARPCOST_CUDA(cudaMalloc(&slots, most_threads / 32 * sizeof(unsigned)));
   std::printf("shape,fold_first,w,warps_per_sm,warps_per_scheduler,stagger_cycles,blocks_per_sm,resident_blocks,seconds,bytes,"
               "iterations_lane0,iteration_cycles_slowest,iteration_cycles_mean,most_warps_one_scheduler,"
-              "fewest_warps_one_scheduler\n");
+              "fewest_warps_one_scheduler,private_regions\n");
   int failures = 0;
   const int warps[] = {4, 5, 8, 12, 16};
   // shape 0: N one-warp blocks an SM (the suite's read_independent shape for N <= 32); 1: one block of N warps.
   for (int shape = 0; shape < 2; ++shape) {
     for (const Variant& var : variants) {
-      if (var.fold_first && shape != 0) continue;
+      if ((var.fold_first || var.private_regions) && shape != 0) continue;
       const int w = var.w;
       double lone_iteration = 0;  // cycles an iteration at 4 warps/SM, no stagger: sets the stagger
       for (const int n : warps) {
@@ -180,11 +197,12 @@ int run() {
           const long long stagger = staggered ? static_cast<long long>(lone_iteration / k) : 0;
           WARPCOST_CUDA(cudaMemset(sums, 0xFF, grid_threads * sizeof(std::uint32_t)));
           auto go = [&] {
-            var.launch(grid, threads, shared, data, sums, sides, cycles, slots, stagger);
+            var.launch(grid, threads, shared, data, sums, sides, cycles, slots, stagger, var.private_regions);
             WARPCOST_CHECK_LAUNCH("burst_stream");
           };
           const double s = median_kernel_seconds(go);
-          const std::uint64_t iterations = (kElements + grid_threads - 1) / grid_threads;
+          const std::uint64_t chunk = private_chunk(grid_threads);
+          const std::uint64_t iterations = var.private_regions ? chunk / 32 : (kElements + grid_threads - 1) / grid_threads;
           // Five more launches, each read back: the slowest warp's and the mean warp's loop cycles.
           std::vector<double> slowest, mean;
           std::vector<long long> c(grid_warps);
@@ -214,21 +232,25 @@ int run() {
           for (std::uint64_t i = 0; i < 32; ++i) {
             const std::uint64_t g = i * grid_threads / 32 + i;  // spread over the grid and the lanes
             std::uint32_t want = 0;
-            for (std::uint64_t e = g; e < kElements; e += grid_threads) {
+            const std::uint64_t first = var.private_regions ? g / 32 * chunk + g % 32 : g;
+            const std::uint64_t step = var.private_regions ? 32 : grid_threads;
+            const std::uint64_t end = var.private_regions ? std::min(g / 32 * chunk + chunk, kElements) : kElements;
+            for (std::uint64_t e = first; e < end; e += step) {
               want += warpcost::pattern_word(4 * e, kSeed) ^ warpcost::pattern_word(4 * e + 1, kSeed) ^
                       warpcost::pattern_word(4 * e + 2, kSeed) ^ warpcost::pattern_word(4 * e + 3, kSeed);
             }
             ok = ok && got[g] == want;
           }
           if (!ok) {
-            std::fprintf(stderr, "output check failed: shape %d, fold_first %d, w=%d, warps=%d, stagger=%lld\n", shape,
-                         var.fold_first ? 1 : 0, w, n, stagger);
+            std::fprintf(stderr, "output check failed: shape %d, fold_first %d, private %d, w=%d, warps=%d, stagger=%lld\n",
+                         shape, var.fold_first ? 1 : 0, var.private_regions, w, n, stagger);
             ++failures;
           }
           if (n == 4 && !staggered) lone_iteration = slowest[2];
-          std::printf("%s,%d,%d,%d,%d,%lld,%d,%d,%.9g,%llu,%llu,%.1f,%.1f,%d,%d\n", shape == 0 ? "one_warp_blocks" : "one_block",
+          std::printf("%s,%d,%d,%d,%d,%lld,%d,%d,%.9g,%llu,%llu,%.1f,%.1f,%d,%d,%d\n", shape == 0 ? "one_warp_blocks" : "one_block",
                       var.fold_first ? 1 : 0, w, n, k, stagger, blocks_per_sm, held, s, static_cast<unsigned long long>(kBytes),
-                      static_cast<unsigned long long>(iterations), slowest[2], mean[2], *most, *few);
+                      static_cast<unsigned long long>(iterations), slowest[2], mean[2], *most, *few,
+                      var.private_regions);
           std::fflush(stdout);
         }
       }
