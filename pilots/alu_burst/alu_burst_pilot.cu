@@ -161,7 +161,7 @@ int run() {
   WARPCOST_CUDA(cudaMalloc(&slots, most_threads / 32 * sizeof(unsigned)));
   std::printf("shape,fold_first,w,warps_per_sm,warps_per_scheduler,stagger_cycles,blocks_per_sm,resident_blocks,seconds,bytes,"
               "iterations_lane0,iteration_cycles_slowest,iteration_cycles_mean,most_warps_one_scheduler,"
-              "fewest_warps_one_scheduler,private_regions\n");
+              "fewest_warps_one_scheduler,private_regions,largest_slot\n");
   int failures = 0;
   const int warps[] = {4, 5, 8, 12, 16};
   // shape 0: N one-warp blocks an SM (the suite's read_independent shape for N <= 32); 1: one block of N warps.
@@ -220,9 +220,11 @@ int run() {
           std::vector<unsigned> sl(grid_warps);
           WARPCOST_CUDA(cudaMemcpy(sl.data(), slots, sl.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
           std::vector<int> per(static_cast<std::size_t>(sms) * 4, 0);
+          unsigned largest_slot = 0;  // the stagger is (slot / 4) x T1 / k: it means what it says for slots 0..N-1
           for (const unsigned v : sl) {
             const unsigned smid = v >> 8;
             if (smid < static_cast<unsigned>(sms)) ++per[smid * 4 + (v & 3u)];
+            largest_slot = std::max(largest_slot, v & 0xFFu);
           }
           const auto [few, most] = std::minmax_element(per.begin(), per.end());
           // The sums of the last launch against the host replay.
@@ -247,10 +249,10 @@ int run() {
             ++failures;
           }
           if (n == 4 && !staggered) lone_iteration = slowest[2];
-          std::printf("%s,%d,%d,%d,%d,%lld,%d,%d,%.9g,%llu,%llu,%.1f,%.1f,%d,%d,%d\n", shape == 0 ? "one_warp_blocks" : "one_block",
+          std::printf("%s,%d,%d,%d,%d,%lld,%d,%d,%.9g,%llu,%llu,%.1f,%.1f,%d,%d,%d,%u\n", shape == 0 ? "one_warp_blocks" : "one_block",
                       var.fold_first ? 1 : 0, w, n, k, stagger, blocks_per_sm, held, s, static_cast<unsigned long long>(kBytes),
                       static_cast<unsigned long long>(iterations), slowest[2], mean[2], *most, *few,
-                      var.private_regions);
+                      var.private_regions, largest_slot);
           std::fflush(stdout);
         }
       }
