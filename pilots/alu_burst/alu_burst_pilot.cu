@@ -7,7 +7,7 @@
 // (s / 4) x stagger cycles before its loop, so the warps of a scheduler start evenly spread over one
 // iteration. Each warp also records its loop's cycles (clock64), so the iteration time is read in
 // cycles without assuming a clock. Every thread's sum of loads is checked against a host replay for
-// 32 threads spread over the grid, outside the timed launches. Prints CSV.
+// 32 threads spread over the grid and the grid's last thread, outside the timed launches. Prints CSV.
 // private_regions (HA7, added before any of its data; a run-time argument, so both layouts run the
 // same machine code): each warp reads its own contiguous region (lane l of warp g reads elements
 // start_g + l, start_g + l + 32, ...) instead of the grid stride, so the warps do not sweep the
@@ -231,8 +231,9 @@ int run() {
           std::vector<std::uint32_t> got(grid_threads);
           WARPCOST_CUDA(cudaMemcpy(got.data(), sums, got.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
           bool ok = true;
-          for (std::uint64_t i = 0; i < 32; ++i) {
-            const std::uint64_t g = i * grid_threads / 32 + i;  // spread over the grid and the lanes
+          for (std::uint64_t i = 0; i <= 32; ++i) {
+            // spread over the grid and the lanes, and the last thread (the last warp's region is the short one)
+            const std::uint64_t g = i < 32 ? i * grid_threads / 32 + i : grid_threads - 1;
             std::uint32_t want = 0;
             const std::uint64_t first = var.private_regions ? g / 32 * chunk + g % 32 : g;
             const std::uint64_t step = var.private_regions ? 32 : grid_threads;
