@@ -11,7 +11,7 @@
 // private_regions (HA7, added before any of its data; a run-time argument, so both layouts run the
 // same machine code): each warp reads its own contiguous region (lane l of warp g reads elements
 // start_g + l, start_g + l + 32, ...) instead of the grid stride, so the warps do not sweep the
-// buffer together; a warp runs the same number of iterations either way.
+// buffer together; a warp runs the same number of iterations either way (but the last, whose region is short).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -52,7 +52,9 @@ __global__ void burst_stream(const uint4* data, std::uint32_t* sums, float* side
   const std::uint64_t own = gid / 32 * private_chunk(threads);  // the warp's region's first element
   const std::uint64_t stride = private_regions ? 32 : threads;
   const std::uint64_t first = private_regions ? own + (gid & 31u) : gid;
-  const std::uint64_t end = private_regions && own + private_chunk(threads) < kElements ? own + private_chunk(threads) : kElements;
+  // (one expression, as run at 00:19: naming own + chunk changed the compiled loop's registers)
+  const std::uint64_t end =
+      private_regions && own + private_chunk(threads) < kElements ? own + private_chunk(threads) : kElements;
   unsigned slot = 0, sm = 0;
   asm volatile("mov.u32 %0, %%warpid;" : "=r"(slot));
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
