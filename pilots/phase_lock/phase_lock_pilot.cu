@@ -33,8 +33,10 @@ constexpr int kChains = 4;
 constexpr int kRecorded = 512;  // iterations stamped a warp (each warp runs at least 993 at 16 warps/SM)
 constexpr unsigned kSavedSms = 32;
 
+constexpr unsigned kMostSms = 256;  // the rank counters' size (an SM id past it fails the run)
+
 struct WarpHeader {
-  std::uint32_t sm, warpid;
+  std::uint32_t sm, warpid;  // warpid: %warpid in the low 16 bits, the warp's rank among its scheduler's above
   std::uint64_t base;  // clock64 at the loop's start; the stamps are offsets from it
 };
 
@@ -47,7 +49,7 @@ __device__ __forceinline__ long long clock_now() {
 // stamps: [warp][kRecorded][2] offsets (issue, done) from the warp's base clock.
 template <int W>
 __global__ void stamped_stream(const uint4* data, std::uint32_t* sums, float* sides, std::uint32_t* stamps,
-                               WarpHeader* headers, long long stagger) {
+                               WarpHeader* headers, unsigned* ranks, long long stagger) {
   extern __shared__ std::uint32_t record[];  // 2 x kRecorded words used; the rest only pins the residency
   const std::uint64_t threads = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   const std::uint64_t gid = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -55,8 +57,13 @@ __global__ void stamped_stream(const uint4* data, std::uint32_t* sums, float* si
   unsigned slot = 0, sm = 0;
   asm volatile("mov.u32 %0, %%warpid;" : "=r"(slot));
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  if (stagger > 0) {  // warp slot s waits (s / 4) x stagger cycles: a scheduler's warps start spread out
-    const long long until = clock_now() + static_cast<long long>(slot / 4) * stagger;
+  // The warp's rank among the warps of its scheduler (%warpid mod 4) on its SM, in the order they got
+  // here; the r-th waits r x stagger cycles, so a scheduler's warps start spread out whatever their slots.
+  unsigned rank = 0;
+  if (lane0) rank = sm < kMostSms ? atomicAdd(&ranks[sm * 4 + (slot & 3u)], 1u) : 0xFFFFu;
+  rank = __shfl_sync(0xFFFFFFFFu, rank, 0);
+  if (stagger > 0) {
+    const long long until = clock_now() + static_cast<long long>(rank) * stagger;
     while (clock_now() < until) {
     }
   }
@@ -96,7 +103,7 @@ __global__ void stamped_stream(const uint4* data, std::uint32_t* sums, float* si
   for (int r = static_cast<int>(threadIdx.x & 31u); r < 2 * kRecorded; r += 32) {
     stamps[warp * 2 * kRecorded + r] = r < 2 * recorded ? record[r] : 0u;
   }
-  if (lane0) headers[warp] = {sm, slot, static_cast<std::uint64_t>(base)};
+  if (lane0) headers[warp] = {sm, (slot & 0xFFFFu) | (rank << 16), static_cast<std::uint64_t>(base)};
 }
 
 __global__ void fill(std::uint32_t* words, std::uint64_t count) {
@@ -113,8 +120,9 @@ struct Config {
 
 template <int W>
 void launch(unsigned blocks, std::size_t shared, const uint4* data, std::uint32_t* sums, float* sides, std::uint32_t* stamps,
-            WarpHeader* headers, long long stagger) {
-  stamped_stream<W><<<blocks, 32, shared>>>(data, sums, sides, stamps, headers, stagger);
+            WarpHeader* headers, unsigned* ranks, long long stagger) {
+  WARPCOST_CUDA(cudaMemsetAsync(ranks, 0, kMostSms * 4 * sizeof(unsigned)));
+  stamped_stream<W><<<blocks, 32, shared>>>(data, sums, sides, stamps, headers, ranks, stagger);
 }
 
 template <int W>
@@ -162,6 +170,8 @@ int run(int argc, char** argv) {
   float* sides = nullptr;
   std::uint32_t* stamps = nullptr;
   WarpHeader* headers = nullptr;
+  unsigned* ranks = nullptr;
+  WARPCOST_CUDA(cudaMalloc(&ranks, kMostSms * 4 * sizeof(unsigned)));
   WARPCOST_CUDA(cudaMalloc(&sums, most_threads * sizeof(std::uint32_t)));
   WARPCOST_CUDA(cudaMalloc(&sides, most_threads * sizeof(float)));
   WARPCOST_CUDA(cudaMalloc(&stamps, most_threads / 32 * 2 * kRecorded * sizeof(std::uint32_t)));
@@ -169,7 +179,8 @@ int run(int argc, char** argv) {
   std::printf("w,warps_per_sm,stagger_cycles,resident_blocks,seconds,bytes,iterations,median_period_cycles,saved_warps,largest_slot\n");
   int failures = 0;
   // The configurations, in this order: the lone warp of each scheduler sets the stagger (half its
-  // median period, read from its stamps) of the staggered run that follows.
+  // median period, read from its stamps) of the staggered run that follows (a scheduler's second warp,
+  // by arrival, starts that much after its first).
   const Config configs[] = {{256, 4, false}, {256, 8, false}, {256, 8, true}, {256, 16, false}, {0, 4, false}, {0, 8, false}};
   double lone_period = 0;
   for (const Config& cfg : configs) {
@@ -190,9 +201,9 @@ int run(int argc, char** argv) {
     WARPCOST_CUDA(cudaMemset(sums, 0xFF, grid_threads * sizeof(std::uint32_t)));
     auto go = [&] {
       if (cfg.w == 256) {
-        launch<256>(grid, shared, data, sums, sides, stamps, headers, stagger);
+        launch<256>(grid, shared, data, sums, sides, stamps, headers, ranks, stagger);
       } else {
-        launch<0>(grid, shared, data, sums, sides, stamps, headers, stagger);
+        launch<0>(grid, shared, data, sums, sides, stamps, headers, ranks, stagger);
       }
       WARPCOST_CHECK_LAUNCH("stamped_stream");
     };
@@ -204,12 +215,31 @@ int run(int argc, char** argv) {
     std::vector<WarpHeader> hd(grid_warps);
     WARPCOST_CUDA(cudaMemcpy(st.data(), stamps, st.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
     WARPCOST_CUDA(cudaMemcpy(hd.data(), headers, hd.size() * sizeof(WarpHeader), cudaMemcpyDeviceToHost));
+    // Exactly n warps on every SM, n / 4 on each scheduler (%warpid mod 4), each rank 0 .. n / 4 - 1 once.
+    std::vector<int> per(static_cast<std::size_t>(kMostSms) * 4, 0);
+    bool placed = true;
+    for (std::uint64_t g = 0; g < grid_warps; ++g) {
+      const unsigned r = hd[g].warpid >> 16;
+      placed = placed && hd[g].sm < kMostSms && r < static_cast<unsigned>(n / 4);
+      if (hd[g].sm < kMostSms) ++per[hd[g].sm * 4 + (hd[g].warpid & 3u)];
+    }
+    int used = 0;
+    for (std::size_t q = 0; q < per.size(); q += 4) {
+      if (per[q] + per[q + 1] + per[q + 2] + per[q + 3] == 0) continue;
+      ++used;
+      for (int r = 0; r < 4; ++r) placed = placed && per[q + static_cast<std::size_t>(r)] == n / 4;
+    }
+    if (!placed || used != sms) {
+      std::fprintf(stderr, "w=%d, %d warps/SM: the warps are not %d to an SM and %d to a scheduler on %d SMs (%d SMs used)\n",
+                   cfg.w, n, n, n / 4, sms, used);
+      ++failures;
+    }
     // Stamps: issue < done < next issue, every recorded iteration of every warp.
     bool sane = true;
     std::vector<double> periods;
     unsigned largest_slot = 0;
     for (std::uint64_t g = 0; g < grid_warps; ++g) {
-      largest_slot = std::max(largest_slot, hd[g].warpid);
+      largest_slot = std::max(largest_slot, hd[g].warpid & 0xFFFFu);
       const std::uint32_t* r = &st[g * 2 * kRecorded];
       for (int k = 0; k < kRecorded; ++k) {
         sane = sane && r[2 * k] < r[2 * k + 1] && (k == 0 || r[2 * k - 1] < r[2 * k]);
@@ -270,6 +300,7 @@ int run(int argc, char** argv) {
   WARPCOST_CUDA(cudaFree(sides));
   WARPCOST_CUDA(cudaFree(stamps));
   WARPCOST_CUDA(cudaFree(headers));
+  WARPCOST_CUDA(cudaFree(ranks));
   return warpcost::pilots::finish(failures);
 }
 

@@ -1,24 +1,27 @@
 #!/usr/bin/env python3
 """Applies the phase_lock pilot's decision (pilots/phase_lock/README.md, HA8) to its stamps file.
 
-  read_pilot.py STAMPS_FILE [PILOT_CSV]   the reading (PILOT_CSV: the pilot's stdout, for its output-check gate)
-  read_pilot.py --self-test               the decision on hand-built synthetic stamps
+  read_pilot.py STAMPS_FILE PILOT_CSV   the reading (PILOT_CSV: the pilot's stdout, for its output-check gate)
+  read_pilot.py --self-test             the decision on hand-built synthetic stamps
 
 Standard library only. The SASS gate stays by hand (README)."""
 import bisect
+import math
 import random
 import statistics
 import struct
 import sys
 
 FIRST, LAST = 64, 510  # read iterations k: FIRST <= k <= LAST (k + 1 must be stamped)
-MATCH = 400  # cycles: the nearest issue of the other warp must lie within this
+MATCH = 400  # cycles: the other warp's load nearest in issue must lie within this
+DELTA = 16  # cycles: the slack around a partner's burst window
+MIN_NULL_HITS = 200  # the coincidence ratio's null must rest on at least this many hits
 
 
 class Config:
     def __init__(self, w, warps_per_sm, stagger, warps):
         self.w, self.warps_per_sm, self.stagger = w, warps_per_sm, stagger
-        self.warps = warps  # list of (sm, warpid, issues[], arrivals[]) in absolute clocks
+        self.warps = warps  # list of (sm, slot, issues[], arrivals[], rank) in absolute clocks
 
 
 def load(path):
@@ -30,27 +33,40 @@ def load(path):
         at += 20
         warps = []
         for _ in range(saved):
-            sm, warpid, base = struct.unpack_from("<IIQ", data, at)
+            sm, word, base = struct.unpack_from("<IIQ", data, at)
             at += 16
             words = struct.unpack_from("<%dI" % (2 * recorded), data, at)
             at += 8 * recorded
-            warps.append((sm, warpid, [base + v for v in words[0::2]], [base + v for v in words[1::2]]))
+            warps.append((sm, word & 0xFFFF, [base + v for v in words[0::2]], [base + v for v in words[1::2]], word >> 16))
         configs.append(Config(w, n, stagger, warps))
     return configs
 
 
 def ordered(cfg):
     """Every stamp in order: issue < arrival < next issue."""
-    for _, _, s, a in cfg.warps:
+    for wp in cfg.warps:
+        s, a = wp[2], wp[3]
         for k in range(len(s)):
             if not s[k] < a[k] or (k + 1 < len(s) and not a[k] < s[k + 1]):
                 return False
     return True
 
 
+def placed(cfg):
+    """Every saved SM holds warps_per_sm warps, warps_per_sm / 4 on each %warpid mod 4."""
+    for warps in by_sm(cfg).values():
+        if len(warps) != cfg.warps_per_sm:
+            return False
+        for r in range(4):
+            if sum(1 for wp in warps if wp[1] % 4 == r) != cfg.warps_per_sm // 4:
+                return False
+    return bool(cfg.warps)
+
+
 def medians(cfg):
     bursts, periods = [], []
-    for _, _, s, a in cfg.warps:
+    for wp in cfg.warps:
+        s, a = wp[2], wp[3]
         for k in range(FIRST, LAST + 1):
             bursts.append(s[k + 1] - a[k])
             periods.append(a[k + 1] - a[k])
@@ -64,6 +80,17 @@ def by_sm(cfg):
     return sms
 
 
+def mates(cfg):
+    """(warp, its one partner): the other warp of its SM with the same %warpid mod 4, where there is exactly one."""
+    out = []
+    for warps in by_sm(cfg).values():
+        for wp in warps:
+            partners = [o for o in warps if o is not wp and o[1] % 4 == wp[1] % 4]
+            if len(partners) == 1:
+                out.append((wp, partners[0]))
+    return out
+
+
 def nearest(sorted_values, x):
     i = bisect.bisect_left(sorted_values, x)
     best = None
@@ -73,29 +100,47 @@ def nearest(sorted_values, x):
     return best
 
 
-def collision(cfg, S, ks=(FIRST, LAST)):
-    """Mean of max(0, S - |a_k - a'|) over the read arrivals of warps with exactly one partner (the other
-    warp of the SM with the same %warpid mod 4); a' the partner's nearest arrival. Returns (C, warps read,
-    warps left out)."""
-    total, count, read, left = 0.0, 0, 0, 0
-    for warps in by_sm(cfg).values():
-        for wp in warps:
-            partners = [o for o in warps if o is not wp and o[1] % 4 == wp[1] % 4]
-            if len(partners) != 1:
-                left += 1
-                continue
-            read += 1
-            other = partners[0][3]
-            for k in range(ks[0], ks[1] + 1):
-                total += max(0.0, S - abs(wp[3][k] - nearest(other, wp[3][k])))
-                count += 1
-    return (total / count if count else float("nan")), read, left
+def collision(pairs, S, ks=(FIRST, LAST)):
+    """Mean of max(0, S - |a_k - a'|) over the read arrivals of each warp; a' its partner's nearest arrival."""
+    total, count = 0.0, 0
+    for wp, other in pairs:
+        for k in range(ks[0], ks[1] + 1):
+            total += max(0.0, S - abs(wp[3][k] - nearest(other[3], wp[3][k])))
+            count += 1
+    return total / count if count else float("nan")
+
+
+def in_burst(wp, other, shift, ks):
+    """Arrivals a_k of wp that lie in a burst window [a'_m - DELTA, s'_{m+1} + DELTA] of `other`, its stamps
+    moved by `shift` cycles. Returns (hits, arrivals)."""
+    a2 = [t + shift for t in other[3]]
+    s2 = other[2]
+    hits = 0
+    for k in range(ks[0], ks[1] + 1):
+        x = wp[3][k]
+        m = bisect.bisect_right(a2, x + DELTA) - 1
+        if 0 <= m and m + 1 < len(s2) and x <= s2[m + 1] + shift + DELTA:
+            hits += 1
+    return hits, ks[1] - ks[0] + 1
+
+
+def burst_ratio(pairs, P, ks=(FIRST, LAST)):
+    """rho_F: the share of arrivals inside the partner's burst window, over the same share with the partner
+    moved by P/4, P/2 and 3P/4 (the mean of the three). Returns (rho_F, share, null share)."""
+    hits = null = count = 0
+    for wp, other in pairs:
+        h, n = in_burst(wp, other, 0, ks)
+        hits += h
+        count += n
+        for f in (0.25, 0.5, 0.75):
+            null += in_burst(wp, other, f * P, ks)[0] / 3
+    if count == 0 or null == 0:
+        return float("nan"), 0.0, 0.0
+    return hits / null, hits / count, null / count
 
 
 def release_slope(cfg, same_scheduler=False):
-    """Least-squares slope of the latency difference on the issue difference, pairs of warps of one SM
-    (different schedulers, or the same with same_scheduler), each read iteration of the first against the
-    second's load nearest in issue (within MATCH cycles). Returns (beta, pairs)."""
+    """Least-squares slope of the latency difference on the issue difference (printed only)."""
     xs, ys = [], []
     for warps in by_sm(cfg).values():
         for i in range(len(warps)):
@@ -103,19 +148,11 @@ def release_slope(cfg, same_scheduler=False):
                 a, b = warps[i], warps[j]
                 if (a[1] % 4 == b[1] % 4) != same_scheduler:
                     continue
-                order = sorted(range(len(b[2])), key=lambda m: b[2][m])
-                issues = [b[2][m] for m in order]
                 for k in range(FIRST, LAST + 1):
-                    x = a[2][k]
-                    pos = bisect.bisect_left(issues, x)
-                    best = None
-                    for p in (pos - 1, pos):
-                        if 0 <= p < len(issues) and (best is None or abs(issues[p] - x) < abs(issues[best] - x)):
-                            best = p
-                    if best is None or abs(issues[best] - x) > MATCH:
+                    m = match(a, b, k)
+                    if m is None:
                         continue
-                    m = order[best]
-                    xs.append(b[2][m] - x)
+                    xs.append(b[2][m] - a[2][k])
                     ys.append((b[3][m] - b[2][m]) - (a[3][k] - a[2][k]))
     if len(xs) < 2:
         return float("nan"), len(xs)
@@ -125,38 +162,50 @@ def release_slope(cfg, same_scheduler=False):
     return (sxy / sxx if sxx else float("nan")), len(xs)
 
 
-def coincidence(cfg, apart=50, within=8, shift=37):
-    """Pairs of warps of one SM with different schedulers, each read iteration k of the first against the
-    second's load m nearest in issue, kept if apart <= |issue gap| <= MATCH: the share whose arrivals lie
-    within `within` cycles of each other, over the same share with the second's latency taken from its
-    iteration m' = m shifted by `shift` within the read range (the same issue gaps, latencies unrelated).
-    Returns (kappa, observed share, null share, pairs)."""
-    span = LAST - FIRST + 1
-    hits = null_hits = pairs = 0
-    for warps in by_sm(cfg).values():
+def match(a, b, k):
+    """b's read iteration whose issue is nearest a's issue k, if within MATCH cycles (a warp's issues increase)."""
+    x = a[2][k]
+    pos = bisect.bisect_left(b[2], x)
+    best = None
+    for p in (pos - 1, pos):
+        if FIRST <= p <= LAST and (best is None or abs(b[2][p] - x) < abs(b[2][best] - x)):
+            best = p
+    if best is None or abs(b[2][best] - x) > MATCH:
+        return None
+    return best
+
+
+def coincidence(cfg, sms=None, apart=50, within=8):
+    """kappa: pairs of warps of one SM with different schedulers, each read iteration k of the first against
+    the second's read load m nearest in issue, kept if apart <= |issue gap| <= MATCH: the share whose arrivals
+    lie within `within` cycles of each other, over the same share with the second's latency taken from its
+    neighbouring loads m - 2, m - 1, m + 1, m + 2 (those in the read range; the same issue gap, a latency of a
+    moment one or two periods away). Returns (kappa, share, null share, pairs, null hits)."""
+    hits = pairs = 0
+    null_hits = null_trials = 0
+    for sm, warps in by_sm(cfg).items():
+        if sms is not None and sm not in sms:
+            continue
         for i in range(len(warps)):
             for j in range(i + 1, len(warps)):
                 a, b = warps[i], warps[j]
                 if a[1] % 4 == b[1] % 4:
                     continue
                 for k in range(FIRST, LAST + 1):
-                    x = a[2][k]
-                    pos = bisect.bisect_left(b[2], x)  # a warp's issues increase
-                    best = None
-                    for p in (pos - 1, pos):
-                        if FIRST <= p <= LAST and (best is None or abs(b[2][p] - x) < abs(b[2][best] - x)):
-                            best = p
-                    if best is None or not apart <= abs(b[2][best] - x) <= MATCH:
+                    m = match(a, b, k)
+                    if m is None or abs(b[2][m] - a[2][k]) < apart:
                         continue
                     pairs += 1
-                    gap = b[2][best] - x
+                    gap = b[2][m] - a[2][k]
                     la = a[3][k] - a[2][k]
-                    hits += abs(gap + (b[3][best] - b[2][best]) - la) <= within
-                    m = FIRST + (best - FIRST + shift) % span
-                    null_hits += abs(gap + (b[3][m] - b[2][m]) - la) <= within
+                    hits += abs(gap + (b[3][m] - b[2][m]) - la) <= within
+                    for d in (-2, -1, 1, 2):
+                        if FIRST <= m + d <= LAST:
+                            null_trials += 1
+                            null_hits += abs(gap + (b[3][m + d] - b[2][m + d]) - la) <= within
     if pairs == 0 or null_hits == 0:
-        return float("nan"), 0.0, 0.0, pairs
-    return hits / null_hits, hits / pairs, null_hits / pairs, pairs
+        return float("nan"), 0.0, 0.0, pairs, null_hits
+    return (hits / pairs) / (null_hits / null_trials), hits / pairs, null_hits / null_trials, pairs, null_hits
 
 
 def find(configs, w, n, staggered):
@@ -166,31 +215,38 @@ def find(configs, w, n, staggered):
     return None
 
 
-def decide(rho, kappa):
-    if rho <= 1.3:
-        return "no convoy: a scheduler's two warps meet as random phases would have them"
-    if rho < 2:
-        return "undecided (1.3 < rho_C < 2)"
-    if kappa >= 2:
-        return "convoy, brought together by the memory (HA8 explains)"
-    if kappa <= 1.2:
-        return "convoy, not by a release seen across schedulers"
-    return "convoy; its cause undecided"
+def side(x, high, low):
+    """'high' if x >= high, 'low' if x <= low, else 'between' ('between' for NaN too)."""
+    if x != x:
+        return "between"
+    return "high" if x >= high else "low" if x <= low else "between"
 
 
-def read(configs, csv_text=None, out=print):
+def decide(kappas8, kappas4):
+    """The README's table. kappasN: (all SMs, even SMs, odd SMs), each (kappa, null hits), at 8 and 4 warps/SM."""
+    every = list(kappas8) + list(kappas4)
+    enough = all(h >= (MIN_NULL_HITS if i % 3 == 0 else MIN_NULL_HITS / 2) for i, (_, h) in enumerate(every))
+    sides = {side(k, 2, 1.2) for k, _ in every}
+    if enough and sides == {"high"}:
+        return "release present: loads issued apart come back together (HA8 explains)"
+    if enough and sides == {"low"}:
+        return "release ruled out: loads issued 50-400 cycles apart come back within 8 cycles no more than chance"
+    return "undecided (kappa between its bounds, its halves disagree or too few null hits)"
+
+
+def read(configs, csv_text, out=print):
     """The reading; returns (gates_ok, verdict or None)."""
     ok = True
-    if csv_text is not None:
-        checks = [l for l in csv_text.splitlines() if l.startswith("# output checks failed:")]
-        failed = checks and checks[-1].split(":")[1].strip() == "0"
-        out("gate: output checks: %s" % (checks[-1] if checks else "no line"))
-        ok = ok and bool(failed)
+    checks = [l for l in (csv_text or "").splitlines() if l.startswith("# output checks failed:")]
+    passed = bool(checks) and checks[-1].split(":")[1].strip() == "0"
+    out("gate: output checks: %s" % (checks[-1] if checks else "no line (no pilot CSV read)"))
+    ok = ok and passed
     for c in configs:
-        good = ordered(c)
-        out("config W=%d, %d warps/SM, stagger %d: %d warps saved, stamps in order: %s"
-            % (c.w, c.warps_per_sm, c.stagger, len(c.warps), "yes" if good else "NO"))
-        ok = ok and good
+        good, where = ordered(c), placed(c)
+        out("config W=%d, %d warps/SM, stagger %d: %d warps saved, stamps in order: %s, %d a SM and %d a scheduler: %s"
+            % (c.w, c.warps_per_sm, c.stagger, len(c.warps), "yes" if good else "NO", c.warps_per_sm,
+               c.warps_per_sm // 4, "yes" if where else "NO"))
+        ok = ok and good and where
     lone, pair = find(configs, 256, 4, False), find(configs, 256, 8, False)
     if lone is None or pair is None:
         out("gate: the W = 256 runs at 4 and 8 warps/SM are missing")
@@ -202,41 +258,51 @@ def read(configs, csv_text=None, out=print):
     if E < 100:
         out("gate: E = %.1f < 100 cycles: this kernel does not carry the second warp's cost" % E)
         ok = False
-    expected = S * S / P
-    C, read_warps, left = collision(pair, S)
-    rho = C / expected
-    kappa, seen, null, pairs = coincidence(pair)
-    beta, bpairs = release_slope(pair)
-    out("C %.1f cycles against S^2/P %.1f: rho_C %.2f (%d warps read, %d without exactly one partner)"
-        % (C, expected, rho, read_warps, left))
-    out("kappa (different schedulers, issued 50-400 apart, arrived within 8) %.2f: %.4f against %.4f over %d pairs"
-        % (kappa, seen, null, pairs))
-    out("beta (different schedulers, printed only) %.3f over %d pairs" % (beta, bpairs))
+    kappas = {}
+    for cfg, n in ((pair, 8), (lone, 4)):
+        sms = sorted(by_sm(cfg))
+        kappas[n] = []
+        for name, chosen in (("all SMs", None), ("even SMs", set(sms[0::2])), ("odd SMs", set(sms[1::2]))):
+            kappa, seen, base, count, null_hits = coincidence(cfg, chosen)
+            kappas[n].append((kappa, null_hits))
+            out("kappa (%d warps/SM, %s; different schedulers, issued 50-400 apart, arrived within 8) %.2f: %.4f "
+                "against %.4f over %d pairs, %d null hits" % (n, name, kappa, seen, base, count, null_hits))
     beside(configs, S, out)
     if not ok:
         out("reading: undecided (a gate failed)")
         return False, None
-    verdict = decide(rho, kappa)
+    verdict = decide(kappas[8], kappas[4])
     out("reading: " + verdict)
     return True, verdict
 
 
 def beside(configs, S, out):
-    """What the README reads beside the decision, not deciding."""
+    """What the README reads beside the decision, not deciding: where a scheduler's two warps meet."""
+    lone, pair = find(configs, 256, 4, False), find(configs, 256, 8, False)
+    _, P = medians(pair)
+    lat = lambda cfg: statistics.median(wp[3][k] - wp[2][k] for wp in cfg.warps for k in range(FIRST, LAST + 1))
+    burst = lambda cfg: medians(cfg)[0]
+    out("8 against 4 warps/SM: median burst %+.1f cycles (stretched: shared issue), median latency %+.1f (waiting "
+        "behind the partner's burst, or the memory)" % (burst(pair) - S, lat(pair) - lat(lone)))
+    pairs = mates(pair)
+    rho_f, share, null = burst_ratio(pairs, P)
+    C = collision(pairs, S)
+    out("rho_F %.2f: %.4f of arrivals in the partner's burst window against %.4f moved by P/4, P/2, 3P/4 (%d warps "
+        "paired); C %.1f cycles against S^2/P %.1f: rho_C %.2f" % (rho_f, share, null, len(pairs), C, S * S / P, C / (S * S / P)))
     st = find(configs, 256, 8, True)
     if st is not None:
         _, Pst = medians(st)
         for ks in ((0, 15), (16, 63), (FIRST, LAST)):
-            C, _, _ = collision(st, S, ks)
-            out("staggered (%d cycles), iterations %d-%d: C %.1f, rho_C %.2f" % (st.stagger, ks[0], ks[1], C, C / (S * S / Pst)))
-    pair = find(configs, 256, 8, False)
+            C = collision(mates(st), S, ks)
+            r = burst_ratio(mates(st), Pst, ks)[0]
+            out("staggered (%d cycles), iterations %d-%d: rho_F %.2f, C %.1f, rho_C %.2f"
+                % (st.stagger, ks[0], ks[1], r, C, C / (S * S / Pst)))
+    b, n = release_slope(pair)
+    out("beta (different schedulers, 8 warps/SM) %.3f over %d pairs" % (b, n))
     b, n = release_slope(pair, same_scheduler=True)
     out("beta (same scheduler, 8 warps/SM) %.3f over %d pairs" % (b, n))
-    lone = find(configs, 256, 4, False)
     b, n = release_slope(lone)
     out("beta (4 warps/SM) %.3f over %d pairs" % (b, n))
-    kappa, seen, null, n = coincidence(lone)
-    out("kappa (4 warps/SM) %.2f: %.4f against %.4f over %d pairs" % (kappa, seen, null, n))
     z4, z8 = find(configs, 0, 4, False), find(configs, 0, 8, False)
     if z4 is not None and z8 is not None:
         out("W = 0: median period %.1f at 4 warps/SM, %.1f at 8 (step %.1f)" % (medians(z4)[1], medians(z8)[1],
@@ -244,108 +310,134 @@ def beside(configs, S, out):
     sixteen = find(configs, 256, 16, False)
     if sixteen is not None:
         _, P16 = medians(sixteen)
-        total, count = 0.0, 0
+        hits = null = 0
         for warps in by_sm(sixteen).values():
             for wp in warps:
-                others = sorted(t for o in warps if o is not wp and o[1] % 4 == wp[1] % 4 for t in o[3])
-                if not others:
-                    continue
-                for k in range(FIRST, LAST + 1):
-                    total += max(0.0, S - abs(wp[3][k] - nearest(others, wp[3][k])))
-                    count += 1
-        if count:
-            partners = 3
-            out("16 warps/SM: C %.1f against %d S^2/P %.1f (printed only)" % (total / count, partners, partners * S * S / P16))
+                for o in warps:
+                    if o is wp or o[1] % 4 != wp[1] % 4:
+                        continue
+                    hits += in_burst(wp, o, 0, (FIRST, LAST))[0]
+                    null += sum(in_burst(wp, o, f * P16, (FIRST, LAST))[0] for f in (0.25, 0.5, 0.75)) / 3
+        if null:
+            out("16 warps/SM: rho_F over each same-scheduler pair %.2f; median period %.1f" % (hits / null, P16))
 
 
 # ---- self-test: hand-built stamps whose reading is known ----
 
-def synth(kind, w, n, stagger=0, seed=1, period=None):
-    """Stamps for 4 SMs: lone period 1000 (S = 230), paired period 1150. kind: 'random' (each warp's phase
-    uniform, latencies independent), 'convoy' (a scheduler's warps arrive within +-10 cycles of each other,
-    latencies independent), 'release' (each SM holds its loads due in windows of 600 cycles, about one every
-    1200, and releases them together at the window's end: loads issued apart come back together), 'disorder'
-    (random, one arrival after its next issue). Release gives each warp its own phase; its bunching of a
-    scheduler's pair comes from the release grid alone."""
+def synth(kind, w, n, stagger=0, seed=1, period=None, slot=None, jitter=150):
+    """Stamps for 4 SMs: lone period 1000 (S = 230), paired period 1150, each latency with a Gaussian jitter
+    (150 cycles: the probe's spread). kind: 'random' (latencies independent), 'convoy' (a scheduler's second
+    warp follows its first within +-10 cycles, no release), 'release' (each SM holds its loads due in windows
+    of 600 cycles, about one every 1200, and releases them together at the window's end), 'drift' (random,
+    with a slow swing of +-150 cycles in every latency of the SM), 'disorder' (random, one arrival after its
+    next issue). slot(warp) gives the %warpid (default: the warp's index)."""
     rng = random.Random(seed)
     recorded = 512
     period = period or (1000 if n == 4 else 1150)
     burst = 230 if w == 256 else 8
     warps = []
     for sm in range(4):
-        holds, h = [0.0], 0.0  # the SM's hold windows [h, h + 600), about one every 1200 cycles
+        holds, h = [0.0], 0.0
         while h < 10000 + 600 * period:
             h += 600 + rng.expovariate(1 / 600)
             holds.append(h)
         leader = {}
         for warpid in range(n):
             sched = warpid % 4
+            sl = slot(warpid) if slot else warpid
             s, a = [], []
-            if kind == "convoy" and sched in leader:  # follows its scheduler's first warp within +-10 cycles
+            if kind == "convoy" and sched in leader:
                 for ls, la in zip(*leader[sched]):
                     d = rng.uniform(-10, 10)
                     s.append(int(ls + d))
                     a.append(int(la + d))
-                warps.append((sm, warpid, s, a))
+                warps.append((sm, sl, s, a, 1))
                 continue
             t = 10000 + rng.uniform(0, period)
             for k in range(recorded):
                 issue = t
-                arrive = issue + (period - burst) + rng.gauss(0, 20)
-                if kind == "release":  # a load due inside one of the SM's holds arrives at the hold's end
+                arrive = issue + (period - burst) + max(-500.0, rng.gauss(0, jitter))
+                if kind == "drift":
+                    arrive += 150 * math.sin(issue / 40000.0 + sm)
+                if kind == "release":
                     h = holds[bisect.bisect_right(holds, arrive) - 1]
                     if h <= arrive < h + 600:
                         arrive = h + 600 + rng.uniform(0, 4)
                 s.append(int(issue))
                 a.append(int(arrive))
-                t = arrive + burst + (rng.uniform(0, 40) + (150 if n == 8 else 0) if kind == "release" else 0)
-            leader[sched] = (s, a)
+                t = arrive + burst
             if kind == "disorder" and sm == 0 and warpid == 0:
                 a[100] = s[101] + 5
-            warps.append((sm, warpid, s, a))
+            leader[sched] = (s, a)
+            warps.append((sm, sl, s, a, 0))
     return Config(w, n, stagger, warps)
+
+
+GOOD_CSV = "w,x\n# output checks failed: 0\n"
 
 
 def self_test():
     failures = 0
 
-    def expect(name, configs, want_ok, want_prefix):
+    def check(name, good, detail):
         nonlocal failures
+        print("%s: %s (%s)" % (name, "ok" if good else "FAILED", detail))
+        failures += 0 if good else 1
+
+    def expect(name, configs, want_ok, want_prefix, csv=GOOD_CSV):
         lines = []
-        ok, verdict = read(configs, out=lines.append)
+        ok, verdict = read(configs, csv, out=lines.append)
         good = ok == want_ok and (want_prefix is None or (verdict or "").startswith(want_prefix))
-        print("%s: %s (%s)" % (name, "ok" if good else "FAILED", verdict))
+        check(name, good, verdict)
         if not good:
-            failures += 1
             print("\n".join("   " + l for l in lines))
 
-    expect("random phases", [synth("random", 256, 4), synth("random", 256, 8)], True, "no convoy")
-    expect("convoy", [synth("convoy", 256, 4), synth("convoy", 256, 8)], True, "convoy, not by a release")
-    expect("release", [synth("release", 256, 4), synth("release", 256, 8)], True, "convoy, brought together")
+    def runs(kind, **kw):
+        return [synth(kind, 256, 4, **kw), synth(kind, 256, 8, **kw), synth(kind, 256, 8, stagger=500, seed=3, **kw)]
+
+    expect("random phases", runs("random"), True, "release ruled out")
+    expect("a convoy without a release", runs("convoy"), True, "release ruled out")
+    expect("release", runs("release"), True, "release present")
+    expect("release at 8 warps/SM only", [synth("random", 256, 4)] + runs("release")[1:], True, "undecided")
+    expect("slow latency drift, no release", runs("drift"), True, "release ruled out")
+    expect("tight latencies: too few coincidences", runs("random", jitter=5), True, "undecided")
+    expect("slots 2w: no scheduler pairs", runs("random", slot=lambda w: 2 * w), False, None)
     expect("stamps out of order", [synth("random", 256, 4), synth("disorder", 256, 8)], False, None)
     expect("E under its gate", [synth("random", 256, 4), synth("random", 256, 8, period=1060)], False, None)
-    # The output-check gate from the pilot's stdout.
-    lines = []
-    ok, _ = read([synth("random", 256, 4), synth("random", 256, 8)], csv_text="w,x\n# output checks failed: 1\n",
-                 out=lines.append)
-    print("output check failed: %s" % ("ok" if not ok else "FAILED"))
-    failures += 0 if not ok else 1
+    expect("output check failed", runs("random"), False, None, csv="w,x\n# output checks failed: 1\n")
+    expect("no pilot CSV", runs("random"), False, None, csv=None)
+    # Hand-worked kappa: A issues at 1000k (latency 800), B 100 cycles later, latency 700 on even k (arriving
+    # with A) and 900 on odd k. Observed: the 224 even k of 64..510 of 447. Null (B's latency from m - 2, m - 1,
+    # m + 1, m + 2 inside 64..510): even k hit on m +- 2, odd k on m +- 1; 1788 trials less 6 at the edges
+    # (k = 64, 65, 509, 510 lose 2, 1, 1, 2), hits 443 x 2 + 1 + 2 + 2 + 1 = 892.
+    sa = [1000 * k for k in range(512)]
+    sb = [1000 * k + 100 for k in range(512)]
+    A = (0, 0, sa, [x + 800 for x in sa], 0)
+    B = (0, 1, sb, [x + (700 if k % 2 == 0 else 900) for k, x in enumerate(sb)], 0)
+    kappa, seen, null, pairs, hits = coincidence(Config(256, 8, 0, [A, B]))
+    want = (224 / 447) / (892 / 1782)
+    check("kappa by hand (%.6f)" % want, abs(kappa - want) < 1e-12 and pairs == 447 and hits == 892,
+          "%.6f, %d pairs, %d null hits" % (kappa, pairs, hits))
     # Hand-worked collision: partner exactly S/2 behind every arrival gives C = S/2.
-    a = [0 + 1000 * k for k in range(512)]
+    a = [1000 * k for k in range(512)]
     b = [115 + 1000 * k for k in range(512)]
-    cfg = Config(256, 8, 0, [(0, 0, [x - 700 for x in a], a), (0, 4, [x - 700 for x in b], b)])
-    C, _, _ = collision(cfg, 230)
-    print("collision by hand (115 of 230): %s (%.1f)" % ("ok" if abs(C - 115) < 1e-9 else "FAILED", C))
-    failures += 0 if abs(C - 115) < 1e-9 else 1
+    one = (0, 0, [x - 700 for x in a], a, 0)
+    two = (0, 4, [x - 700 for x in b], b, 1)
+    C = collision([(one, two)], 230)
+    check("collision by hand (115 of 230)", abs(C - 115) < 1e-9, "%.1f" % C)
+    # Hand-worked in-burst share: two's burst is [115 + 1000k, 415 + 1000k] (its next issue at 1000(k+1) - 585):
+    # one's arrivals at 1000k lie outside (115 - 16 > 0); moved by 250 the window is [365, 665]: outside; by 500
+    # [615, 915]: outside; by 750 [865, 1165]: 1000 inside.
+    h0, n0 = in_burst(one, two, 0, (FIRST, LAST))
+    hs = [in_burst(one, two, sh, (FIRST, LAST))[0] for sh in (250, 500, 750)]
+    check("in-burst share by hand (0; 0, 0, all)", h0 == 0 and hs[0] == 0 and hs[1] == 0 and hs[2] == n0,
+          "%d; %s of %d" % (h0, hs, n0))
     # Hand-worked slope: the second's latency shorter by exactly its issue lag gives beta = -1.
     s1 = [1000 * k for k in range(512)]
     s2 = [1000 * k + 50 + (k % 7) * 20 for k in range(512)]
-    a1 = [x + 800 for x in s1]
-    a2 = [1000 * k + 800 for k in range(512)]
-    cfg = Config(256, 8, 0, [(0, 0, s1, a1), (0, 1, s2, a2)])
+    cfg = Config(256, 8, 0, [(0, 0, s1, [x + 800 for x in s1], 0), (0, 1, s2, [1000 * k + 800 for k in range(512)], 0)])
     beta, _ = release_slope(cfg)
-    print("slope by hand (-1): %s (%.3f)" % ("ok" if abs(beta + 1) < 1e-9 else "FAILED", beta))
-    failures += 0 if abs(beta + 1) < 1e-9 else 1
+    check("slope by hand (-1)", abs(beta + 1) < 1e-9, "%.3f" % beta)
     print("self-test: %d failed" % failures)
     return 1 if failures else 0
 
@@ -353,10 +445,11 @@ def self_test():
 def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
-    if len(sys.argv) not in (2, 3):
+    if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    csv_text = open(sys.argv[2]).read() if len(sys.argv) == 3 else None
+    with open(sys.argv[2]) as f:
+        csv_text = f.read()
     ok, _ = read(load(sys.argv[1]), csv_text)
     return 0 if ok else 1
 
