@@ -30,7 +30,7 @@ constexpr std::uint64_t kBytes = std::uint64_t{1} << 30;
 constexpr std::uint64_t kElements = kBytes / 16;
 constexpr std::uint32_t kSeed = 47;
 constexpr int kChains = 4;
-constexpr int kRecorded = 512;  // iterations stamped a warp (each warp runs at least 993 at 16 warps/SM)
+constexpr int kRecorded = 512;  // iterations stamped a warp (each warp runs at least 992 at 16 warps/SM)
 constexpr unsigned kSavedSms = 32;
 
 constexpr unsigned kMostSms = 256;  // the rank counters' size (an SM id past it fails the run)
@@ -39,6 +39,7 @@ struct WarpHeader {
   std::uint32_t sm, warpid;  // warpid: %warpid in the low 16 bits, the warp's rank among its scheduler's above
   std::uint64_t base;  // clock64 at the loop's start; the stamps are offsets from it
 };
+static_assert(sizeof(WarpHeader) == 16, "read_pilot.py reads a 16-byte header (u32, u32, u64)");
 
 __device__ __forceinline__ long long clock_now() {
   long long t;
@@ -62,10 +63,9 @@ __global__ void stamped_stream(const uint4* data, std::uint32_t* sums, float* si
   unsigned rank = 0;
   if (lane0) rank = sm < kMostSms ? atomicAdd(&ranks[sm * 4 + (slot & 3u)], 1u) : 0xFFFFu;
   rank = __shfl_sync(0xFFFFFFFFu, rank, 0);
-  if (stagger > 0) {
+  if (stagger > 0) {  // sleeps in short naps, so the waiting warp hardly takes its scheduler's issue slots
     const long long until = clock_now() + static_cast<long long>(rank) * stagger;
-    while (clock_now() < until) {
-    }
+    while (clock_now() < until) __nanosleep(32);
   }
   float side[kChains];
 #pragma unroll
@@ -176,7 +176,7 @@ int run(int argc, char** argv) {
   WARPCOST_CUDA(cudaMalloc(&sides, most_threads * sizeof(float)));
   WARPCOST_CUDA(cudaMalloc(&stamps, most_threads / 32 * 2 * kRecorded * sizeof(std::uint32_t)));
   WARPCOST_CUDA(cudaMalloc(&headers, most_threads / 32 * sizeof(WarpHeader)));
-  std::printf("w,warps_per_sm,stagger_cycles,resident_blocks,seconds,bytes,iterations,median_period_cycles,saved_warps,largest_slot\n");
+  std::printf("w,warps_per_sm,stagger_cycles,resident_blocks,seconds,bytes,iterations,median_period_cycles,mean_period_cycles,saved_warps,largest_slot\n");
   int failures = 0;
   // The configurations, in this order: the lone warp of each scheduler sets the stagger (half its
   // median period, read from its stamps) of the staggered run that follows (a scheduler's second warp,
@@ -237,13 +237,19 @@ int run(int argc, char** argv) {
     // Stamps: issue < done < next issue, every recorded iteration of every warp.
     bool sane = true;
     std::vector<double> periods;
+    double period_sum = 0;  // the mean period, as the alu_burst pilot's iteration_cycles_mean reads it
+    std::uint64_t period_count = 0;
     unsigned largest_slot = 0;
     for (std::uint64_t g = 0; g < grid_warps; ++g) {
       largest_slot = std::max(largest_slot, hd[g].warpid & 0xFFFFu);
       const std::uint32_t* r = &st[g * 2 * kRecorded];
       for (int k = 0; k < kRecorded; ++k) {
         sane = sane && r[2 * k] < r[2 * k + 1] && (k == 0 || r[2 * k - 1] < r[2 * k]);
-        if (k >= 64 && k + 1 < kRecorded) periods.push_back(static_cast<double>(r[2 * k + 3]) - r[2 * k + 1]);
+        if (k >= 64 && k + 1 < kRecorded) {
+          periods.push_back(static_cast<double>(r[2 * k + 3]) - r[2 * k + 1]);
+          period_sum += periods.back();
+          ++period_count;
+        }
       }
     }
     if (!sane) {
@@ -287,8 +293,9 @@ int run(int argc, char** argv) {
       std::fprintf(stderr, "phase_lock_pilot: writing %s failed\n", path.c_str());
       ++failures;
     }
-    std::printf("%d,%d,%lld,%d,%.9g,%llu,%llu,%.1f,%zu,%u\n", cfg.w, n, stagger, held, s, static_cast<unsigned long long>(kBytes),
-                static_cast<unsigned long long>(iterations), median_period, saved.size(), largest_slot);
+    std::printf("%d,%d,%lld,%d,%.9g,%llu,%llu,%.1f,%.1f,%zu,%u\n", cfg.w, n, stagger, held, s,
+                static_cast<unsigned long long>(kBytes), static_cast<unsigned long long>(iterations), median_period,
+                period_sum / static_cast<double>(period_count), saved.size(), largest_slot);
     std::fflush(stdout);
   }
   if (std::fclose(out) != 0) {

@@ -6,7 +6,10 @@
 
 Standard library only. The SASS gate stays by hand (README)."""
 import bisect
+import heapq
 import math
+import os
+import tempfile
 import random
 import statistics
 import struct
@@ -15,7 +18,9 @@ import sys
 FIRST, LAST = 64, 510  # read iterations k: FIRST <= k <= LAST (k + 1 must be stamped)
 MATCH = 400  # cycles: the other warp's load nearest in issue must lie within this
 DELTA = 16  # cycles: the slack around a partner's burst window
-MIN_NULL_HITS = 200  # the coincidence ratio's null must rest on at least this many hits
+MIN_NULL_HITS = 400  # the coincidence ratio's null must rest on at least this many hits (200 on a half: about
+# 100 and 50 expected coincidences, the null drawing four neighbours a pair)
+WINDOWS = (8, 16, 32)  # cycles: arrivals this close count as together (a released 512-byte load may drain for some)
 
 
 class Config:
@@ -175,14 +180,32 @@ def match(a, b, k):
     return best
 
 
-def coincidence(cfg, sms=None, apart=50, within=8):
+def window_pairs(a, b, apart):
+    """(k, m): every read iteration k of a and every read load m of b issued apart <= |s_b(m) - s_a(k)| <= MATCH
+    cycles from it. Every such m, not the nearest: which of b's loads is nearest depends on when b issues next,
+    so on b's latency (a long one leaves a longer gap, nearer a point in it), and would bias the observed
+    latencies against their neighbours; whether a load's issue lies in a window does not depend on its own
+    latency."""
+    for k in range(FIRST, LAST + 1):
+        x = a[2][k]
+        for lo, hi in ((x - MATCH, x - apart), (x + apart, x + MATCH)):
+            for m in range(max(bisect.bisect_left(b[2], lo), FIRST), min(bisect.bisect_right(b[2], hi), LAST + 1)):
+                yield k, m
+
+
+def coincidence(cfg, sms=None, apart=50, windows=WINDOWS, histogram=None):
     """kappa: pairs of warps of one SM with different schedulers, each read iteration k of the first against
-    the second's read load m nearest in issue, kept if apart <= |issue gap| <= MATCH: the share whose arrivals
-    lie within `within` cycles of each other, over the same share with the second's latency taken from its
+    every read load m of the second issued apart <= |issue gap| <= MATCH from it: the share whose arrivals
+    lie within w cycles of each other, over the same share with the second's latency taken from its
     neighbouring loads m - 2, m - 1, m + 1, m + 2 (those in the read range; the same issue gap, a latency of a
-    moment one or two periods away). Returns (kappa, share, null share, pairs, null hits)."""
-    hits = pairs = 0
-    null_hits = null_trials = 0
+    moment one or two periods away), for each window w. sms: the SM ids read (None: all). histogram: a dict
+    filled with the observed arrival gaps in 2-cycle bins from -64 to +64. Returns, per window, (kappa, share,
+    null share, pairs, null hits), and the share of the observed hits (widest window) where the later-issued
+    load arrived second."""
+    hits = dict.fromkeys(windows, 0)
+    null_hits = dict.fromkeys(windows, 0)
+    pairs = null_trials = in_order = ordered_hits = 0
+    widest = max(windows)
     for sm, warps in by_sm(cfg).items():
         if sms is not None and sm not in sms:
             continue
@@ -191,21 +214,32 @@ def coincidence(cfg, sms=None, apart=50, within=8):
                 a, b = warps[i], warps[j]
                 if a[1] % 4 == b[1] % 4:
                     continue
-                for k in range(FIRST, LAST + 1):
-                    m = match(a, b, k)
-                    if m is None or abs(b[2][m] - a[2][k]) < apart:
-                        continue
+                for k, m in window_pairs(a, b, apart):
                     pairs += 1
                     gap = b[2][m] - a[2][k]
                     la = a[3][k] - a[2][k]
-                    hits += abs(gap + (b[3][m] - b[2][m]) - la) <= within
+                    da = gap + (b[3][m] - b[2][m]) - la  # b's arrival less a's
+                    if histogram is not None and -64 <= da < 64:
+                        histogram[da // 2 * 2] = histogram.get(da // 2 * 2, 0) + 1
+                    for w in windows:
+                        hits[w] += abs(da) <= w
+                    if abs(da) <= widest and da != 0:
+                        ordered_hits += 1
+                        in_order += (da > 0) == (gap > 0)
                     for d in (-2, -1, 1, 2):
                         if FIRST <= m + d <= LAST:
                             null_trials += 1
-                            null_hits += abs(gap + (b[3][m + d] - b[2][m + d]) - la) <= within
-    if pairs == 0 or null_hits == 0:
-        return float("nan"), 0.0, 0.0, pairs, null_hits
-    return (hits / pairs) / (null_hits / null_trials), hits / pairs, null_hits / null_trials, pairs, null_hits
+                            dn = gap + (b[3][m + d] - b[2][m + d]) - la
+                            for w in windows:
+                                null_hits[w] += abs(dn) <= w
+    out = {}
+    for w in windows:
+        if pairs == 0 or null_hits[w] == 0:
+            out[w] = (float("nan"), 0.0, 0.0, pairs, null_hits[w])
+        else:
+            out[w] = ((hits[w] / pairs) / (null_hits[w] / null_trials), hits[w] / pairs, null_hits[w] / null_trials,
+                      pairs, null_hits[w])
+    return out, (in_order / ordered_hits if ordered_hits else float("nan"))
 
 
 def find(configs, w, n, staggered):
@@ -222,16 +256,20 @@ def side(x, high, low):
     return "high" if x >= high else "low" if x <= low else "between"
 
 
-def decide(kappas8, kappas4):
-    """The README's table. kappasN: (all SMs, even SMs, odd SMs), each (kappa, null hits), at 8 and 4 warps/SM."""
-    every = list(kappas8) + list(kappas4)
-    enough = all(h >= (MIN_NULL_HITS if i % 3 == 0 else MIN_NULL_HITS / 2) for i, (_, h) in enumerate(every))
-    sides = {side(k, 2, 1.2) for k, _ in every}
-    if enough and sides == {"high"}:
-        return "release present: loads issued apart come back together (HA8 explains)"
-    if enough and sides == {"low"}:
-        return "release ruled out: loads issued 50-400 cycles apart come back within 8 cycles no more than chance"
-    return "undecided (kappa between its bounds, its halves disagree or too few null hits)"
+def decide(readings):
+    """The README's table. readings: {window: [(kappa, null hits) for 8 warps/SM all, even, odd SMs, then 4
+    warps/SM all, even, odd]}."""
+    def enough(row):
+        return all(h >= (MIN_NULL_HITS if i % 3 == 0 else MIN_NULL_HITS / 2) for i, (_, h) in enumerate(row))
+    for w in sorted(readings):
+        row = readings[w]
+        if enough(row) and all(side(k, 2, 1.2) == "high" for k, _ in row):
+            return ("loads come back together (a release, or in-order return at the SM), within %d cycles "
+                    "(HA8 explains the bunching)" % w)
+    if all(enough(row) and all(side(k, 2, 1.2) == "low" for k, _ in row) for row in readings.values()):
+        return ("release ruled out: loads issued 50-400 cycles apart come back within %s cycles no more often "
+                "than chance" % "/".join(str(w) for w in sorted(readings)))
+    return "undecided (kappa between its bounds, its halves disagree, or too few null hits, at some window)"
 
 
 def read(configs, csv_text, out=print):
@@ -258,20 +296,25 @@ def read(configs, csv_text, out=print):
     if E < 100:
         out("gate: E = %.1f < 100 cycles: this kernel does not carry the second warp's cost" % E)
         ok = False
-    kappas = {}
+    readings = {w: [] for w in WINDOWS}
     for cfg, n in ((pair, 8), (lone, 4)):
-        sms = sorted(by_sm(cfg))
-        kappas[n] = []
-        for name, chosen in (("all SMs", None), ("even SMs", set(sms[0::2])), ("odd SMs", set(sms[1::2]))):
-            kappa, seen, base, count, null_hits = coincidence(cfg, chosen)
-            kappas[n].append((kappa, null_hits))
-            out("kappa (%d warps/SM, %s; different schedulers, issued 50-400 apart, arrived within 8) %.2f: %.4f "
-                "against %.4f over %d pairs, %d null hits" % (n, name, kappa, seen, base, count, null_hits))
+        for name, chosen in (("all SMs", None), ("even SM ids", {sm for sm in by_sm(cfg) if sm % 2 == 0}),
+                             ("odd SM ids", {sm for sm in by_sm(cfg) if sm % 2 == 1})):
+            hist = {} if chosen is None else None
+            per, in_order = coincidence(cfg, chosen, histogram=hist)
+            for w in WINDOWS:
+                kappa, seen, base, count, null_hits = per[w]
+                readings[w].append((kappa, null_hits))
+                out("kappa (%d warps/SM, %s, within %d cycles) %.2f: %.4f against %.4f over %d pairs, %d null hits"
+                    % (n, name, w, kappa, seen, base, count, null_hits))
+            if hist is not None:
+                out("  later-issued load arriving second among coincidences (within %d): %.3f" % (max(WINDOWS), in_order))
+                out("  arrival gaps (2-cycle bins, -64..62): " + " ".join("%d:%d" % (k, hist[k]) for k in sorted(hist)))
     beside(configs, S, out)
     if not ok:
         out("reading: undecided (a gate failed)")
         return False, None
-    verdict = decide(kappas[8], kappas[4])
+    verdict = decide(readings)
     out("reading: " + verdict)
     return True, verdict
 
@@ -324,53 +367,77 @@ def beside(configs, S, out):
 
 # ---- self-test: hand-built stamps whose reading is known ----
 
-def synth(kind, w, n, stagger=0, seed=1, period=None, slot=None, jitter=150):
-    """Stamps for 4 SMs: lone period 1000 (S = 230), paired period 1150, each latency with a Gaussian jitter
+def synth(kind, w, n, stagger=0, seed=1, period=None, slot=None, jitter=150, drain=0, hold_share=1.0, sms=4):
+    """Stamps for `sms` SMs: lone period 1000 (S = 230), paired period 1150, each latency with a Gaussian jitter
     (150 cycles: the probe's spread). kind: 'random' (latencies independent), 'convoy' (a scheduler's second
     warp follows its first within +-10 cycles, no release), 'release' (each SM holds its loads due in windows
-    of 600 cycles, about one every 1200, and releases them together at the window's end), 'drift' (random,
-    with a slow swing of +-150 cycles in every latency of the SM), 'disorder' (random, one arrival after its
-    next issue). slot(warp) gives the %warpid (default: the warp's index)."""
+    of 600 cycles, about one every 1200, and releases them at the window's end, one every `drain` cycles in
+    issue order; a load due in a window is held with probability hold_share), 'swing' (a latency swing common
+    to the SM, sigma about 140 cycles, changing over 250-600 cycles, over an own jitter of 60), 'drift' (random,
+    with a slow swing of +-150 cycles over about 250k cycles), 'disorder' (random, one arrival after its next
+    issue). slot(warp) gives the %warpid (default: the warp's index)."""
     rng = random.Random(seed)
     recorded = 512
     period = period or (1000 if n == 4 else 1150)
     burst = 230 if w == 256 else 8
     warps = []
-    for sm in range(4):
+    for sm in range(sms):
         holds, h = [0.0], 0.0
         while h < 10000 + 600 * period:
             h += 600 + rng.expovariate(1 / 600)
             holds.append(h)
-        leader = {}
-        for warpid in range(n):
-            sched = warpid % 4
-            sl = slot(warpid) if slot else warpid
-            s, a = [], []
-            if kind == "convoy" and sched in leader:
-                for ls, la in zip(*leader[sched]):
-                    d = rng.uniform(-10, 10)
-                    s.append(int(ls + d))
-                    a.append(int(la + d))
-                warps.append((sm, sl, s, a, 1))
-                continue
-            t = 10000 + rng.uniform(0, period)
-            for k in range(recorded):
-                issue = t
-                arrive = issue + (period - burst) + max(-500.0, rng.gauss(0, jitter))
-                if kind == "drift":
-                    arrive += 150 * math.sin(issue / 40000.0 + sm)
-                if kind == "release":
-                    h = holds[bisect.bisect_right(holds, arrive) - 1]
-                    if h <= arrive < h + 600:
-                        arrive = h + 600 + rng.uniform(0, 4)
-                s.append(int(issue))
-                a.append(int(arrive))
-                t = arrive + burst
-            if kind == "disorder" and sm == 0 and warpid == 0:
-                a[100] = s[101] + 5
-            leader[sched] = (s, a)
-            warps.append((sm, sl, s, a, 0))
+        released = {}  # hold start -> loads released so far
+        waves = [(rng.uniform(250, 600), rng.uniform(0, 2 * math.pi)) for _ in range(6)]
+        own = 60 if kind == "swing" else jitter
+        leaders = [wid for wid in range(n) if kind != "convoy" or wid < 4]
+        stamps = {wid: ([], []) for wid in leaders}
+        heap = [(10000 + rng.uniform(0, period), wid) for wid in leaders]
+        heapq.heapify(heap)
+        while heap:  # every leader's loads in issue order, so a hold drains them in that order
+            issue, wid = heapq.heappop(heap)
+            arrive = issue + (period - burst) + max(-500.0, rng.gauss(0, own))
+            if kind == "swing":
+                arrive += sum(81 * math.sin(2 * math.pi * issue / T + ph) for T, ph in waves)
+            if kind == "drift":
+                arrive += 150 * math.sin(issue / 40000.0 + sm)
+            if kind == "release":
+                h = holds[bisect.bisect_right(holds, arrive) - 1]
+                if h <= arrive < h + 600 and rng.random() < hold_share:
+                    arrive = h + 600 + drain * released.get(h, 0) + rng.uniform(0, 4)
+                    released[h] = released.get(h, 0) + 1
+            s, a = stamps[wid]
+            s.append(int(issue))
+            a.append(int(max(arrive, issue + 1)))
+            if len(s) < recorded:
+                heapq.heappush(heap, (a[-1] + burst, wid))
+        for wid in range(n):
+            sl = slot(wid) if slot else wid
+            if wid in stamps:
+                s, a = stamps[wid]
+                if kind == "disorder" and sm == 0 and wid == 0:
+                    a[100] = s[101] + 5
+                warps.append((sm, sl, s, a, 0))
+            else:  # convoy: follows its scheduler's first warp within +-10 cycles
+                ls, la = stamps[wid % 4]
+                d = [rng.uniform(-10, 10) for _ in ls]
+                warps.append((sm, sl, [int(x + e) for x, e in zip(ls, d)], [int(x + e) for x, e in zip(la, d)], 1))
     return Config(w, n, stagger, warps)
+
+
+def pack(configs):
+    """The pilot's file layout (phase_lock_pilot.cu), for the load round trip."""
+    out = b""
+    for c in configs:
+        recorded = len(c.warps[0][2])
+        out += struct.pack("<5i", c.w, c.warps_per_sm, c.stagger, recorded, len(c.warps))
+        for sm, slot, s, a, rank in c.warps:
+            base = min(s)
+            out += struct.pack("<IIQ", sm, slot | (rank << 16), base)
+            words = []
+            for x, y in zip(s, a):
+                words += [x - base, y - base]
+            out += struct.pack("<%dI" % len(words), *words)
+    return out
 
 
 GOOD_CSV = "w,x\n# output checks failed: 0\n"
@@ -395,29 +462,65 @@ def self_test():
     def runs(kind, **kw):
         return [synth(kind, 256, 4, **kw), synth(kind, 256, 8, **kw), synth(kind, 256, 8, stagger=500, seed=3, **kw)]
 
-    expect("random phases", runs("random"), True, "release ruled out")
-    expect("a convoy without a release", runs("convoy"), True, "release ruled out")
-    expect("release", runs("release"), True, "release present")
+    present, ruled = "loads come back together", "release ruled out"
+    expect("random phases", runs("random", sms=16), True, ruled)
+    expect("a convoy without a release", runs("convoy", sms=16), True, ruled)
+    expect("release", runs("release", sms=8), True, present + " (a release, or in-order return at the SM), within 8")
+    expect("release drained one load every 12 cycles", runs("release", drain=12), True, present)
+    lines = []
+    _, v = read(runs("release", drain=12, hold_share=0.15), GOOD_CSV, out=lines.append)
+    check("a weak release, drained: never ruled out", not (v or "").startswith(ruled), v)
+    _, v = read(runs("swing", sms=16), GOOD_CSV, out=lines.append)
+    check("a short common latency swing: never read as a release", not (v or "").startswith(present), v)
     expect("release at 8 warps/SM only", [synth("random", 256, 4)] + runs("release")[1:], True, "undecided")
-    expect("slow latency drift, no release", runs("drift"), True, "release ruled out")
+    expect("slow latency drift, no release", runs("drift", sms=16), True, ruled)
     expect("tight latencies: too few coincidences", runs("random", jitter=5), True, "undecided")
-    expect("slots 2w: no scheduler pairs", runs("random", slot=lambda w: 2 * w), False, None)
-    expect("stamps out of order", [synth("random", 256, 4), synth("disorder", 256, 8)], False, None)
-    expect("E under its gate", [synth("random", 256, 4), synth("random", 256, 8, period=1060)], False, None)
-    expect("output check failed", runs("random"), False, None, csv="w,x\n# output checks failed: 1\n")
-    expect("no pilot CSV", runs("random"), False, None, csv=None)
+
+    def gate(name, configs, line, csv=GOOD_CSV):
+        lines = []
+        ok, _ = read(configs, csv, out=lines.append)
+        check(name, not ok and any(line in l for l in lines), line)
+
+    gate("slots 2w: no scheduler pairs", runs("random", slot=lambda w: 2 * w), "a scheduler: NO")
+    gate("stamps out of order", [synth("random", 256, 4), synth("disorder", 256, 8)], "stamps in order: NO")
+    gate("E under its gate", [synth("random", 256, 4), synth("random", 256, 8, period=1060)], "gate: E =")
+    gate("output check failed", runs("random"), "output checks failed: 1", csv="w,x\n# output checks failed: 1\n")
+    gate("no pilot CSV", runs("random"), "no pilot CSV read", csv=None)
+    # The table's edges, on hand-given readings: (kappa, null hits) x 6 a window.
+    low, high = [(1.0, 800), (1.0, 400), (1.0, 400)] * 2, [(3.0, 800), (3.0, 400), (3.0, 400)] * 2
+    check("table: all low, enough hits", decide({8: low, 16: low, 32: low}).startswith(ruled), "")
+    few = [(1.0, 800), (1.0, 199), (1.0, 400)] + low[3:]
+    check("table: a half under 200 null hits", decide({8: few, 16: low, 32: low}).startswith("undecided"), "")
+    split = [(2.3, 800), (2.3, 400), (1.6, 400)] + high[3:]
+    check("table: halves disagree", decide({8: split, 16: split, 32: split}).startswith("undecided"), "")
+    check("table: high at 16 only", "within 16" in decide({8: low, 16: high, 32: split}), "")
+    edge = [(1.0, 800), (1.0, 400), (1.3, 400)] + low[3:]
+    check("table: one 1.3 at 32 keeps it open", decide({8: low, 16: low, 32: edge}).startswith("undecided"), "")
+    # The file layout: pack, write, load.
+    configs = runs("random")
+    fd, path = tempfile.mkstemp(suffix=".bin")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(pack(configs))
+        back = load(path)
+    finally:
+        os.remove(path)
+    same = len(back) == len(configs) and all(
+        (x.w, x.warps_per_sm, x.stagger) == (y.w, y.warps_per_sm, y.stagger) and x.warps == y.warps
+        for x, y in zip(back, configs))
+    check("stamps file round trip", same, "%d configurations" % len(back))
     # Hand-worked kappa: A issues at 1000k (latency 800), B 100 cycles later, latency 700 on even k (arriving
     # with A) and 900 on odd k. Observed: the 224 even k of 64..510 of 447. Null (B's latency from m - 2, m - 1,
     # m + 1, m + 2 inside 64..510): even k hit on m +- 2, odd k on m +- 1; 1788 trials less 6 at the edges
-    # (k = 64, 65, 509, 510 lose 2, 1, 1, 2), hits 443 x 2 + 1 + 2 + 2 + 1 = 892.
+    # (k = 64, 65, 509, 510 lose 2, 1, 1, 2), hits 443 x 2 + 1 + 2 + 2 + 1 = 892. The same at every window.
     sa = [1000 * k for k in range(512)]
     sb = [1000 * k + 100 for k in range(512)]
     A = (0, 0, sa, [x + 800 for x in sa], 0)
     B = (0, 1, sb, [x + (700 if k % 2 == 0 else 900) for k, x in enumerate(sb)], 0)
-    kappa, seen, null, pairs, hits = coincidence(Config(256, 8, 0, [A, B]))
+    per, _ = coincidence(Config(256, 8, 0, [A, B]))
     want = (224 / 447) / (892 / 1782)
-    check("kappa by hand (%.6f)" % want, abs(kappa - want) < 1e-12 and pairs == 447 and hits == 892,
-          "%.6f, %d pairs, %d null hits" % (kappa, pairs, hits))
+    check("kappa by hand (%.6f)" % want, all(abs(per[w][0] - want) < 1e-12 and per[w][3] == 447 and per[w][4] == 892
+                                          for w in WINDOWS), str(per[8]))
     # Hand-worked collision: partner exactly S/2 behind every arrival gives C = S/2.
     a = [1000 * k for k in range(512)]
     b = [115 + 1000 * k for k in range(512)]
