@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What-if, written after the H100 run of 7 December 02:57 was read (no rule, no verdict): do a scheduler's
-warps, issuing their bursts greedily (the running warp keeps the scheduler through its burst, as the
+warps, issuing their bursts greedily (the scheduler stays with the running warp until it stalls, as the
 offsets show), price the 8 and 16 warps/SM periods from what the lone warps measured?
 
   greedy_whatif.py STAMPS_FILE [SEEDS]
@@ -10,8 +10,11 @@ its scheduler, if a scheduler is %warpid mod 4), its latencies (the same run's e
 random, independently), and the memory's own step (the W = 0 runs' mean latency at 8 less at 4 warps/SM,
 added to every draw at 8; at 16, twice it, an extrapolation). A scheduler's k warps each wait for their data,
 then take the scheduler for S cycles (when it is free: the longest-waiting ready warp first), then load again.
-Round-robin issue (k warps in their bursts share the scheduler evenly) beside it. The mean period over 4000
-iterations a warp, the mean of SEEDS seeds (default 8)."""
+Beside it: greedy, handing over before the load at every chance (greedy_handover); round-robin (k warps in
+their bursts share the scheduler evenly and continuously, the lone burst's few non-issue cycles shared too,
+which overstates its cost a little). A warp's mean period is the time between its first and its last burst
+start over the bursts between, averaged over the warps; 4000 iterations a warp (round-robin 1000), the mean of
+SEEDS seeds (default 8)."""
 import os
 import random
 import statistics
@@ -21,21 +24,28 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import read_pilot as r  # noqa: E402
 
 F, L = r.FIRST, r.LAST
-# the tail: from the handover to the load. The loop's SASS after its last FFMA: ISETP, ISETP.EX, IADD3, BRA,
-# S2UR (the issue stamp), NOP, LEA, LEA.HI.X, LDG: about 9 instructions; 4 from the stamp on. Both, and 20.
+# the tail: from the handover to the load. The loop's SASS after its last FFMA: IADD3, BRA, S2UR (the issue
+# stamp), NOP, LEA, LEA.HI.X, LDG: 7 instructions, 4 from the stamp on (the two ISETPs sit 20-24 FFMAs
+# earlier). 4, 9 and 20 cycles.
 TAILS = (4, 9, 20)
+
+
+def mean_period(starts):
+    """Each warp's (last burst start - first) / (bursts - 1), averaged over the warps."""
+    return statistics.fmean((s[-1] - s[0]) / (len(s) - 1) for s in starts if len(s) > 1)
 
 
 def greedy(k, S, draw, iterations, rng):
     ready = [draw(rng) for _ in range(k)]  # a common start: every warp's first load issued at 0
-    free, done = 0.0, [0] * k
+    free, done, starts = 0.0, [0] * k, [[] for _ in range(k)]
     while min(done) < iterations:
         w = min((i for i in range(k) if done[i] < iterations), key=lambda i: ready[i])
         start = max(ready[w], free)
+        starts[w].append(start)
         free = start + S
         ready[w] = free + draw(rng)
         done[w] += 1
-    return max(ready) / iterations
+    return mean_period(starts)
 
 
 def greedy_handover(k, S, tail, draw, iterations, rng):
@@ -44,29 +54,29 @@ def greedy_handover(k, S, tail, draw, iterations, rng):
     the task that has waited longest, so a warp whose data came in during another's burst runs its burst
     before that warp's tail, whose load then waits a whole burst."""
     ready = [(draw(rng), 0, i) for i in range(k)]  # (ready time, 0 burst / 1 tail, warp)
-    free, done, last = 0.0, [0] * k, 0.0
+    free, done, starts = 0.0, [0] * k, [[] for _ in range(k)]
     while ready:
         ready.sort()
         t, kind, w = ready.pop(0)
         start = max(t, free)
         if kind == 0:
+            starts[w].append(start)
             free = start + (S - tail)
             ready.append((free, 1, w))
         else:
             free = start + tail
             done[w] += 1
-            last = max(last, free)
             if done[w] < iterations:
                 ready.append((free + draw(rng), 0, w))
-    return last / iterations
+    return mean_period(starts)
 
 
-def round_robin(k, S, draw, iterations, rng, step=1.0):
-    """Warps in their bursts share the scheduler evenly, one cycle at a time (time advanced in `step`)."""
+def round_robin(k, S, draw, iterations, rng):
+    """Warps in their bursts share the scheduler evenly and continuously (event to event)."""
     t = 0.0
     ready = [draw(rng) for _ in range(k)]
     left = [None] * k  # burst cycles left, None while waiting for data
-    done = [0] * k
+    done, starts = [0] * k, [[] for _ in range(k)]
     while min(done) < iterations:
         bursting = [i for i in range(k) if left[i] is not None]
         if not bursting:
@@ -74,6 +84,7 @@ def round_robin(k, S, draw, iterations, rng, step=1.0):
             for i in range(k):
                 if left[i] is None and ready[i] <= t and done[i] < iterations:
                     left[i] = float(S)
+                    starts[i].append(t)
             continue
         # the next event: a burst ends or a warp's data arrives
         share = 1.0 / len(bursting)
@@ -90,7 +101,8 @@ def round_robin(k, S, draw, iterations, rng, step=1.0):
                 ready[i] = t + draw(rng)
             elif left[i] is None and ready[i] <= t and done[i] < iterations:
                 left[i] = float(S)
-    return t / iterations
+                starts[i].append(t)
+    return mean_period(starts)
 
 
 def main():

@@ -8,7 +8,8 @@ For W = 256 at 8 warps/SM: around each read arrival a_k of each warp, the arriva
 its SM within +-700 cycles, in 20-cycle bins, for the warp's scheduler mate (%warpid mod 4 equal) and
 for the warps of the other schedulers (per warp, so the two rows compare); then the mate's offsets cycle
 by cycle within 320 cycles. Under round-robin issue a mate's arrival stamp can fall anywhere in a burst;
-under greedy issue none falls inside the other's burst (it waits for the burst's end). Then the
+under greedy issue (the scheduler stays with the running warp until it stalls) only where the running warp
+stalls. Then a load's latency by when the mate's burst started before its issue stamp (cycle by cycle), and the
 periods', latencies' and bursts' means and quantiles of every configuration."""
 import bisect
 import os
@@ -71,19 +72,23 @@ def main():
     print("  " + " ".join("%d:%d" % (d, counts[d]) for d in sorted(counts)))
     # A warp's load after its mate took the scheduler: the mate's arrival stamp (its burst's start) 1-12 or
     # 13-60 cycles before this warp's issue stamp (its load comes 4 instructions later), against the rest.
-    groups = {}
+    groups, where = {}, {}
     for wp, o in r.mates(pair):
         for k in range(F, L + 1):
             s = wp[2][k]
             p = bisect.bisect_left(o[3], s - 60)
             d = o[3][p] - s if p < len(o[3]) and o[3][p] < s else None
             g = "1-12" if d is not None and d >= -12 else "13-60" if d is not None else "not within 60"
+            if d is not None:
+                where[d] = where.get(d, 0) + 1
             groups.setdefault(g, []).append(wp[3][k] - s)
     lone = r.find(configs, 256, 4, False)
     groups["lone warps (4 warps/SM)"] = [wp[3][k] - wp[2][k] for wp in lone.warps for k in range(F, L + 1)]
     total = sum(len(v) for g, v in groups.items() if not g.startswith("lone"))
     print("W = 256, 8 warps/SM: a load's latency (issue stamp to arrival stamp) by when the mate's burst started "
           "before the issue stamp:")
+    print("  the mate's burst start, cycles before the issue stamp (loads): " +
+          " ".join("%d:%d" % (-d, where[d]) for d in sorted(where, reverse=True)))
     for g in ("1-12", "13-60", "not within 60", "lone warps (4 warps/SM)"):
         v = sorted(groups.get(g, []))
         if v:
