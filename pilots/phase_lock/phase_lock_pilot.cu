@@ -22,6 +22,7 @@
 
 #include "explain/programs/example_support.cuh"  // WARPCOST_CUDA, median_kernel_seconds
 #include "kernels/common/pattern.hpp"
+#include "kernels/common/probe_kernels.hpp"  // launch_fill_pattern
 #include "pilots/pilot_main.hpp"
 
 namespace {
@@ -106,13 +107,6 @@ __global__ void stamped_stream(const uint4* data, std::uint32_t* sums, float* si
   if (lane0) headers[warp] = {sm, (slot & 0xFFFFu) | (rank << 16), static_cast<std::uint64_t>(base)};
 }
 
-__global__ void fill(std::uint32_t* words, std::uint64_t count) {
-  const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
-    words[i] = warpcost::pattern_word(i, kSeed);
-  }
-}
-
 struct Config {
   int w, warps_per_sm;
   bool staggered;
@@ -161,8 +155,7 @@ int run(int argc, char** argv) {
   pin_shared<256>(prop.sharedMemPerBlockOptin);
   uint4* data = nullptr;
   WARPCOST_CUDA(cudaMalloc(&data, kBytes));
-  fill<<<sms * 8, 256>>>(reinterpret_cast<std::uint32_t*>(data), kBytes / 4);
-  WARPCOST_CHECK_LAUNCH("fill");
+  warpcost::kernels::launch_fill_pattern(reinterpret_cast<std::uint32_t*>(data), kBytes / 4, kSeed, nullptr);
   WARPCOST_CUDA(cudaDeviceSynchronize());
   const int most_warps = 16;
   const std::uint64_t most_threads = static_cast<std::uint64_t>(sms) * most_warps * 32;
