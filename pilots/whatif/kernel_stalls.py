@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Where a compiled kernel's loop lets its warp stall: the stall counts and scoreboard waits of every
+instruction of the loop that holds the most FFMAs, read from a cubin's words (no disassembler here).
+
+  nvcc -cubin -arch=sm_90 -O3 -std=c++17 -I. -o /tmp/k.cubin kernels/streaming/kernels.cu
+  python3 pilots/whatif/kernel_stalls.py /tmp/k.cubin stream_kernelILi256ELb0ELi16EE
+
+What it reads (the control field of sm_70+ instructions, bits 105-125 of the 128-bit word; Jia et
+al. 2018, "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", section 2):
+  stall  bits 105-108: cycles before the warp's next instruction may issue;
+  bits 110-112: the scoreboard the instruction writes (variable-latency results: LDG, LDC, S2R);
+  bits 116-121: the scoreboards it waits for before it issues.
+Opcode names come from a cuobjdump -sass dump of the same toolkit and architecture (the low 12 bits
+of the first word against the printed mnemonic; default: the phase_lock pilot's dump committed from
+an H100), and BRA targets are decoded as that dump prints them: every BRA of the dump is decoded and
+compared with cuobjdump's own target before anything else is read (`--self-check` does only that).
+
+Exploratory (docs/models.md, "The two streaming misses left"): no verdict reads it.
+"""
+import argparse
+import pathlib
+import re
+import struct
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DEFAULT_DUMP = ROOT / "results/nvidia-h100-80gb-hbm3/20261207T025700Z-pilots/phase-lock-256.sass"
+LINE = re.compile(r"\s*/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*([^;]*);\s*/\* 0x([0-9a-f]{16}) \*/")
+HI = re.compile(r"\s*/\* 0x([0-9a-f]{16}) \*/\s*$")
+BRA = 0x947
+
+
+def control(hi):
+    c = hi >> 41
+    return {"stall": c & 0xF, "writes": (c >> 5) & 7, "waits": [b for b in range(6) if (c >> 11) & (1 << b)]}
+
+
+def bra_target(pc, lo):
+    """The target cuobjdump prints: a signed word offset from the next instruction, its low 8 bits
+    in bits 16-23 of the first word and the rest from bit 34 up."""
+    low = (lo >> 16) & 0xFF
+    high = lo >> 34
+    if high >> 29:
+        high -= 1 << 30
+    return pc + 16 + 4 * ((high << 8) | low)
+
+
+def read_dump(path):
+    """(pc, mnemonic, operands, lo, hi) of every instruction in a cuobjdump -sass text."""
+    rows = []
+    lines = path.read_text().splitlines()
+    for i, line in enumerate(lines):
+        m = LINE.match(line)
+        if not m or i + 1 >= len(lines):
+            continue
+        h = HI.match(lines[i + 1])
+        if not h:
+            continue
+        rows.append((int(m.group(1), 16), m.group(3), m.group(4).strip(), int(m.group(5), 16), int(h.group(1), 16)))
+    return rows
+
+
+def opcode_names(rows):
+    names = {}
+    for _pc, mnemonic, _ops, lo, _hi in rows:
+        names.setdefault(lo & 0xFFF, set()).add(mnemonic.split(".")[0])
+    return {k: "/".join(sorted(v)) for k, v in names.items()}
+
+
+def self_check(rows):
+    checked = 0
+    for pc, mnemonic, ops, lo, _hi in rows:
+        if lo & 0xFFF != BRA or not mnemonic.startswith("BRA"):
+            continue
+        m = re.search(r"0x([0-9a-f]+)\s*$", ops)
+        if not m:
+            continue
+        printed = int(m.group(1), 16)
+        if bra_target(pc, lo) != printed:
+            raise SystemExit("kernel_stalls: BRA at 0x%04x decodes to 0x%04x, cuobjdump printed 0x%04x"
+                             % (pc, bra_target(pc, lo), printed))
+        checked += 1
+    if checked == 0:
+        raise SystemExit("kernel_stalls: the dump has no BRA with a printed target to check against")
+    return checked
+
+
+def sections(data):
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        raise SystemExit("kernel_stalls: not a 64-bit ELF file (a cubin from nvcc -cubin)")
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    heads = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names_at = heads[shstrndx][4]
+    for name, _type, _flags, _addr, offset, size in heads:
+        end = data.index(b"\0", names_at + name)
+        yield data[names_at + name:end].decode(), offset, size
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("cubin", nargs="?")
+    ap.add_argument("function", nargs="?", help="a substring of the mangled name that picks one function")
+    ap.add_argument("--dump", default=str(DEFAULT_DUMP), help="a cuobjdump -sass text for the opcode names")
+    ap.add_argument("--self-check", action="store_true", help="only check the BRA decoding against the dump")
+    args = ap.parse_args()
+
+    rows = read_dump(pathlib.Path(args.dump))
+    checked = self_check(rows)
+    if args.self_check:
+        print("kernel_stalls: %d BRA targets of %s decode as cuobjdump printed them" % (checked, args.dump))
+        return 0
+    if not args.cubin or not args.function:
+        ap.error("a cubin and a function are needed (or --self-check)")
+    names = opcode_names(rows)
+    data = pathlib.Path(args.cubin).read_bytes()
+    found = [(n, o, s) for n, o, s in sections(data) if n.startswith(".text.") and args.function in n]
+    if len(found) != 1:
+        raise SystemExit("kernel_stalls: %d functions match %r (need exactly one)" % (len(found), args.function))
+    name, offset, size = found[0]
+    code = []
+    for pc in range(0, size - size % 16, 16):
+        lo, hi = struct.unpack_from("<QQ", data, offset + pc)
+        code.append((pc, lo, hi, names.get(lo & 0xFFF, "op%03x" % (lo & 0xFFF))))
+    by_pc = {pc: i for i, (pc, _lo, _hi, _n) in enumerate(code)}
+
+    loops = []
+    for i, (pc, lo, _hi, _n) in enumerate(code):
+        if lo & 0xFFF == BRA:
+            target = bra_target(pc, lo)
+            if target < pc and target in by_pc:
+                body = code[by_pc[target]:i + 1]
+                loops.append((sum(1 for r in body if r[3] == "FFMA"), target, pc, body))
+    if not loops:
+        raise SystemExit("kernel_stalls: no backward branch in %s" % name)
+    ffma, head, back, body = max(loops)
+    print("function %s" % name[len(".text."):])
+    print("opcode names from %s (%d BRA targets decoded as cuobjdump printed them)" % (args.dump, checked))
+    print("loop 0x%04x-0x%04x: %d instructions, %d FFMA" % (head, back, len(body), ffma))
+    writer = {}
+    print("  pc      op      stall  writes  waits-for")
+    for pc, lo, hi, op in body:
+        c = control(hi)
+        waits = ",".join("SB%d(%s)" % (b, writer.get(b, "before the loop")) for b in c["waits"])
+        jump = "  -> 0x%04x" % bra_target(pc, lo) if lo & 0xFFF == BRA else ""
+        if op != "FFMA" or c["stall"] != 1 or c["waits"]:
+            print("  0x%04x  %-7s S%02d    %-6s  %s%s" % (pc, op, c["stall"],
+                                                         "SB%d" % c["writes"] if c["writes"] != 7 else "-",
+                                                         waits, jump))
+        if c["writes"] != 7:
+            writer[c["writes"]] = "%s 0x%04x" % (op, pc)
+    stalls = [control(hi)["stall"] for _pc, _lo, hi, op in body if op == "FFMA"]
+    print("FFMA: %d, stall counts %s (those of stall 1 without a wait are not listed)"
+          % (len(stalls), sorted(set(stalls))))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
