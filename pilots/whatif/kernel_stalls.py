@@ -8,8 +8,11 @@ instruction of the loop that holds the most FFMAs, read from a cubin's words (no
 What it reads (the control field of sm_70+ instructions, bits 105-125 of the 128-bit word; Jia et
 al. 2018, "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", section 2):
   stall  bits 105-108: cycles before the warp's next instruction may issue;
-  bits 110-112: the scoreboard the instruction writes (variable-latency results: LDG, LDC, S2R);
+  yield  bit 109 (printed as is; 0 on the long-stall instructions of the loops read here);
+  bits 110-112: the scoreboard the instruction's result sets (variable-latency results: LDG, LDC, S2R);
+  bits 113-115: the scoreboard set until its source registers are read (stores: STG);
   bits 116-121: the scoreboards it waits for before it issues.
+An LDC also prints its predicate and constant (bank and byte offset).
 Opcode names come from a cuobjdump -sass dump of the same toolkit and architecture (the low 12 bits
 of the first word against the printed mnemonic; default: the phase_lock pilot's dump committed from
 an H100), and BRA targets are decoded as that dump prints them: every BRA of the dump is decoded and
@@ -32,7 +35,20 @@ BRA = 0x947
 
 def control(hi):
     c = hi >> 41
-    return {"stall": c & 0xF, "writes": (c >> 5) & 7, "waits": [b for b in range(6) if (c >> 11) & (1 << b)]}
+    return {"stall": c & 0xF, "yield": (c >> 4) & 1, "writes": (c >> 5) & 7, "reads": (c >> 8) & 7,
+            "waits": [b for b in range(6) if (c >> 11) & (1 << b)]}
+
+
+LDC = 0xB82
+
+
+def ldc_operand(lo):
+    """`@P0 c[0x0][0x210]`: the predicate (bits 12-15: 7 none, 8 and up negated) and the constant,
+    its byte offset in words at bits 40-55 and its bank at bits 56-60, as the dump's LDC words hold
+    them (LDC R1, c[0x0][0x28] is 0x00000a00ff017b82)."""
+    p = (lo >> 12) & 0xF
+    pred = "" if p == 7 else "@%sP%d " % ("!" if p & 8 else "", p & 7)
+    return "%sc[0x%x][0x%x]" % (pred, (lo >> 56) & 0x1F, 4 * ((lo >> 40) & 0xFFFF))
 
 
 def bra_target(pc, lo):
@@ -103,6 +119,7 @@ def main():
     ap.add_argument("function", nargs="?", help="a substring of the mangled name that picks one function")
     ap.add_argument("--dump", default=str(DEFAULT_DUMP), help="a cuobjdump -sass text for the opcode names")
     ap.add_argument("--self-check", action="store_true", help="only check the BRA decoding against the dump")
+    ap.add_argument("--all", action="store_true", help="list every instruction of the loop, FFMAs of stall 1 too")
     args = ap.parse_args()
 
     rows = read_dump(pathlib.Path(args.dump))
@@ -138,17 +155,21 @@ def main():
     print("opcode names from %s (%d BRA targets decoded as cuobjdump printed them)" % (args.dump, checked))
     print("loop 0x%04x-0x%04x: %d instructions, %d FFMA" % (head, back, len(body), ffma))
     writer = {}
-    print("  pc      op      stall  writes  waits-for")
+    print("  pc      op      stall  Y  sets    waits-for")
     for pc, lo, hi, op in body:
         c = control(hi)
         waits = ",".join("SB%d(%s)" % (b, writer.get(b, "before the loop")) for b in c["waits"])
-        jump = "  -> 0x%04x" % bra_target(pc, lo) if lo & 0xFFF == BRA else ""
-        if op != "FFMA" or c["stall"] != 1 or c["waits"]:
-            print("  0x%04x  %-7s S%02d    %-6s  %s%s" % (pc, op, c["stall"],
-                                                         "SB%d" % c["writes"] if c["writes"] != 7 else "-",
-                                                         waits, jump))
-        if c["writes"] != 7:
-            writer[c["writes"]] = "%s 0x%04x" % (op, pc)
+        extra = "  -> 0x%04x" % bra_target(pc, lo) if lo & 0xFFF == BRA else ""
+        if lo & 0xFFF == LDC:
+            extra = "  " + ldc_operand(lo)
+        sets = ",".join("SB%d" % b for b in (c["writes"], c["reads"]) if b != 7) or "-"
+        if args.all or op != "FFMA" or c["stall"] != 1 or c["waits"]:
+            print("  0x%04x  %-7s S%02d    %d  %-6s  %s%s" % (pc, op, c["stall"], c["yield"], sets, waits, extra))
+        # The last instruction above that sets a scoreboard (its result or its source read): a
+        # straight-line reading, so a wait after a branch may name the other path's instruction.
+        for b in (c["writes"], c["reads"]):
+            if b != 7:
+                writer[b] = "%s 0x%04x" % (op, pc)
     stalls = [control(hi)["stall"] for _pc, _lo, hi, op in body if op == "FFMA"]
     print("FFMA: %d, stall counts %s (those of stall 1 without a wait are not listed)"
           % (len(stalls), sorted(set(stalls))))
