@@ -21,6 +21,7 @@ compared with cuobjdump's own target before anything else is read (`--self-check
 Exploratory (docs/models.md, "The two streaming misses left"): no verdict reads it.
 """
 import argparse
+import importlib.util
 import pathlib
 import re
 import struct
@@ -102,15 +103,11 @@ def self_check(rows):
 
 
 def sections(data):
-    if data[:4] != b"\x7fELF" or data[4] != 2:
-        raise SystemExit("kernel_stalls: not a 64-bit ELF file (a cubin from nvcc -cubin)")
-    shoff = struct.unpack_from("<Q", data, 0x28)[0]
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-    heads = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize) for i in range(shnum)]
-    names_at = heads[shstrndx][4]
-    for name, _type, _flags, _addr, offset, size in heads:
-        end = data.index(b"\0", names_at + name)
-        yield data[names_at + name:end].decode(), offset, size
+    """(name, offset, size) of each ELF section: scripts/cubin-sass-words.py's reader."""
+    spec = importlib.util.spec_from_file_location("cubin_sass_words", ROOT / "scripts" / "cubin-sass-words.py")
+    words = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(words)
+    return words.sections(data)
 
 
 def main():
