@@ -136,19 +136,13 @@ def main():
     m = quoted(text, r"has (\d+) between its last FFMA and its load \(([^)]*)\)", "the pilot's window")
     want = [int(x) for x in re.findall(r"\b(\d+)\b", m.group(2).split(";")[0])]
     dump_rows = k.read_dump(pathlib.Path(dump))
-    loops = []
     starts = [i for i, r in enumerate(dump_rows) if r[0] == 0] + [len(dump_rows)]
-    for a, b in zip(starts, starts[1:]):
-        f = dump_rows[a:b]
-        at = {r[0]: i for i, r in enumerate(f)}
-        for i, (pc, _mn, _ops, lo, _hi) in enumerate(f):
-            if lo & 0xFFF == k.BRA and k.bra_target(pc, lo) < pc and k.bra_target(pc, lo) in at:
-                body = f[at[k.bra_target(pc, lo)]:i + 1]
-                loops.append((sum(1 for r in body if r[1].startswith("FFMA")), body))
-    _n, body = max(loops, key=lambda x: x[0])
-    last = max(i for i, r in enumerate(body) if r[1].startswith("FFMA"))
-    first_ldg = next(i for i, r in enumerate(body) if r[1].startswith("LDG"))
-    pilot = [k.control(r[4])["stall"] for r in body[last + 1:] + body[:first_ldg]]
+    loops = [k.ffma_loop([(pc, lo, hi, mn.split(".")[0]) for pc, mn, _ops, lo, hi in dump_rows[a:b]])
+             for a, b in zip(starts, starts[1:])]
+    _n, _head, _back, body = max((loop for loop in loops if loop), key=lambda loop: loop[0])
+    last = max(i for i, r in enumerate(body) if r[3] == "FFMA")
+    first_ldg = next(i for i, r in enumerate(body) if r[3] == "LDG")
+    pilot = [k.control(r[2])["stall"] for r in body[last + 1:] + body[:first_ldg]]
     if pilot != want or sum(pilot) != int(m.group(1)):
         fail("the pilot's window %s = %d; docs/models.md quotes %s = %s" % (pilot, sum(pilot), want, m.group(1)))
     print("whatif_kernel_stalls_check: every figure of the paragraph recomputed from the listings and the dump")

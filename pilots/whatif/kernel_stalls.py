@@ -102,6 +102,20 @@ def self_check(rows):
     return checked
 
 
+def ffma_loop(code):
+    """The loop (a backward BRA and the instructions from its target to it) that holds the most FFMAs
+    in one function's code, rows (pc, lo, hi, name): (FFMAs, head pc, BRA pc, rows), or None."""
+    by_pc = {row[0]: i for i, row in enumerate(code)}
+    loops = []
+    for i, (pc, lo, _hi, _name) in enumerate(code):
+        if lo & 0xFFF == BRA:
+            target = bra_target(pc, lo)
+            if target < pc and target in by_pc:
+                body = code[by_pc[target]:i + 1]
+                loops.append((sum(1 for row in body if row[3] == "FFMA"), target, pc, body))
+    return max(loops, key=lambda loop: loop[0]) if loops else None
+
+
 def sections(data):
     """(name, offset, size) of each ELF section: scripts/cubin-sass-words.py's reader."""
     spec = importlib.util.spec_from_file_location("cubin_sass_words", ROOT / "scripts" / "cubin-sass-words.py")
@@ -136,18 +150,11 @@ def main():
     for pc in range(0, size - size % 16, 16):
         lo, hi = struct.unpack_from("<QQ", data, offset + pc)
         code.append((pc, lo, hi, names.get(lo & 0xFFF, "op%03x" % (lo & 0xFFF))))
-    by_pc = {pc: i for i, (pc, _lo, _hi, _n) in enumerate(code)}
 
-    loops = []
-    for i, (pc, lo, _hi, _n) in enumerate(code):
-        if lo & 0xFFF == BRA:
-            target = bra_target(pc, lo)
-            if target < pc and target in by_pc:
-                body = code[by_pc[target]:i + 1]
-                loops.append((sum(1 for r in body if r[3] == "FFMA"), target, pc, body))
-    if not loops:
+    found_loop = ffma_loop(code)
+    if found_loop is None:
         raise SystemExit("kernel_stalls: no backward branch in %s" % name)
-    ffma, head, back, body = max(loops)
+    ffma, head, back, body = found_loop
     print("function %s" % name[len(".text."):])
     print("opcode names from %s (%d BRA targets decoded as cuobjdump printed them)" % (args.dump, checked))
     print("loop 0x%04x-0x%04x: %d instructions, %d FFMA" % (head, back, len(body), ffma))
