@@ -8,6 +8,7 @@
 
 #include "core/coalescing/model.hpp"
 #include "check/examples.hpp"
+#include "core/streaming/greedy.hpp"
 #include "core/streaming/model.hpp"
 #include "core/warp_primitives/model.hpp"
 
@@ -246,6 +247,40 @@ void stream_answers(const Example& ex, std::vector<ModelAnswer>& out) {
   }
 }
 
+// ISSUE-33-GREEDY-ISSUE from stated parameters: the suite's loop W, M0 = Λ(0) less the W = 0
+// loop's stall counts, the locus a line between Λ(0) and Λ(peak).
+void stream_greedy_answers(const Example& ex, std::vector<ModelAnswer>& out) {
+  namespace st = model::streaming;
+  const int w = static_cast<int>(number(ex, "alu_per_load"));
+  const auto program = st::parse_loop_program(*st::suite_read_independent_program(w));
+  const double w0_cycles = st::lone_overhead_cycles(st::parse_loop_program(*st::suite_read_independent_program(0)));
+  st::GreedyStreamInputs in;
+  in.sms = static_cast<int>(number(ex, "sms"));
+  in.schedulers_per_sm = has(ex, "schedulers") ? static_cast<int>(number(ex, "schedulers")) : 4;
+  in.bytes_per_warp_iteration = m::kWarpSize * 16.0;
+  in.clock_hz = number(ex, "clock_mhz") * 1e6;
+  in.memory_latency = std::max(number(ex, "latency") - w0_cycles, 0.0);
+  in.sigma = has(ex, "sigma") ? number(ex, "sigma") : 0.0;
+  in.constant_latency = has(ex, "constant_cycles") && st::waits_for_constant(program) ? number(ex, "constant_cycles") : 0.0;
+  st::GreedyStream stream(program, in, stated_locus(ex));
+  const int warps = static_cast<int>(number(ex, "warps_per_sm"));
+  const st::StreamPrediction r = stream.predict(warps);
+  out.push_back({"bandwidth_gbps", ratio(r.bandwidth / 1e9),
+                 "BW = min(S·N·512·f / T(N, BW), ceiling), T the busiest scheduler's simulated period over the W = " +
+                     std::to_string(w) + " loop (" + num(st::loop_cycles(program)) + " cycles of stall counts), M0 = " +
+                     num(in.memory_latency) + ", sigma = " + num(in.sigma) + ", C = " + num(in.constant_latency)});
+  out.push_back({"warps_per_scheduler", count(r.warps_per_scheduler), "ceil(N / schedulers)"});
+  out.push_back({"iteration_cycles", ratio(r.iteration_cycles), "greedy-then-oldest issue of the busiest scheduler at the fixed point"});
+  out.push_back({"loaded_latency_cycles", ratio(r.loaded_cycles), "Λ(BW) at the fixed point"});
+  if (has(ex, "warp_cap")) {
+    std::vector<std::pair<int, double>> curve;
+    const int cap = static_cast<int>(number(ex, "warp_cap"));
+    for (int n = 1; n <= cap; ++n) curve.emplace_back(n, stream.predict(n).bandwidth);
+    out.push_back({"knee_warps_per_sm", count(st::knee_of(curve, 0.9)),
+                   "first N of 1.." + std::to_string(cap) + " whose predicted bandwidth reaches 90% of the curve's largest"});
+  }
+}
+
 void block_stream_answers(const Example& ex, std::vector<ModelAnswer>& out) {
   namespace st = model::streaming;
   const int threads = static_cast<int>(number(ex, "block_threads"));
@@ -357,6 +392,7 @@ std::vector<ModelAnswer> model_answers(const Example& ex) {
     else if (ex.kind == "coalescing") coalescing_answers(ex, out);
     else if (ex.kind == "warp_primitive") primitive_answers(ex, out);
     else if (ex.kind == "stream_bandwidth") stream_answers(ex, out);
+    else if (ex.kind == "stream_greedy_bandwidth") stream_greedy_answers(ex, out);
     else if (ex.kind == "block_stream_bandwidth") block_stream_answers(ex, out);
     else if (ex.kind == "grid_tail_time") tail_time_answers(ex, out);
     else if (ex.kind == "divergence_grid") divergence_grid_answers(ex, out);

@@ -187,7 +187,8 @@ int predict(const std::vector<std::string>& args) {
   }
   // The second-order kinds a suite run measures the GPU's side of: what the command line leaves out
   // comes from the GPU's newest run that has it (--gpu NAME, else the visible GPU's).
-  if (args[0] == "stream_bandwidth" || args[0] == "coalescing_bandwidth" || args[0] == "block_stream_bandwidth") {
+  if (args[0] == "stream_bandwidth" || args[0] == "stream_greedy_bandwidth" || args[0] == "coalescing_bandwidth" ||
+      args[0] == "block_stream_bandwidth") {
     const std::string source_gpu = gpu.empty() ? visible_gpu() : gpu;
     warpcost::analysis::Run run;
     std::string why_none;

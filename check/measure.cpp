@@ -549,7 +549,7 @@ MeasurePlan plan_kind(const Example& ex) {
     }
     return MeasurePlan{{{kRecord, {"--grid", whole(n), whole(get(ex, "block_threads")->value.number)}}}, ""};
   }
-  if (ex.kind == "stream_bandwidth" || ex.kind == "block_stream_bandwidth" || ex.kind == "grid_tail_time" ||
+  if (ex.kind == "stream_bandwidth" || ex.kind == "stream_greedy_bandwidth" || ex.kind == "block_stream_bandwidth" || ex.kind == "grid_tail_time" ||
       ex.kind == "divergence_grid" || ex.kind == "coalescing_bandwidth" || ex.kind == "primitive_throughput") {
     return why("a second-order model from stated parameters: the suite's `second-order:` rows of its family are its "
                "measurement (docs/models.md); no single-point runner measures a stated parameter set");

@@ -14,6 +14,7 @@
 #include "analysis/evaluation_support.hpp"
 #include "analysis/coalescing/evaluation.hpp"
 #include "core/coalescing/schema.hpp"
+#include "core/streaming/greedy.hpp"
 #include "core/streaming/schema.hpp"
 
 namespace warpcost::examples {
@@ -188,6 +189,49 @@ std::vector<std::string> gpu_parameters_from_run(const std::string& kind, const 
     how = "run " + id + ": " + locus_text + " (its two ends: a line between them), r_sat from " + rate_source;
     return out;
   }
+  if (kind == "stream_greedy_bandwidth") {
+    // ISSUE-33-GREEDY-ISSUE's GPU side, as the analysis reads it: the locus' ends, sigma from the
+    // probe's spread at W = 0, 4 warps/SM, and C from the stated W's 1-warp/SM point.
+    std::string locus_text;
+    const auto locus = analysis::detail::loaded_latency_locus(run, locus_text);
+    if (!locus) {
+      how = "run " + id + " has no loaded-latency locus: state the GPU's parameters by hand";
+      return {};
+    }
+    const double sms = run.context.number(schema::key::kSmCount);
+    const double clock = run.context.number(schema::key::kSmClockMeasuredKhz) * 1e3;
+    add("sms", sms);
+    add("schedulers", analysis::detail::arch_of(run).schedulers_per_sm);
+    add("clock_mhz", clock / 1e6);
+    add("latency", locus->unloaded_cycles());
+    add("loaded_latency", locus->cycles_at(locus->ceiling()));
+    add("peak_gbps", locus->ceiling() / 1e9);
+    how = "run " + id + ": " + locus_text + " (its two ends: a line between them)";
+    namespace ss = schema::streaming;
+    const std::string sigma_point = "streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:4";
+    for (const auto& b : run.benchmarks) {
+      if (b.run_name == sigma_point && !b.error && b.has_counter(ss::counter::kLoadedLatencyMaxExcessW2)) {
+        add("sigma", std::sqrt(std::acos(-1.0)) * b.counter_median(ss::counter::kLoadedLatencyMaxExcessW2));
+        how += "; sigma from " + sigma_point;
+      }
+    }
+    if (given.count("alu_per_load") != 0) {
+      const std::string t0_point = "streaming/read_independent/load_bytes:16/alu_per_load:" + given["alu_per_load"] + "/warps_per_sm:1";
+      const auto text = model::streaming::suite_read_independent_program(std::atoi(given["alu_per_load"].c_str()));
+      const auto w0 = model::streaming::suite_read_independent_program(0);
+      for (const auto& b : run.benchmarks) {
+        if (b.run_name != t0_point || b.error || b.seconds.empty() || !b.has_counter(schema::counter::kBytesRead) || !text || !w0)
+          continue;
+        const auto program = model::streaming::parse_loop_program(*text);
+        if (!model::streaming::waits_for_constant(program)) break;
+        const double t0 = sms * 512.0 * clock / (b.counter_median(schema::counter::kBytesRead) / b.median_seconds());
+        const double m0 = locus->unloaded_cycles() - model::streaming::lone_overhead_cycles(model::streaming::parse_loop_program(*w0));
+        add("constant_cycles", std::max(t0 - m0 - model::streaming::lone_overhead_cycles(program), 0.0));
+        how += "; C from " + t0_point;
+      }
+    }
+    return out;
+  }
   if (kind == "block_stream_bandwidth") {
     std::string locus_text;
     const auto locus = analysis::detail::loaded_latency_locus(run, locus_text);
@@ -274,7 +318,7 @@ std::vector<Measured> measured_values(const Example& ex, const fs::path& results
   std::vector<Measured> out;
   const auto lookups = lookups_for(ex);
   if (lookups.empty()) {
-    why_none = ex.kind == "stream_bandwidth" || ex.kind == "block_stream_bandwidth" || ex.kind == "grid_tail_time" ||
+    why_none = ex.kind == "stream_bandwidth" || ex.kind == "stream_greedy_bandwidth" || ex.kind == "block_stream_bandwidth" || ex.kind == "grid_tail_time" ||
                        ex.kind == "divergence_grid" || ex.kind == "coalescing_bandwidth" ||
                        ex.kind == "primitive_throughput"
                    ? "a second-order model from stated parameters; the newest run's `second-order:` rows of its family "

@@ -1015,5 +1015,74 @@ TEST_F(SecondOrderRun, PlantedFaultEveryTailSlowMissesTheMaeTarget) {
   EXPECT_GT(r.value, 0.02);
 }
 
+
+// ISSUE-33-GREEDY-ISSUE on the committed H100 run 31f42062 (cc 9.0, CUDA 13.0, the probe's
+// loaded_latency_max_excess_w2_cycles recorded): the 16-byte read_independent curves are priced by
+// greedy issue over the suite's loops. The rule was read off this run (docs/verdict-changes.md
+// says so): these tests hold the mechanics, not the rule's worth.
+class GreedyIssueRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::filesystem::path path =
+        std::filesystem::path(WARPCOST_RESULTS) / "nvidia-h100-80gb-hbm3/20261206T150548Z-31f42062/bench.json";
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "no committed run " << path;
+    run_ = analysis::read_run(path);
+  }
+  analysis::Run run_;
+};
+
+const std::string kW128At24 = "load_bytes=16;alu_per_load=128;warps_per_sm=24";
+const std::string kW128Knee = "use=independent;load_bytes=16;alu_per_load=128";
+
+TEST_F(GreedyIssueRun, TheSixteenByteCurvesArePricedByGreedyIssueAndAPlantedSlowPointFails) {
+  const std::vector<Row> rows = analysis::evaluate_run(run_);
+  const Row r = row(rows, "read_independent", kW128At24, "second_order_bandwidth");
+  EXPECT_NE(r.model.find("greedy-then-oldest"), std::string::npos) << r.model;
+  EXPECT_EQ(r.reason.code, "streaming/second_order_greedy");
+  EXPECT_EQ(r.verdict, "holds");
+  // The 8-byte curve keeps the queue: the suite's loops are the 16-byte kernels'.
+  const Row q = row(rows, "read_independent", "load_bytes=8;alu_per_load=0;warps_per_sm=32", "second_order_bandwidth");
+  EXPECT_NE(q.model.find("queue"), std::string::npos) << q.model;
+  // The fit points stay info: the 1-warp point sets T0 (and with it the constant's latency).
+  EXPECT_EQ(row(rows, "read_independent", "load_bytes=16;alu_per_load=128;warps_per_sm=1", "second_order_bandwidth").verdict,
+            "info");
+  scale_time(bench(run_, "streaming/read_independent/load_bytes:16/alu_per_load:128/warps_per_sm:24"), 1.15);
+  const Row slow = row(analysis::evaluate_run(run_), "read_independent", kW128At24, "second_order_bandwidth");
+  EXPECT_EQ(slow.verdict, "fails");
+  EXPECT_LT(*slow.rel_error, -0.08);  // predicted over measured: (1 + e) / 1.15 - 1, e the unplanted error
+}
+
+TEST_F(GreedyIssueRun, APlantedShiftedKneeFailsAndARunWithoutTheSpreadKeepsTheQueue) {
+  // The W = 128 curve from 20 to 50 warps/SM 25 % slower: its crossing moves past 50.
+  for (auto& b : run_.benchmarks) {
+    if (b.benchmark != "read_independent" || b.param("load_bytes") != 16 || b.param("alu_per_load") != 128) continue;
+    const double w = b.param("warps_per_sm");
+    if (w >= 20 && w <= 50) scale_time(b, 1.25);
+  }
+  for (auto& b : run_.benchmarks) b.counters.erase("loaded_latency_max_excess_w2_cycles");
+  const std::vector<Row> rows = analysis::evaluate_run(run_);
+  const Row k = row(rows, "knee", kW128Knee, "second_order_knee_warps_per_sm");
+  EXPECT_EQ(k.verdict, "fails");
+  EXPECT_GT(k.value - *k.predicted, 3.0);
+  // Without the probe's spread the run cannot give the greedy model its sigma: the queue prices it.
+  const Row q = row(rows, "read_independent", kW128At24, "second_order_bandwidth");
+  EXPECT_NE(q.model.find("queue"), std::string::npos) << q.model;
+}
+
+TEST_F(GreedyIssueRun, APlantedGreedyKneeShiftFailsWithTheGreedyModel) {
+  for (auto& b : run_.benchmarks) {
+    if (b.benchmark != "read_independent" || b.param("load_bytes") != 16 || b.param("alu_per_load") != 64) continue;
+    const double w = b.param("warps_per_sm");
+    if (w >= 20 && w <= 50) scale_time(b, 1.25);
+  }
+  const std::vector<Row> rows = analysis::evaluate_run(run_);
+  const Row k = row(rows, "knee", "use=independent;load_bytes=16;alu_per_load=64", "second_order_knee_warps_per_sm");
+  EXPECT_EQ(k.verdict, "fails");
+  EXPECT_GT(k.value - *k.predicted, 3.0);
+  EXPECT_NE(row(rows, "read_independent", "load_bytes=16;alu_per_load=64;warps_per_sm=24", "second_order_bandwidth")
+                .model.find("greedy-then-oldest"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace warpcost

@@ -22,6 +22,7 @@
 #include "analysis/evaluation_support.hpp"
 #include "analysis/streaming/family.hpp"
 #include "core/streaming/schema.hpp"
+#include "core/streaming/greedy.hpp"
 #include "core/streaming/model.hpp"
 #include "core/partial_warp/schema.hpp"
 #include "core/calibration/schema.hpp"
@@ -638,6 +639,39 @@ bool is_locus_curve(const CurveKey& key) {
          std::get<2>(key) == 0 && std::get<3>(key) == 1;
 }
 
+// ISSUE-33-GREEDY-ISSUE: the greedy-issue model's run-wide inputs, where the run can give them: the
+// suite's loops are known for cc 9.0 built by CUDA 13.0 (core/streaming/suite_loops.cpp), and the
+// load latency's spread comes from the W = 0, 16-byte, 4-warps/SM point's
+// loaded_latency_max_excess_w2_cycles (runs from 5 December 2026 20:30 UTC): sigma = sqrt(pi) times
+// it (the expected excess of the slower of two normal draws over their mean is sigma / sqrt(pi)).
+struct GreedyRunInputs {
+  double sigma = 0;
+  double memory_latency = 0;  // M0 = Λ(0) − the W = 0 loop's lone overhead (its stall counts but the load's)
+  double w0_loop_cycles = 0;
+};
+
+std::optional<GreedyRunInputs> greedy_run_inputs(const Run& run, const model::streaming::Locus& locus) {
+  if (run.context.text(schema::key::kCc) != "9.0" || run.context.text(schema::key::kCudaRuntime).rfind("13.0", 0) != 0)
+    return std::nullopt;
+  std::optional<double> excess;
+  for (const auto& b : run.benchmarks) {
+    if (b.family != schema::streaming::kFamily || b.error || b.benchmark != schema::streaming::benchmark::kReadIndependent ||
+        !b.has_param(schema::streaming::param::kWarpsPerSm) || b.param(schema::streaming::param::kWarpsPerSm) != 4 ||
+        b.param(schema::streaming::param::kLoadBytes) != 16 || param_or(b, schema::streaming::param::kAluPerLoad, 0) != 0 ||
+        param_or(b, schema::streaming::param::kLoadsInFlight, 1) != 1 ||
+        !b.has_counter(schema::streaming::counter::kLoadedLatencyMaxExcessW2))
+      continue;
+    excess = b.counter_median(schema::streaming::counter::kLoadedLatencyMaxExcessW2);
+  }
+  const std::optional<std::string> w0 = model::streaming::suite_read_independent_program(0);
+  if (!excess || !(*excess >= 0) || !w0) return std::nullopt;
+  GreedyRunInputs in;
+  in.sigma = std::sqrt(std::acos(-1.0)) * *excess;
+  in.w0_loop_cycles = model::streaming::lone_overhead_cycles(model::streaming::parse_loop_program(*w0));
+  in.memory_latency = std::max(locus.unloaded_cycles() - in.w0_loop_cycles, 0.0);
+  return in;
+}
+
 void second_order_rows(const Run& run, std::vector<Row>& rows) {
   std::map<CurveKey, std::vector<const BenchmarkResult*>> curves;
   for (const auto& b : run.benchmarks) {
@@ -674,6 +708,17 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
       .number("locus_points", static_cast<double>(locus.points().size()))
       .number("locus_unloaded_cycles", locus.unloaded_cycles())
       .number("locus_ceiling", locus.ceiling());
+  const std::optional<GreedyRunInputs> greedy_in = greedy_run_inputs(run, locus);
+  if (greedy_in) {
+    const std::string source = "ISSUE-33-GREEDY-ISSUE: " + locus_text;
+    rows.push_back(parameter_row(schema::streaming::kFamily, "", "greedy_memory_latency_cycles", greedy_in->memory_latency,
+                                 "cycles", "M0, a load's unloaded latency from its issue to its use: Λ(0) less the W = 0 loop's other stall counts",
+                                 source));
+    rows.push_back(parameter_row(schema::streaming::kFamily, "", "greedy_latency_sigma_cycles", greedy_in->sigma, "cycles",
+                                 "sigma, a load's latency spread: sqrt(pi) x the probe's loaded_latency_max_excess_w2_cycles "
+                                 "at W = 0, 4 warps/SM",
+                                 "streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:4"));
+  }
   for (auto& [key, members] : curves) {
     std::sort(members.begin(), members.end(), [&](const auto* a, const auto* b) { return warps(a) < warps(b); });
     const auto& [benchmark, width, w, in_flight] = key;
@@ -682,6 +727,33 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
     const bool consistency = is_locus_curve(key);
     const double bytes_per_iteration = 32.0 * static_cast<double>(width) * static_cast<double>(in_flight);
     const double t0 = sms * 1.0 * bytes_per_iteration * clock / bandwidth(first);
+    // ISSUE-33-GREEDY-ISSUE: the 16-byte read_independent curves whose loop the suite knows are
+    // priced by greedy issue over that loop; every other curve by the queue.
+    std::optional<model::streaming::GreedyStream> greedy;
+    std::vector<model::streaming::LoopStep> program;
+    double constant_latency = 0;
+    if (greedy_in && benchmark == schema::streaming::benchmark::kReadIndependent && width == 16 && in_flight == 1) {
+      if (const auto text = model::streaming::suite_read_independent_program(static_cast<int>(w))) {
+        program = model::streaming::parse_loop_program(*text);
+        if (model::streaming::waits_for_constant(program))
+          constant_latency = std::max(t0 - greedy_in->memory_latency - model::streaming::lone_overhead_cycles(program), 0.0);
+        model::streaming::GreedyStreamInputs gi;
+        gi.sms = static_cast<int>(sms);
+        gi.schedulers_per_sm = arch.schedulers_per_sm;
+        gi.bytes_per_warp_iteration = bytes_per_iteration;
+        gi.clock_hz = clock;
+        gi.memory_latency = greedy_in->memory_latency;
+        gi.sigma = greedy_in->sigma;
+        gi.constant_latency = constant_latency;
+        greedy.emplace(program, gi, locus);
+        if (model::streaming::waits_for_constant(program)) {
+          rows.push_back(parameter_row(schema::streaming::kFamily, "load_bytes=16;alu_per_load=" + std::to_string(w),
+                                       "greedy_constant_latency_cycles", constant_latency, "cycles",
+                                       "C, the loop's constant load from its issue to its use: T0 less M0 less the loop's other stall counts",
+                                       "the curve's 1-warp/SM point"));
+        }
+      }
+    }
     std::vector<std::pair<int, double>> measured;
     std::vector<std::pair<int, double>> predicted;
     for (const auto* b : members) {
@@ -695,7 +767,8 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
       p.instructions_per_iteration = b->counter_median(kInstExecuted) / iterations;
       p.unloaded_iteration_cycles = t0;
       p.clock_hz = clock;
-      const model::streaming::StreamPrediction pred = model::streaming::predict_stream(p, locus, *rate);
+      const model::streaming::StreamPrediction pred =
+          greedy ? greedy->predict(p.warps_per_sm) : model::streaming::predict_stream(p, locus, *rate);
       measured.emplace_back(p.warps_per_sm, bandwidth(b));
       predicted.emplace_back(p.warps_per_sm, pred.bandwidth);
       Row r = base_row(*b);
@@ -703,13 +776,23 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
       r.value = bandwidth(b);
       r.unit = "bytes/s";
       r.model = std::string(kSecondOrderPrefix) +
-                "Little's law in bytes as a fixed point with the loaded-latency locus, the busiest scheduler's issue as a queue";
+                (greedy ? "Little's law in bytes as a fixed point with the loaded-latency locus, greedy-then-oldest issue "
+                          "over the loop's stall counts"
+                        : "Little's law in bytes as a fixed point with the loaded-latency locus, the busiest scheduler's "
+                          "issue as a queue");
       r = with_prediction(r, pred.bandwidth);
-      r.reason = reason_of("streaming/second_order_bandwidth", parameters)
-                     .number("warps_per_sm", p.warps_per_sm)
-                     .number("warps_per_scheduler", pred.warps_per_scheduler)
-                     .number("instructions_per_iteration", p.instructions_per_iteration)
-                     .number("t0", t0)
+      Reason reason = reason_of(greedy ? "streaming/second_order_greedy" : "streaming/second_order_bandwidth", parameters);
+      reason.number("warps_per_sm", p.warps_per_sm).number("warps_per_scheduler", pred.warps_per_scheduler);
+      if (greedy) {
+        reason.number("loop_cycles", model::streaming::loop_cycles(program))
+            .text("loop", model::streaming::format_loop_program(program))
+            .number("memory_latency", greedy_in->memory_latency)
+            .number("constant_latency", constant_latency)
+            .number("latency_sigma", greedy_in->sigma);
+      } else {
+        reason.number("instructions_per_iteration", p.instructions_per_iteration);
+      }
+      r.reason = reason.number("t0", t0)
                      .number("loaded_cycles", pred.loaded_cycles)
                      .number("iteration_cycles", pred.iteration_cycles)
                      .flag("at_ceiling", pred.at_ceiling)

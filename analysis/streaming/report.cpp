@@ -118,6 +118,14 @@ std::string knee_judgement(const Reason& r) {
 
 constexpr const char* kLocusCurveNotJudged = "; not judged: this curve is the locus the model reads (consistency)";
 
+// What a second-order bandwidth sentence says after its figures: why it is not judged, or its miss.
+std::string second_order_judgement(const Reason& r) {
+  if (r.f("locus_curve")) return kLocusCurveNotJudged;
+  if (r.f("fit_point")) return "; not judged: this 1-warp/SM point sets the curve's T0 (the declared fit point)";
+  if (!r.f("holds")) return ": more than 5% apart" + detail::noise_note(r.n("miss"), r.n("tolerance"), r.n("sigma"));
+  return "";
+}
+
 std::string second_order_bandwidth(const Reason& r) {
   std::string out = whole(r, "warps_per_sm") + " warps/SM (" + whole(r, "warps_per_scheduler") + " a scheduler), I = " +
                     fixed(r.n("instructions_per_iteration"), 1) + " instructions an iteration, T0 = " +
@@ -125,15 +133,25 @@ std::string second_order_bandwidth(const Reason& r) {
                     " cycles and an iteration takes " + fixed(r.n("iteration_cycles"), 0) +
                     (r.f("at_ceiling") ? " (the locus' ceiling bounds it)" : "") + ": predicted " +
                     fixed(r.n("predicted") / 1e12, 3) + " TB/s, measured " + fixed(r.n("measured") / 1e12, 3) + " TB/s";
-  if (r.f("locus_curve")) {
-    out += kLocusCurveNotJudged;
-  } else if (r.f("fit_point")) {
-    out += "; not judged: this 1-warp/SM point sets the curve's T0 (the declared fit point)";
-  } else if (!r.f("holds")) {
-    out += ": more than 5% apart" + detail::noise_note(r.n("miss"), r.n("tolerance"), r.n("sigma"));
-  }
+  out += second_order_judgement(r);
   return out + "; " + fixed(r.n("issue_rate"), 3) + " warp instructions a cycle a scheduler (" +
          r.t("issue_rate_source") + "), " +
+         locus_description(static_cast<std::size_t>(r.n("locus_points")), r.n("locus_unloaded_cycles"),
+                           r.n("locus_ceiling"));
+}
+
+// ISSUE-33-GREEDY-ISSUE's sentence: the loop, the latency terms and the fixed point.
+std::string second_order_greedy(const Reason& r) {
+  std::string out = whole(r, "warps_per_sm") + " warps/SM (" + whole(r, "warps_per_scheduler") +
+                    " a scheduler), greedy-then-oldest issue over the loop's " + fixed(r.n("loop_cycles"), 0) +
+                    " cycles of stall counts (" + r.t("loop") + "), a load M0 = " + fixed(r.n("memory_latency"), 0) +
+                    " cycles unloaded (spread " + fixed(r.n("latency_sigma"), 0) + "), the constant " +
+                    fixed(r.n("constant_latency"), 0) + " (from T0 = " + fixed(r.n("t0"), 0) +
+                    "); at the fixed point a load waits " + fixed(r.n("loaded_cycles"), 0) + " cycles of the locus and an iteration takes " +
+                    fixed(r.n("iteration_cycles"), 0) + (r.f("at_ceiling") ? " (the locus' ceiling bounds it)" : "") +
+                    ": predicted " + fixed(r.n("predicted") / 1e12, 3) + " TB/s, measured " +
+                    fixed(r.n("measured") / 1e12, 3) + " TB/s";
+  return out + second_order_judgement(r) + "; " +
          locus_description(static_cast<std::size_t>(r.n("locus_points")), r.n("locus_unloaded_cycles"),
                            r.n("locus_ceiling"));
 }
@@ -284,6 +302,7 @@ std::string render(const Reason& r) {
   if (s == "memory_bound_vs_copy") return memory_bound_vs_copy(r);
   // The second-order model.
   if (s == "second_order_bandwidth") return second_order_bandwidth(r);
+  if (s == "second_order_greedy") return second_order_greedy(r);
   if (s == "second_order_knee") {
     return "measured knee " + fixed(r.n("knee"), 1) + " warps/SM (where the curve, linear between swept points, reaches 90% of " +
            fixed(r.n("plateau") / 1e12, 3) + " TB/s), predicted " + fixed(r.n("predicted_knee"), 1) +

@@ -448,6 +448,40 @@ TEST(Predict, BlockStreamBandwidth) {
   EXPECT_EQ(answer_of(c, "at_ceiling"), 1);
 }
 
+std::string bad_arguments_message(const std::string& kind, const std::vector<std::string>& key_values);
+std::string bad_arguments_message_fwd(const std::string& kind, const std::vector<std::string>& key_values) {
+  return bad_arguments_message(kind, key_values);
+}
+
+// ISSUE-33-GREEDY-ISSUE by hand: a flat locus (1000 cycles to 1e6 GB/s), the suite's W = 0 loop, one
+// warp a scheduler: a lone warp's iteration is M0 + the loop's lone overhead = Λ(0) = 1000 cycles, so
+// 1 SM x 4 warps x 512 B at 1 GHz / 1000 cycles = 2.048 GB/s; one warp an SM a quarter of it.
+TEST(Predict, StreamGreedyBandwidth) {
+  const std::vector<std::string> inputs = {"sms=1", "warps_per_sm=4", "alu_per_load=0", "latency=1000",
+                                           "loaded_latency=1000", "peak_gbps=1e6", "clock_mhz=1000"};
+  const auto a = model_answers(example_from_arguments("stream_greedy_bandwidth", inputs));
+  EXPECT_NEAR(answer_of(a, "bandwidth_gbps"), 2.048, 1e-9);
+  EXPECT_NEAR(answer_of(a, "iteration_cycles"), 1000, 1e-6);
+  EXPECT_EQ(answer_of(a, "warps_per_scheduler"), 1);
+  auto one = inputs;
+  one[1] = "warps_per_sm=1";
+  EXPECT_NEAR(answer_of(model_answers(example_from_arguments("stream_greedy_bandwidth", one)), "bandwidth_gbps"), 0.512,
+              1e-9);
+  // W = 256 with C = 20: the lone iteration is T0 = M0 + its overhead + C, M0 = 1000 - 76 (the W = 0
+  // loop's 78 cycles of stall counts less its load's 2, the wait right after it) and 256's overhead
+  // 319 less the constant's 2 and the load's 1 and the 1 after it (before its wait): 315. So
+  // 924 + 315 + 20 = 1259 cycles, 2048 B / 1259 cycles at 1 GHz.
+  auto w256 = inputs;
+  w256[2] = "alu_per_load=256";
+  w256.push_back("constant_cycles=20");
+  EXPECT_NEAR(answer_of(model_answers(example_from_arguments("stream_greedy_bandwidth", w256)), "bandwidth_gbps"),
+              2048.0 / 1259.0, 1e-6);
+  EXPECT_NE(bad_arguments_message_fwd("stream_greedy_bandwidth", {"sms=1", "warps_per_sm=4", "alu_per_load=3", "latency=1000",
+                                                                  "loaded_latency=1000", "peak_gbps=1e6", "clock_mhz=1000"})
+                .find("alu_per_load = 3 is not a loop the suite knows"),
+            std::string::npos);
+}
+
 std::string bad_arguments_message(const std::string& kind, const std::vector<std::string>& key_values) {
   try {
     example_from_arguments(kind, key_values);
@@ -1127,13 +1161,13 @@ TEST(MeasurePlan, ThePlanOfAFileOfEveryKindNamesEachCallOrWhyNot) {
   // Every kind the file format has (docs/worked-examples.md).
   EXPECT_EQ(kinds, (std::set<std::string>{"block_shape", "thread_map", "grid_tail", "divergence", "latency_hiding",
                                           "scheduler_demand", "coalescing", "warp_primitive", "stream_bandwidth",
-                                          "block_stream_bandwidth", "grid_tail_time", "divergence_grid", "coalescing_bandwidth",
-                                          "primitive_throughput"}));
+                                          "stream_greedy_bandwidth", "block_stream_bandwidth", "grid_tail_time",
+                                          "divergence_grid", "coalescing_bandwidth", "primitive_throughput"}));
   const std::string md = plan_markdown(examples, plans);
   const auto lines = table_lines(md);
   ASSERT_EQ(lines.size(), examples.size() + 1) << md;
   for (const auto& l : lines) EXPECT_EQ(cells_of(l), 4) << l;
-  EXPECT_NE(md.find("7 of 14 examples have a runner"), std::string::npos) << md;
+  EXPECT_NE(md.find("7 of 15 examples have a runner"), std::string::npos) << md;
   // K7, a 2D tile: the author's block, image and element size, against the three stride-1 loads.
   EXPECT_NE(md.find("| K7 | coalescing | `warpcost-coalesce block --x 32 --y 8 --bytes 4 --width 64 --height 16 --json; "
                     "warpcost-coalesce stride --bytes 4 --stride 1 --offset 0 --json;"),
@@ -1156,6 +1190,8 @@ TEST(MeasurePlan, ThePlanOfAFileOfEveryKindNamesEachCallOrWhyNot) {
             std::string::npos) << md;
   EXPECT_NE(md.find("| K14 | block_stream_bandwidth | — | not measured: a second-order model from stated parameters"),
             std::string::npos) << md;
+  EXPECT_NE(md.find("| K15 | stream_greedy_bandwidth | — | not measured: a second-order model from stated parameters"),
+            std::string::npos) << md;
   // A compiled W is planned at the model's warps and at the cap: L = 500, W = 16 -> ceil(500/16) = 32.
   const auto w16 = plan_measure(one_example("kind = \"latency_hiding\"\nlatency = 500\ninstructions = 16\nwarp_cap = 64\nanswer = { warps_needed = 32 }\n"));
   // Each counted once (I an iteration, FFMAs a load), and at 1 warp/SM for the second-order T0.
@@ -1170,8 +1206,8 @@ TEST(ExamplesCli, PlanNeedsNoGpuAndGoesWithoutMeasure) {
   EXPECT_EQ(run_tool("check " + std::string(WARPCOST_SOURCE) + "/tests/check/fixtures/every-kind.toml --plan",
                      tmp.path / "plan.txt"), 0);
   const std::string out = slurp((tmp.path / "plan.txt").string());
-  EXPECT_NE(out.find("14 of 14 stated answers agree"), std::string::npos) << out;
-  EXPECT_NE(out.find("What `--measure` would run: 7 of 14"), std::string::npos) << out;
+  EXPECT_NE(out.find("15 of 15 stated answers agree"), std::string::npos) << out;
+  EXPECT_NE(out.find("What `--measure` would run: 7 of 15"), std::string::npos) << out;
   EXPECT_EQ(run_tool("check " + kPageFile + " --plan --measure --bench-dir x", tmp.path / "both.txt"), 2);
   EXPECT_NE(slurp((tmp.path / "both.txt.err").string()).find("give one of them"), std::string::npos);
 }

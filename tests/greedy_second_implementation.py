@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""The greedy-issue model's second implementation (pilots/whatif/gto_window_sim.py, the what-if it
+was read from) over the suite's loops as core/streaming/suite_loops.cpp states them, without the
+latency's spread (sigma 0, so no random draw): one line a case, 'W warps latency constant cycles'.
+tests/fixtures/greedy-second-implementation.tsv holds its output; test_models'
+GreedyIssue.TheSuitesLoopsScheduleAsTheSecondImplementationSays reads it, and
+tests/greedy-second-implementation.sh regenerates it and fails when it differs.
+
+    python3 tests/greedy_second_implementation.py REPO
+"""
+import importlib.util
+import pathlib
+import re
+import sys
+
+KIND = {"r": "run", "": "", ":load": "ldg", ":wait_load": "wait_ldg", ":constant": "ldc",
+        ":wait_constant": "wait_ldc"}
+
+
+def main():
+    repo = pathlib.Path(sys.argv[1])
+    spec = importlib.util.spec_from_file_location("gto_window_sim", repo / "pilots/whatif/gto_window_sim.py")
+    sim = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sim)
+    text = (repo / "core/streaming/suite_loops.cpp").read_text()
+    programs = {int(w): p for w, p in re.findall(r'case (\d+): return "([^"]+)";', text)}
+    print("# W\twarps\tlatency\tconstant\tcycles (200 iterations, seed 1, sigma 0)")
+    for w in (0, 8, 64, 128, 256):
+        prog = []
+        for token in programs[w].split():
+            m = re.fullmatch(r"(\d+)(r|:load|:wait_load|:constant|:wait_constant|)", token)
+            prog.append((int(m.group(1)), KIND[m.group(2)]))
+        for k in (1, 2, 3, 5, 8, 16):
+            for latency, constant in ((800, 22), (1500, 0)):
+                cycles = sim.scheduler_cycles(k, prog, latency, 0.0, constant, 1, 200)
+                print("%d\t%d\t%d\t%d\t%.6f" % (w, k, latency, constant, cycles))
+
+
+if __name__ == "__main__":
+    main()
