@@ -8,7 +8,6 @@
 
 #include "core/coalescing/model.hpp"
 #include "check/examples.hpp"
-#include "core/streaming/greedy.hpp"
 #include "core/streaming/model.hpp"
 #include "core/warp_primitives/model.hpp"
 

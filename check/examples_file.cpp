@@ -14,7 +14,7 @@
 
 #include "core/coalescing/model.hpp"
 #include "check/examples.hpp"
-#include "core/streaming/greedy.hpp"
+#include "core/streaming/model.hpp"
 
 namespace warpcost::examples {
 namespace {

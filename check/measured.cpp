@@ -14,7 +14,7 @@
 #include "analysis/evaluation_support.hpp"
 #include "analysis/coalescing/evaluation.hpp"
 #include "core/coalescing/schema.hpp"
-#include "core/streaming/greedy.hpp"
+#include "core/streaming/model.hpp"
 #include "core/streaming/schema.hpp"
 
 namespace warpcost::examples {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The greedy-issue model's second implementation (pilots/whatif/gto_window_sim.py, the what-if it
-was read from) over the suite's loops as core/streaming/suite_loops.cpp states them, without the
+was read from) over the suite's loops as core/suite_loops.cpp states them, without the
 latency's spread (sigma 0, so no random draw): one line a case, 'W warps latency constant cycles'.
 tests/fixtures/greedy-second-implementation.tsv holds its output; test_models'
 GreedyIssue.TheSuitesLoopsScheduleAsTheSecondImplementationSays reads it, and
@@ -22,7 +22,7 @@ def main():
     spec = importlib.util.spec_from_file_location("gto_window_sim", repo / "pilots/whatif/gto_window_sim.py")
     sim = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sim)
-    text = (repo / "core/streaming/suite_loops.cpp").read_text()
+    text = (repo / "core/suite_loops.cpp").read_text()
     programs = {int(w): p for w, p in re.findall(r'case (\d+): return "([^"]+)";', text)}
     print("# W\twarps\tlatency\tconstant\tcycles (200 iterations, seed 1, sigma 0)")
     for w in (0, 8, 64, 128, 256):

@@ -1,6 +1,6 @@
-// The greedy-issue model (core/streaming/greedy.hpp, ISSUE-33-GREEDY-ISSUE): its program text,
+// The greedy-issue model (core/streaming/model.hpp, ISSUE-33-GREEDY-ISSUE): its program text,
 // hand-traced schedules, and the fixed point against figures worked out by hand.
-#include "core/streaming/greedy.hpp"
+#include "core/streaming/model.hpp"
 
 #include <gtest/gtest.h>
 

@@ -22,7 +22,6 @@
 #include "analysis/evaluation_support.hpp"
 #include "analysis/streaming/family.hpp"
 #include "core/streaming/schema.hpp"
-#include "core/streaming/greedy.hpp"
 #include "core/streaming/model.hpp"
 #include "core/partial_warp/schema.hpp"
 #include "core/calibration/schema.hpp"
@@ -640,7 +639,7 @@ bool is_locus_curve(const CurveKey& key) {
 }
 
 // ISSUE-33-GREEDY-ISSUE: the greedy-issue model's run-wide inputs, where the run can give them: the
-// suite's loops are known for cc 9.0 built by CUDA 13.0 (core/streaming/suite_loops.cpp), and the
+// suite's loops are known for cc 9.0 built by CUDA 13.0 (core/suite_loops.cpp), and the
 // load latency's spread comes from the W = 0, 16-byte, 4-warps/SM point's
 // loaded_latency_max_excess_w2_cycles (runs from 5 December 2026 20:30 UTC): sigma = sqrt(pi) times
 // it (the expected excess of the slower of two normal draws over their mean is sigma / sqrt(pi)).

@@ -25,7 +25,7 @@ Inputs, all from one committed run plus the cubin:
   --rate - instructions a cycle in a run of stall-1 instructions (1 unless given).
 Prints each curve's points, then its MAE over the points past 1 warp/SM and both knees (90 % of the
 largest, linear between swept points). This is the what-if ISSUE-33-GREEDY-ISSUE was read from;
-core/streaming/greedy.cpp is the rule (tests/greedy_second_implementation.py compares the two).
+core/streaming/model.cpp is the rule (tests/greedy_second_implementation.py compares the two).
 
     python3 pilots/whatif/gto_window_sim.py CUBIN RUN_DIR [--w 0,64,256] [--seeds 2] [--iterations 200]
 """
