@@ -386,7 +386,7 @@ void validate_inputs(const Example& ex) {
   if (ex.kind == "stream_greedy_bandwidth") {
     check_range(ex, "sms", 1, 1024, false, "1..1024 SMs");
     check_range(ex, "schedulers", 1, 64, false, "1..64 warp schedulers a SM");
-    check_range(ex, "warps_per_sm", 1, 1024, false, "1..1024 warps a SM");
+    check_range(ex, "warps_per_sm", 1, 64, false, "1..64 warps a SM (the loops are sm_90's, whose SMs hold 64)");
     const Input* w = get(ex, "alu_per_load");
     const double wv = w->value.number;
     if (wv != std::floor(wv) || wv < 0 || !model::streaming::suite_read_independent_program(static_cast<int>(wv))) {
@@ -399,7 +399,7 @@ void validate_inputs(const Example& ex) {
     check_range(ex, "sigma", 0, kHuge, false, "sigma >= 0 cycles of a load's latency spread");
     check_range(ex, "constant_cycles", 0, kHuge, false, "C >= 0 cycles the loop's constant load takes");
     check_range(ex, "clock_mhz", 0, 100000, true, "the SM clock > 0 MHz");
-    check_range(ex, "warp_cap", 1, 1024, false, "1..1024 resident warps a SM");
+    check_range(ex, "warp_cap", 1, 64, false, "1..64 resident warps a SM (the loops are sm_90's, whose SMs hold 64)");
     if (get(ex, "loaded_latency")->value.number < get(ex, "latency")->value.number) {
       bad(ex, get(ex, "loaded_latency")->line, "loaded_latency", "below the unloaded latency", "loaded_latency >= latency (a load never gets faster as DRAM gets busier)");
     }
@@ -681,7 +681,7 @@ const std::vector<KindSpec>& kinds() {
       {"stream_greedy_bandwidth", "second-order: a 16-byte read_independent stream's bandwidth at N warps/SM, greedy-then-oldest issue over the suite kernel's own loop (ISSUE-33-GREEDY-ISSUE)",
        {{"sms", "S, 1..1024", true},
         {"schedulers", "warp schedulers a SM, 1..64 (default 4)", false},
-        {"warps_per_sm", "N, 1..1024", true},
+        {"warps_per_sm", "N, 1..64", true},
         {"alu_per_load", "W: which of the suite's loops (0, 1, 2, 4, 8, 16, 32, 64, 128, 256 FFMAs a load; sm_90, nvcc 13.0)", true},
         {"latency", "Λ(0) > 0 cycles an iteration of the W = 0 stream at one warp a SM (a run's loaded_latency_unloaded_cycles row)", true},
         {"loaded_latency", "Λ(peak) >= latency: the same at the DRAM ceiling", true},
@@ -689,7 +689,7 @@ const std::vector<KindSpec>& kinds() {
         {"sigma", "a load's latency spread >= 0 cycles (a run's greedy_latency_sigma_cycles row; default 0)", false},
         {"constant_cycles", "C >= 0 cycles the loop's constant load takes (a run's greedy_constant_latency_cycles row; default 0)", false},
         {"clock_mhz", "the SM clock > 0 MHz", true},
-        {"warp_cap", "resident warps a SM, >= 1: the knee over 1..cap", false}},
+        {"warp_cap", "resident warps a SM, 1..64: the knee over 1..cap", false}},
        {"bandwidth_gbps", "warps_per_scheduler", "iteration_cycles", "loaded_latency_cycles", "knee_warps_per_sm"}},
       {"block_stream_bandwidth", "second-order: the one-load-a-thread stream's bandwidth, k block slots an SM as a closed queue with a loaded latency",
        {{"sms", "S, 1..1024", true},

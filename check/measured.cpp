@@ -207,6 +207,9 @@ std::vector<std::string> gpu_parameters_from_run(const std::string& kind, const 
     add("loaded_latency", locus->cycles_at(locus->ceiling()));
     add("peak_gbps", locus->ceiling() / 1e9);
     how = "run " + id + ": " + locus_text + " (its two ends: a line between them)";
+    if (run.context.text(schema::key::kCc) != "9.0") {
+      how += "; note: the run is cc " + run.context.text(schema::key::kCc) + ", the loops are sm_90's";
+    }
     namespace ss = schema::streaming;
     const std::string sigma_point = "streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:4";
     for (const auto& b : run.benchmarks) {

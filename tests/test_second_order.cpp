@@ -1069,6 +1069,29 @@ TEST_F(GreedyIssueRun, APlantedShiftedKneeFailsAndARunWithoutTheSpreadKeepsTheQu
   EXPECT_NE(q.model.find("queue"), std::string::npos) << q.model;
 }
 
+// A throttled fit point (its lowest SM clock at half the reference) would carry its state into C
+// and every row of its curve: the queue prices that curve, the others keep greedy issue; a throttled
+// spread point leaves the whole run to the queue.
+TEST_F(GreedyIssueRun, AThrottledFitOrSpreadPointLeavesItsCurveToTheQueue) {
+  auto throttle = [](BenchmarkResult& b) {
+    auto& clocks = b.counters["warpcost_sm_clock_mhz"];
+    clocks.assign(std::max<std::size_t>(b.seconds.size(), 1), 900.0);
+  };
+  analysis::Run fit = run_;
+  throttle(bench(fit, "streaming/read_independent/load_bytes:16/alu_per_load:128/warps_per_sm:1"));
+  std::vector<Row> rows = analysis::evaluate_run(fit);
+  EXPECT_NE(row(rows, "read_independent", kW128At24, "second_order_bandwidth").model.find("queue"), std::string::npos);
+  EXPECT_NE(row(rows, "read_independent", "load_bytes=16;alu_per_load=64;warps_per_sm=24", "second_order_bandwidth")
+                .model.find("greedy-then-oldest"),
+            std::string::npos);
+  analysis::Run spread = run_;
+  throttle(bench(spread, "streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:4"));
+  rows = analysis::evaluate_run(spread);
+  EXPECT_NE(row(rows, "read_independent", "load_bytes=16;alu_per_load=64;warps_per_sm=24", "second_order_bandwidth")
+                .model.find("queue"),
+            std::string::npos);
+}
+
 TEST_F(GreedyIssueRun, APlantedGreedyKneeShiftFailsWithTheGreedyModel) {
   for (auto& b : run_.benchmarks) {
     if (b.benchmark != "read_independent" || b.param("load_bytes") != 16 || b.param("alu_per_load") != 64) continue;

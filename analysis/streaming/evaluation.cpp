@@ -650,20 +650,20 @@ struct GreedyRunInputs {
 };
 
 std::optional<GreedyRunInputs> greedy_run_inputs(const Run& run, const model::streaming::Locus& locus) {
-  if (run.context.text(schema::key::kCc) != "9.0" || run.context.text(schema::key::kCudaRuntime).rfind("13.0", 0) != 0)
-    return std::nullopt;
+  const std::string& cuda = run.context.text(schema::key::kCudaRuntime);
+  if (run.context.text(schema::key::kCc) != "9.0" || (cuda != "13.0" && cuda.rfind("13.0.", 0) != 0)) return std::nullopt;
   std::optional<double> excess;
   for (const auto& b : run.benchmarks) {
     if (b.family != schema::streaming::kFamily || b.error || b.benchmark != schema::streaming::benchmark::kReadIndependent ||
         !b.has_param(schema::streaming::param::kWarpsPerSm) || b.param(schema::streaming::param::kWarpsPerSm) != 4 ||
         b.param(schema::streaming::param::kLoadBytes) != 16 || param_or(b, schema::streaming::param::kAluPerLoad, 0) != 0 ||
         param_or(b, schema::streaming::param::kLoadsInFlight, 1) != 1 ||
-        !b.has_counter(schema::streaming::counter::kLoadedLatencyMaxExcessW2))
-      continue;
+        !b.has_counter(schema::streaming::counter::kLoadedLatencyMaxExcessW2) || is_throttled(run, b))
+      continue;  // a throttled point's spread is not the GPU's: the queue prices the run
     excess = b.counter_median(schema::streaming::counter::kLoadedLatencyMaxExcessW2);
   }
   const std::optional<std::string> w0 = model::streaming::suite_read_independent_program(0);
-  if (!excess || !(*excess >= 0) || !w0) return std::nullopt;
+  if (!excess || !std::isfinite(*excess) || !(*excess >= 0) || !w0) return std::nullopt;
   GreedyRunInputs in;
   in.sigma = std::sqrt(std::acos(-1.0)) * *excess;
   in.w0_loop_cycles = model::streaming::lone_overhead_cycles(model::streaming::parse_loop_program(*w0));
@@ -731,7 +731,10 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
     std::optional<model::streaming::GreedyStream> greedy;
     std::vector<model::streaming::LoopStep> program;
     double constant_latency = 0;
-    if (greedy_in && benchmark == schema::streaming::benchmark::kReadIndependent && width == 16 && in_flight == 1) {
+    // A throttled 1-warp point would carry its state into C and every row of the curve: the queue
+    // prices such a curve (its T0 the same point, as before this rule).
+    if (greedy_in && benchmark == schema::streaming::benchmark::kReadIndependent && width == 16 && in_flight == 1 &&
+        !is_throttled(run, *first)) {
       if (const auto text = model::streaming::suite_read_independent_program(static_cast<int>(w))) {
         program = model::streaming::parse_loop_program(*text);
         if (model::streaming::waits_for_constant(program))

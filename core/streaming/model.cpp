@@ -315,7 +315,11 @@ double lone_overhead_cycles(const std::vector<LoopStep>& program) {
   auto hide = [&](Kind issue, Kind wait) {
     for (std::size_t i = 0; i < n; ++i) {
       if (program[i].kind != issue) continue;
-      for (std::size_t j = i; program[j].kind != wait; j = (j + 1) % n) hidden[j] = true;
+      std::size_t seen = 0;
+      for (std::size_t j = i; program[j].kind != wait; j = (j + 1) % n) {
+        if (++seen > n) throw std::invalid_argument("loop program: a load or constant without its wait");
+        hidden[j] = true;
+      }
     }
   };
   hide(Kind::kLoad, Kind::kWaitLoad);
