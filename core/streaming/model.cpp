@@ -353,30 +353,25 @@ double greedy_scheduler_cycles(int warps, const std::vector<LoopStep>& program, 
   std::vector<double> const_at(k, 0.0);  // its constant back
   std::vector<int> done(k, 0);
   std::vector<double> finish(k, 0.0);
+  // When each warp may issue its next step: its stall count over and, for a wait, its load's (its
+  // constant's) data back; known when its previous step issues; infinite once it is done.
+  std::vector<double> ready_at(k, 0.0);
+  const double never = std::numeric_limits<double>::infinity();
   std::size_t current = 0;
   int unfinished = warps;
   double t = 0.0;
-  auto ready = [&](std::size_t w) {
-    const LoopStep& s = program[pos[w]];
-    double r = free_at[w];
-    if (s.kind == Kind::kWaitLoad) r = std::max(r, data_at[w]);
-    if (s.kind == Kind::kWaitConstant) r = std::max(r, const_at[w]);
-    return r;
-  };
   while (unfinished > 0) {
     std::size_t w = k;
-    if (done[current] < iterations && ready(current) <= t) {
+    if (ready_at[current] <= t) {
       w = current;
     } else {
-      double next = std::numeric_limits<double>::infinity();
+      double next = never;
       for (std::size_t i = 0; i < k; ++i) {
-        if (done[i] >= iterations) continue;
-        const double r = ready(i);
-        if (r <= t) {
+        if (ready_at[i] <= t) {
           w = i;
           break;
         }
-        next = std::min(next, r);
+        next = std::min(next, ready_at[i]);
       }
       if (w == k) {
         t = next;
@@ -395,8 +390,15 @@ double greedy_scheduler_cycles(int warps, const std::vector<LoopStep>& program, 
       if (++done[w] == iterations) {
         finish[w] = issued + s.cycles;
         --unfinished;
+        ready_at[w] = never;
+        continue;
       }
     }
+    const LoopStep& next_step = program[pos[w]];
+    double r = free_at[w];
+    if (next_step.kind == Kind::kWaitLoad) r = std::max(r, data_at[w]);
+    if (next_step.kind == Kind::kWaitConstant) r = std::max(r, const_at[w]);
+    ready_at[w] = r;
   }
   return *std::max_element(finish.begin(), finish.end()) / iterations;
 }
