@@ -50,6 +50,15 @@ std::optional<model::streaming::Locus> loaded_latency_locus(const Run& run, std:
 // (read + write DRAM rate, cycles its loads wait by Little's law from the read rate and one 16-byte
 // load in flight a warp's lane); nullopt with fewer than two points.
 std::optional<model::streaming::Locus> copy_locus(const Run& run, std::string& description);
+
+// ISSUE-33-GREEDY-ISSUE's run-wide inputs (analysis/streaming/evaluation.cpp): the load latency's
+// spread sigma and M0; nullopt where the run cannot give them (not cc 9.0 with CUDA 13.0, or no
+// unthrottled, finite spread at W = 0, 4 warps/SM), and the queue prices its curves.
+struct GreedyRunInputs {
+  double sigma = 0;
+  double memory_latency = 0;
+};
+std::optional<GreedyRunInputs> greedy_run_inputs(const Run& run, const model::streaming::Locus& locus);
 std::optional<std::pair<double, double>> copy_locus_point(const Run& run, const BenchmarkResult& b);
 
 // The block-turnover parameter of a streaming/block_turnover point: cycles an SM spends a block of

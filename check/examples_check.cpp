@@ -212,6 +212,17 @@ model::streaming::Locus stated_locus(const Example& ex) {
   return model::streaming::Locus({{peak / 1000.0, number(ex, "latency")}, {peak, number(ex, "loaded_latency")}});
 }
 
+// With a warp_cap: the knee of the curve `bandwidth_at` predicts over 1..cap warps/SM.
+template <class BandwidthAt>
+void knee_answer(const Example& ex, const BandwidthAt& bandwidth_at, std::vector<ModelAnswer>& out) {
+  if (!has(ex, "warp_cap")) return;
+  std::vector<std::pair<int, double>> curve;
+  const int cap = static_cast<int>(number(ex, "warp_cap"));
+  for (int n = 1; n <= cap; ++n) curve.emplace_back(n, bandwidth_at(n));
+  out.push_back({"knee_warps_per_sm", count(model::streaming::knee_of(curve, 0.9)),
+                 "first N of 1.." + std::to_string(cap) + " whose predicted bandwidth reaches 90% of the curve's largest"});
+}
+
 void stream_answers(const Example& ex, std::vector<ModelAnswer>& out) {
   namespace st = model::streaming;
   const st::Locus locus = stated_locus(ex);
@@ -237,13 +248,7 @@ void stream_answers(const Example& ex, std::vector<ModelAnswer>& out) {
   out.push_back({"warps_per_scheduler", count(r.warps_per_scheduler), "ceil(N / schedulers)"});
   out.push_back({"iteration_cycles", ratio(r.iteration_cycles), "MVA of the busiest scheduler at the fixed point"});
   out.push_back({"loaded_latency_cycles", ratio(r.loaded_cycles), "Λ(BW) at the fixed point"});
-  if (has(ex, "warp_cap")) {
-    std::vector<std::pair<int, double>> curve;
-    const int cap = static_cast<int>(number(ex, "warp_cap"));
-    for (int n = 1; n <= cap; ++n) curve.emplace_back(n, st::predict_stream(point(n), locus, rate).bandwidth);
-    out.push_back({"knee_warps_per_sm", count(st::knee_of(curve, 0.9)),
-                   "first N of 1.." + std::to_string(cap) + " whose predicted bandwidth reaches 90% of the curve's largest"});
-  }
+  knee_answer(ex, [&](int n) { return st::predict_stream(point(n), locus, rate).bandwidth; }, out);
 }
 
 // ISSUE-33-GREEDY-ISSUE from stated parameters: the suite's loop W, M0 = Λ(0) less the W = 0
@@ -252,13 +257,12 @@ void stream_greedy_answers(const Example& ex, std::vector<ModelAnswer>& out) {
   namespace st = model::streaming;
   const int w = static_cast<int>(number(ex, "alu_per_load"));
   const auto program = st::parse_loop_program(*st::suite_read_independent_program(w));
-  const double w0_cycles = st::lone_overhead_cycles(st::parse_loop_program(*st::suite_read_independent_program(0)));
   st::GreedyStreamInputs in;
   in.sms = static_cast<int>(number(ex, "sms"));
   in.schedulers_per_sm = has(ex, "schedulers") ? static_cast<int>(number(ex, "schedulers")) : 4;
   in.bytes_per_warp_iteration = m::kWarpSize * 16.0;
   in.clock_hz = number(ex, "clock_mhz") * 1e6;
-  in.memory_latency = std::max(number(ex, "latency") - w0_cycles, 0.0);
+  in.memory_latency = st::greedy_memory_latency(number(ex, "latency"));
   in.sigma = has(ex, "sigma") ? number(ex, "sigma") : 0.0;
   in.constant_latency = has(ex, "constant_cycles") && st::waits_for_constant(program) ? number(ex, "constant_cycles") : 0.0;
   st::GreedyStream stream(program, in, stated_locus(ex));
@@ -271,13 +275,7 @@ void stream_greedy_answers(const Example& ex, std::vector<ModelAnswer>& out) {
   out.push_back({"warps_per_scheduler", count(r.warps_per_scheduler), "ceil(N / schedulers)"});
   out.push_back({"iteration_cycles", ratio(r.iteration_cycles), "greedy-then-oldest issue of the busiest scheduler at the fixed point"});
   out.push_back({"loaded_latency_cycles", ratio(r.loaded_cycles), "Λ(BW) at the fixed point"});
-  if (has(ex, "warp_cap")) {
-    std::vector<std::pair<int, double>> curve;
-    const int cap = static_cast<int>(number(ex, "warp_cap"));
-    for (int n = 1; n <= cap; ++n) curve.emplace_back(n, stream.predict(n).bandwidth);
-    out.push_back({"knee_warps_per_sm", count(st::knee_of(curve, 0.9)),
-                   "first N of 1.." + std::to_string(cap) + " whose predicted bandwidth reaches 90% of the curve's largest"});
-  }
+  knee_answer(ex, [&](int n) { return stream.predict(n).bandwidth; }, out);
 }
 
 void block_stream_answers(const Example& ex, std::vector<ModelAnswer>& out) {

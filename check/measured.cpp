@@ -210,26 +210,22 @@ std::vector<std::string> gpu_parameters_from_run(const std::string& kind, const 
     if (run.context.text(schema::key::kCc) != "9.0") {
       how += "; note: the run is cc " + run.context.text(schema::key::kCc) + ", the loops are sm_90's";
     }
-    namespace ss = schema::streaming;
-    const std::string sigma_point = "streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:4";
-    for (const auto& b : run.benchmarks) {
-      if (b.run_name == sigma_point && !b.error && b.has_counter(ss::counter::kLoadedLatencyMaxExcessW2)) {
-        add("sigma", std::sqrt(std::acos(-1.0)) * b.counter_median(ss::counter::kLoadedLatencyMaxExcessW2));
-        how += "; sigma from " + sigma_point;
-      }
+    const auto inputs = analysis::detail::greedy_run_inputs(run, *locus);
+    if (!inputs) {
+      how += "; no sigma or C: the run cannot give them (not cc 9.0 with CUDA 13.0, or no unthrottled spread point)";
+      return out;
     }
+    add("sigma", inputs->sigma);
+    how += "; sigma from streaming/read_independent/load_bytes:16/alu_per_load:0/warps_per_sm:4";
     if (given.count("alu_per_load") != 0) {
       const std::string t0_point = "streaming/read_independent/load_bytes:16/alu_per_load:" + given["alu_per_load"] + "/warps_per_sm:1";
       const auto text = model::streaming::suite_read_independent_program(std::atoi(given["alu_per_load"].c_str()));
-      const auto w0 = model::streaming::suite_read_independent_program(0);
       for (const auto& b : run.benchmarks) {
-        if (b.run_name != t0_point || b.error || b.seconds.empty() || !b.has_counter(schema::counter::kBytesRead) || !text || !w0)
+        if (!text || b.run_name != t0_point || b.error || b.seconds.empty() || !b.has_counter(schema::counter::kBytesRead))
           continue;
-        const auto program = model::streaming::parse_loop_program(*text);
-        if (!model::streaming::waits_for_constant(program)) break;
         const double t0 = sms * 512.0 * clock / (b.counter_median(schema::counter::kBytesRead) / b.median_seconds());
-        const double m0 = locus->unloaded_cycles() - model::streaming::lone_overhead_cycles(model::streaming::parse_loop_program(*w0));
-        add("constant_cycles", std::max(t0 - m0 - model::streaming::lone_overhead_cycles(program), 0.0));
+        add("constant_cycles",
+            model::streaming::greedy_constant_latency(t0, inputs->memory_latency, model::streaming::parse_loop_program(*text)));
         how += "; C from " + t0_point;
       }
     }

@@ -638,39 +638,6 @@ bool is_locus_curve(const CurveKey& key) {
          std::get<2>(key) == 0 && std::get<3>(key) == 1;
 }
 
-// ISSUE-33-GREEDY-ISSUE: the greedy-issue model's run-wide inputs, where the run can give them: the
-// suite's loops are known for cc 9.0 built by CUDA 13.0 (core/suite_loops.cpp), and the
-// load latency's spread comes from the W = 0, 16-byte, 4-warps/SM point's
-// loaded_latency_max_excess_w2_cycles (runs from 5 December 2026 20:30 UTC): sigma = sqrt(pi) times
-// it (the expected excess of the slower of two normal draws over their mean is sigma / sqrt(pi)).
-struct GreedyRunInputs {
-  double sigma = 0;
-  double memory_latency = 0;  // M0 = Λ(0) − the W = 0 loop's lone overhead (its stall counts but the load's)
-  double w0_loop_cycles = 0;
-};
-
-std::optional<GreedyRunInputs> greedy_run_inputs(const Run& run, const model::streaming::Locus& locus) {
-  const std::string& cuda = run.context.text(schema::key::kCudaRuntime);
-  if (run.context.text(schema::key::kCc) != "9.0" || (cuda != "13.0" && cuda.rfind("13.0.", 0) != 0)) return std::nullopt;
-  std::optional<double> excess;
-  for (const auto& b : run.benchmarks) {
-    if (b.family != schema::streaming::kFamily || b.error || b.benchmark != schema::streaming::benchmark::kReadIndependent ||
-        !b.has_param(schema::streaming::param::kWarpsPerSm) || b.param(schema::streaming::param::kWarpsPerSm) != 4 ||
-        b.param(schema::streaming::param::kLoadBytes) != 16 || param_or(b, schema::streaming::param::kAluPerLoad, 0) != 0 ||
-        param_or(b, schema::streaming::param::kLoadsInFlight, 1) != 1 ||
-        !b.has_counter(schema::streaming::counter::kLoadedLatencyMaxExcessW2) || is_throttled(run, b))
-      continue;  // a throttled point's spread is not the GPU's: the queue prices the run
-    excess = b.counter_median(schema::streaming::counter::kLoadedLatencyMaxExcessW2);
-  }
-  const std::optional<std::string> w0 = model::streaming::suite_read_independent_program(0);
-  if (!excess || !std::isfinite(*excess) || !(*excess >= 0) || !w0) return std::nullopt;
-  GreedyRunInputs in;
-  in.sigma = std::sqrt(std::acos(-1.0)) * *excess;
-  in.w0_loop_cycles = model::streaming::lone_overhead_cycles(model::streaming::parse_loop_program(*w0));
-  in.memory_latency = std::max(locus.unloaded_cycles() - in.w0_loop_cycles, 0.0);
-  return in;
-}
-
 void second_order_rows(const Run& run, std::vector<Row>& rows) {
   std::map<CurveKey, std::vector<const BenchmarkResult*>> curves;
   for (const auto& b : run.benchmarks) {
@@ -707,7 +674,7 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
       .number("locus_points", static_cast<double>(locus.points().size()))
       .number("locus_unloaded_cycles", locus.unloaded_cycles())
       .number("locus_ceiling", locus.ceiling());
-  const std::optional<GreedyRunInputs> greedy_in = greedy_run_inputs(run, locus);
+  const std::optional<detail::GreedyRunInputs> greedy_in = detail::greedy_run_inputs(run, locus);
   if (greedy_in) {
     const std::string source = "ISSUE-33-GREEDY-ISSUE: " + locus_text;
     rows.push_back(parameter_row(schema::streaming::kFamily, "", "greedy_memory_latency_cycles", greedy_in->memory_latency,
@@ -737,8 +704,7 @@ void second_order_rows(const Run& run, std::vector<Row>& rows) {
         !is_throttled(run, *first)) {
       if (const auto text = model::streaming::suite_read_independent_program(static_cast<int>(w))) {
         program = model::streaming::parse_loop_program(*text);
-        if (model::streaming::waits_for_constant(program))
-          constant_latency = std::max(t0 - greedy_in->memory_latency - model::streaming::lone_overhead_cycles(program), 0.0);
+        constant_latency = model::streaming::greedy_constant_latency(t0, greedy_in->memory_latency, program);
         model::streaming::GreedyStreamInputs gi;
         gi.sms = static_cast<int>(sms);
         gi.schedulers_per_sm = arch.schedulers_per_sm;
@@ -1174,6 +1140,31 @@ std::optional<model::streaming::Locus> detail::loaded_latency_locus(const Run& r
   model::streaming::Locus locus(points);
   description = streaming::locus_description(points.size(), locus.unloaded_cycles(), locus.ceiling());
   return locus;
+}
+
+// ISSUE-33-GREEDY-ISSUE: the greedy-issue model's run-wide inputs, where the run can give them: the
+// suite's loops are known for cc 9.0 built by CUDA 13.0 (core/suite_loops.cpp), and the
+// load latency's spread comes from the W = 0, 16-byte, 4-warps/SM point's
+// loaded_latency_max_excess_w2_cycles (runs from 5 December 2026 20:30 UTC): sigma = sqrt(pi) times
+// it (the expected excess of the slower of two normal draws over their mean is sigma / sqrt(pi)).
+std::optional<detail::GreedyRunInputs> detail::greedy_run_inputs(const Run& run, const model::streaming::Locus& locus) {
+  const std::string& cuda = run.context.text(schema::key::kCudaRuntime);
+  if (run.context.text(schema::key::kCc) != "9.0" || (cuda != "13.0" && cuda.rfind("13.0.", 0) != 0)) return std::nullopt;
+  std::optional<double> excess;
+  for (const auto& b : run.benchmarks) {
+    if (b.family != schema::streaming::kFamily || b.error || b.benchmark != schema::streaming::benchmark::kReadIndependent ||
+        !b.has_param(schema::streaming::param::kWarpsPerSm) || b.param(schema::streaming::param::kWarpsPerSm) != 4 ||
+        b.param(schema::streaming::param::kLoadBytes) != 16 || streaming::param_or(b, schema::streaming::param::kAluPerLoad, 0) != 0 ||
+        streaming::param_or(b, schema::streaming::param::kLoadsInFlight, 1) != 1 ||
+        !b.has_counter(schema::streaming::counter::kLoadedLatencyMaxExcessW2) || is_throttled(run, b))
+      continue;  // a throttled point's spread is not the GPU's: the queue prices the run
+    excess = b.counter_median(schema::streaming::counter::kLoadedLatencyMaxExcessW2);
+  }
+  if (!excess || !std::isfinite(*excess) || !(*excess >= 0)) return std::nullopt;
+  GreedyRunInputs in;
+  in.sigma = std::sqrt(std::acos(-1.0)) * *excess;
+  in.memory_latency = model::streaming::greedy_memory_latency(locus.unloaded_cycles());
+  return in;
 }
 
 // One copy_independent point's (read + write DRAM rate, cycles a load waits): Little's law with a

@@ -331,6 +331,17 @@ double lone_overhead_cycles(const std::vector<LoopStep>& program) {
   return sum;
 }
 
+double greedy_memory_latency(double locus_unloaded_cycles) {
+  const std::optional<std::string> w0 = suite_read_independent_program(0);
+  if (!w0) throw std::logic_error("the suite's W = 0 loop is missing from core/suite_loops.cpp");
+  return std::max(locus_unloaded_cycles - lone_overhead_cycles(parse_loop_program(*w0)), 0.0);
+}
+
+double greedy_constant_latency(double t0, double memory_latency, const std::vector<LoopStep>& program) {
+  if (!waits_for_constant(program)) return 0.0;
+  return std::max(t0 - memory_latency - lone_overhead_cycles(program), 0.0);
+}
+
 bool waits_for_constant(const std::vector<LoopStep>& program) {
   return std::any_of(program.begin(), program.end(), [](const LoopStep& s) { return s.kind == Kind::kWaitConstant; });
 }
