@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -192,6 +195,58 @@ TEST(GreedyIssue, TheSuitesLoopsScheduleAsTheSecondImplementationSays) {
     ++cases;
   }
   EXPECT_EQ(cases, 60);
+}
+
+// With a spread the two implementations draw from different generators, so what must agree is the
+// mean schedule: the C++'s own mean over seeds 1..40 against the second implementation's mean over
+// its 40 (tests/fixtures/greedy-second-implementation-sigma.tsv), within 4 combined standard errors
+// (each mean's sample standard deviation over sqrt(40)); the bound was set before the C++ side ran.
+// The same comparison with the C++'s spread doubled must fail on at least 3 of the 12 cases, so the
+// bound is narrow enough to see a spread applied wrongly.
+TEST(GreedyIssue, WithASpreadTheMeanScheduleIsTheSecondImplementations) {
+  std::ifstream in(std::string(WARPCOST_FIXTURES) + "/greedy-second-implementation-sigma.tsv");
+  ASSERT_TRUE(in) << "no tests/fixtures/greedy-second-implementation-sigma.tsv";
+  const auto mean_and_error = [](int warps, const std::vector<LoopStep>& program, double latency, double sigma,
+                                 double constant, int seeds) {
+    std::vector<double> cycles;
+    for (int seed = 1; seed <= seeds; ++seed) {
+      cycles.push_back(greedy_scheduler_cycles(warps, program, latency, sigma, constant,
+                                               static_cast<std::uint64_t>(seed), 200));
+    }
+    double mean = 0;
+    for (const double c : cycles) mean += c;
+    mean /= seeds;
+    double sum_sq = 0;
+    for (const double c : cycles) sum_sq += (c - mean) * (c - mean);
+    return std::make_pair(mean, std::sqrt(sum_sq / (seeds - 1)) / std::sqrt(static_cast<double>(seeds)));
+  };
+  std::string line;
+  int cases = 0;
+  int doubled_fails = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream f(line);
+    int w = 0;
+    int warps = 0;
+    double latency = 0;
+    double constant = 0;
+    double sigma = 0;
+    int seeds = 0;
+    double mean = 0;
+    double error = 0;
+    ASSERT_TRUE(f >> w >> warps >> latency >> constant >> sigma >> seeds >> mean >> error) << line;
+    ASSERT_GT(sigma, 0) << line;
+    ASSERT_GE(seeds, 2) << line;
+    const auto program = parse_loop_program(*suite_read_independent_program(w));
+    const auto [ours, our_error] = mean_and_error(warps, program, latency, sigma, constant, seeds);
+    const double bound = 4 * std::sqrt(our_error * our_error + error * error);
+    EXPECT_LE(std::abs(ours - mean), bound) << line << ": C++ mean " << ours << " +- " << our_error;
+    const auto [doubled, doubled_error] = mean_and_error(warps, program, latency, 2 * sigma, constant, seeds);
+    if (std::abs(doubled - mean) > 4 * std::sqrt(doubled_error * doubled_error + error * error)) ++doubled_fails;
+    ++cases;
+  }
+  EXPECT_EQ(cases, 12);
+  EXPECT_GE(doubled_fails, 3) << "a doubled spread is not seen: the bound is too wide to judge the spread";
 }
 
 }  // namespace
