@@ -97,6 +97,12 @@ std::vector<Example> read_examples_file(const std::string& path);
 std::vector<Example> read_examples_text(const std::string& text, const std::string& source);
 // An example from `warpcost predict KIND key=value ...` (no stated answers), validated.
 Example example_from_arguments(const std::string& kind, const std::vector<std::string>& key_values);
+// The inputs predict was given, read before a GPU is looked for: a known kind, each key one of its
+// inputs, each value of its type (the ranges, and the GPU's side a run fills, are checked by
+// example_from_arguments once they are filled). Throws BadInput naming the key=value.
+void check_predict_arguments(const std::string& kind, const std::vector<std::string>& key_values);
+// Every kind's name, comma-separated (predict's usage).
+std::string kind_names();
 
 // Every answer the models give for the example's inputs.
 std::vector<ModelAnswer> model_answers(const Example& example);

@@ -17,9 +17,18 @@ namespace {
 namespace m = warpcost::model;
 namespace co = warpcost::coalescing;
 
+// The largest number a double holds exactly (2^53).
+constexpr double kLargestExact = 9007199254740992.0;
+
 std::string num(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string exact(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
   return buf;
 }
 
@@ -400,6 +409,17 @@ std::vector<ModelAnswer> model_answers(const Example& ex) {
     // The models' own checks: a value the file's checks let through still gets a named message.
     throw BadInput(at(ex, ex.line) + ": the model rejects its inputs: " + e.what());
   }
+  // Inputs each in range can still combine past what an answer states (1e15 cycles over 1e-300):
+  // such an answer is refused, never printed as inf, nan or a wrapped count.
+  for (const auto& a : out) {
+    const bool numeric = a.value.type == ValueType::kCount || a.value.type == ValueType::kRatio ||
+                         a.value.type == ValueType::kMask;
+    if (numeric && !(std::fabs(a.value.number) <= kLargestExact)) {
+      throw BadInput(at(ex, ex.line) + ": the inputs give " + a.field + " = " + num(a.value.number) +
+                     ", which no answer can state; allowed: inputs whose answers are finite and at most 2^53 "
+                     "(each input in its range, and their ratios too)");
+    }
+  }
   return out;
 }
 
@@ -458,6 +478,18 @@ std::vector<CheckedAnswer> check_examples(const std::vector<Example>& examples) 
       if (stated.type == ValueType::kMask && it->value.type != ValueType::kMask && it->value.type != ValueType::kCount) {
         throw BadInput(at(ex, s.line) + ", field 'answer." + s.field + "': a mask string; allowed: a number");
       }
+      // An answer of another type than the model's is a malformed file, not a disagreement.
+      const bool numeric_stated = stated.type == ValueType::kRatio || stated.type == ValueType::kMask;
+      const ValueType want = it->value.type;
+      const bool type_ok = want == ValueType::kBool    ? stated.type == ValueType::kBool
+                           : want == ValueType::kCoord ? stated.type == ValueType::kCoord
+                           : want == ValueType::kText  ? true
+                                                       : numeric_stated;
+      if (!type_ok) {
+        const char* allowed = want == ValueType::kBool ? "true or false" : want == ValueType::kCoord ? "a list [x, y, z]" : "a number";
+        throw BadInput(at(ex, s.line) + ", field 'answer." + s.field + "': " + render(stated) +
+                       " is not of the answer's type; allowed: " + allowed);
+      }
       out.push_back(CheckedAnswer{ex.id, s.field, stated, *it, agrees(stated, it->value)});
     }
   }
@@ -476,7 +508,11 @@ std::string check_markdown(const std::vector<CheckedAnswer>& checked) {
         shown.number == std::floor(shown.number)) {
       shown.type = c.model.value.type;
     }
-    md << "| " << c.example << " | " << c.field << " | " << render(shown) << " | " << render(c.model.value) << " | "
+    // A stated count that is not whole shows every digit it was given (4.0000001, not 4).
+    const bool count_answer = c.model.value.type == ValueType::kMask || c.model.value.type == ValueType::kCount;
+    const std::string stated_text =
+        shown.type == ValueType::kRatio && count_answer ? exact(shown.number) : render(shown);
+    md << "| " << c.example << " | " << c.field << " | " << stated_text << " | " << render(c.model.value) << " | "
        << c.model.formula << " | " << (c.agrees ? "agrees" : "**disagrees**") << " |\n";
     if (c.agrees) {
       ++agree;

@@ -6,11 +6,16 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/coalescing/model.hpp"
 #include "check/examples.hpp"
@@ -65,6 +70,20 @@ const std::string kBlockAllowed =
     "[x, y, z] whole numbers, x and y 1..1024, z 1..64, x·y·z <= 1024 threads (the CUDA programming "
     "model's limits; set beyond_device = true for a thought experiment no GPU can run)";
 
+// The largest answer a double states exactly (2^53): a count past it cannot be compared.
+constexpr double kLargestExactAnswer = 9007199254740992.0;
+
+// A number as it was given: whole numbers in full (1000000000000001, not 1e+15), others to 15 digits.
+std::string exact_number(double v) {
+  char buf[64];
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e18) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.15g", v);
+  }
+  return buf;
+}
+
 [[noreturn]] void bad(const Example& ex, int line, const std::string& field, const std::string& problem,
                       const std::string& allowed) {
   std::ostringstream m;
@@ -84,7 +103,7 @@ const KindSpec* find_kind(const std::string& name) {
   return nullptr;
 }
 
-std::string kind_names() {
+std::string kind_list() {
   std::string s;
   for (const auto& k : kinds()) s += (s.empty() ? "" : ", ") + k.name;
   return s;
@@ -178,7 +197,13 @@ Input input_from_node(const Example& ex, const std::string& name, InputType type
         if (!lanes || t->get("cost") == nullptr || !node_number(*t->get("cost"), cost)) {
           bad(ex, in.line, name, "a path needs whole-number lanes and a numeric cost", allowed);
         }
-        in.value.paths.push_back(model::BranchPath{static_cast<int>(std::clamp<std::int64_t>(*lanes, -1, 999)), cost});
+        if (*lanes < 0 || *lanes > model::kWarpSize) {
+          bad(ex, in.line, name, "a path of " + std::to_string(*lanes) + " lanes", "0..32 lanes a path, 32 over all paths (one warp)");
+        }
+        if (!std::isfinite(cost) || cost < 0 || cost > 1e15) {
+          bad(ex, in.line, name, "a path cost of " + exact_number(cost), "a cost from 0 to 1e15");
+        }
+        in.value.paths.push_back(model::BranchPath{static_cast<int>(*lanes), cost});
       }
       return in;
     }
@@ -194,20 +219,34 @@ Value stated_from_node(const Example& ex, const std::string& field, const toml::
     v.type = ValueType::kBool;
     v.number = *b ? 1 : 0;
   } else if (node_number(n, d)) {
+    if (!std::isfinite(d) || std::fabs(d) > kLargestExactAnswer) {
+      bad(ex, line_of(n), "answer." + field, exact_number(d) + " is not a finite number an answer can state",
+          "a number from -2^53 to 2^53, true/false, a list [x, y, z], or a mask as \"0x0000000f\"");
+    }
     v.type = ValueType::kRatio;
     v.number = d;
   } else if (auto s = n.value_exact<std::string>()) {
+    // A mask: hexadecimal after 0x, or decimal digits; 32 lanes wide at most.
     const std::string& t = *s;
-    char* end = nullptr;
-    const unsigned long long m = std::strtoull(t.c_str(), &end, 0);
-    if (t.empty() || *end != '\0') {
-      bad(ex, line_of(n), "answer." + field, "'" + t + "' is not a number",
-          "a number, true/false, a list [x, y, z], or a mask as \"0x0000000f\"");
+    const bool hex = t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+    const std::string digits = hex ? t.substr(2) : t;
+    const bool well_formed = !digits.empty() && digits.size() <= 10 &&
+                             std::all_of(digits.begin(), digits.end(), [hex](char c) {
+                               return hex ? std::isxdigit(static_cast<unsigned char>(c)) != 0
+                                          : std::isdigit(static_cast<unsigned char>(c)) != 0;
+                             });
+    const unsigned long long m = well_formed ? std::strtoull(digits.c_str(), nullptr, hex ? 16 : 10) : 0;
+    if (!well_formed || m > 0xffffffffULL) {
+      bad(ex, line_of(n), "answer." + field, "'" + t + "' is not a mask of a warp's 32 lanes",
+          "a number, true/false, a list [x, y, z], or a mask as \"0x0000000f\" (at most 0xffffffff)");
     }
     v.type = ValueType::kMask;
     v.number = static_cast<double>(m);
   } else if (const auto* arr = n.as_array()) {
     v.type = ValueType::kCoord;
+    if (arr->empty()) {
+      bad(ex, line_of(n), "answer." + field, "an empty list is not a coordinate", "a list of 1 to 3 whole numbers [x, y, z]");
+    }
     for (const auto& e : *arr) {
       auto i = e.value_exact<std::int64_t>();
       if (!i || arr->size() > 3) {
@@ -260,9 +299,9 @@ void check_range(const Example& ex, const std::string& field, double lo, double 
   if (in == nullptr) return;
   const double v = in->value.number;
   if ((lo_open ? !(v > lo) : !(v >= lo)) || v > hi) {
-    std::ostringstream s;
-    s << field << " = " << v << " is out of range";
-    bad(ex, in->line, field, s.str(), allowed);
+    std::string problem = field + " = " + exact_number(v) + " is out of range";
+    if (v > hi) problem += " (at most " + exact_number(hi) + ")";
+    bad(ex, in->line, field, problem, allowed);
   }
 }
 
@@ -308,7 +347,7 @@ void validate_inputs(const Example& ex) {
       if (p.lanes < 0 || p.lanes > model::kWarpSize) {
         bad(ex, in->line, "paths", "a path of " + std::to_string(p.lanes) + " lanes", "0..32 lanes a path, 32 over all paths (one warp)");
       }
-      if (!(p.cost >= 0) || !std::isfinite(p.cost)) bad(ex, in->line, "paths", "a negative path cost", "cost >= 0");
+      if (!(p.cost >= 0) || !std::isfinite(p.cost)) bad(ex, in->line, "paths", "a path cost of " + exact_number(p.cost), "a cost from 0 to 1e15");
       total += p.lanes;
     }
     if (total > model::kWarpSize) {
@@ -379,6 +418,7 @@ void validate_inputs(const Example& ex) {
     check_range(ex, "peak_gbps", 0, kHuge, true, "the DRAM ceiling > 0 GB/s");
     check_range(ex, "issue_rate", 0, 64, true, "r_sat > 0 warp instructions a cycle a scheduler");
     check_range(ex, "clock_mhz", 0, 100000, true, "the SM clock > 0 MHz");
+    check_range(ex, "warp_cap", 1, 1024, false, "1..1024 resident warps a SM: the knee over 1..cap");
     if (get(ex, "loaded_latency")->value.number < get(ex, "latency")->value.number) {
       bad(ex, get(ex, "loaded_latency")->line, "loaded_latency", "below the unloaded latency", "loaded_latency >= latency (a load never gets faster as DRAM gets busier)");
     }
@@ -494,6 +534,21 @@ void validate_inputs(const Example& ex) {
 
 // ---- one example from a toml table -------------------------------------------------------------
 
+// The table's inputs into `ex`, each of its kind and read as its type (no range checks).
+void read_inputs(Example& ex, const KindSpec& spec, const toml::table& t) {
+  std::vector<std::string> input_names;
+  for (const auto& f : spec.inputs) input_names.push_back(f.name);
+  for (const auto& [key, node] : t) {
+    const std::string k(key.str());
+    if (kExampleKeys.count(k)) continue;
+    if (std::find(input_names.begin(), input_names.end(), k) == input_names.end()) {
+      bad(ex, line_of(node), k, "unknown field for kind " + ex.kind,
+          join(input_names) + " (and id, title, kind, note, beyond_device, answer)");
+    }
+    ex.inputs[k] = input_from_node(ex, k, input_types().at(k), node);
+  }
+}
+
 Example example_from_table(const toml::table& t, const std::string& source, int index) {
   Example ex;
   ex.source = source;
@@ -516,27 +571,17 @@ Example example_from_table(const toml::table& t, const std::string& source, int 
   }
   const auto* kind = t.get("kind");
   if (kind == nullptr || !kind->value_exact<std::string>()) {
-    bad(ex, kind ? line_of(*kind) : ex.line, "kind", "missing or not a string", kind_names());
+    bad(ex, kind ? line_of(*kind) : ex.line, "kind", "missing or not a string", kind_list());
   }
   ex.kind = *kind->value_exact<std::string>();
   const KindSpec* spec = find_kind(ex.kind);
-  if (spec == nullptr) bad(ex, line_of(*kind), "kind", "unknown kind '" + ex.kind + "'", kind_names());
+  if (spec == nullptr) bad(ex, line_of(*kind), "kind", "unknown kind '" + ex.kind + "'", kind_list());
   if (const auto* b = t.get("beyond_device")) {
     auto v = b->value_exact<bool>();
     if (!v) bad(ex, line_of(*b), "beyond_device", "not true or false", "true or false");
     ex.beyond_device = *v;
   }
-  std::vector<std::string> input_names;
-  for (const auto& f : spec->inputs) input_names.push_back(f.name);
-  for (const auto& [key, node] : t) {
-    const std::string k(key.str());
-    if (kExampleKeys.count(k)) continue;
-    if (std::find(input_names.begin(), input_names.end(), k) == input_names.end()) {
-      bad(ex, line_of(node), k, "unknown field for kind " + ex.kind,
-          join(input_names) + " (and id, title, kind, note, beyond_device, answer)");
-    }
-    ex.inputs[k] = input_from_node(ex, k, input_types().at(k), node);
-  }
+  read_inputs(ex, *spec, t);
   for (const auto& f : spec->inputs) {
     if (f.required && ex.inputs.count(f.name) == 0) bad(ex, ex.line, f.name, "missing", f.allowed);
   }
@@ -593,31 +638,138 @@ std::vector<Example> examples_from_root(const toml::table& root, const std::stri
   return out;
 }
 
+// A number as the command line gives it, written as TOML: decimal digits only (no hex, inf or nan),
+// whole numbers as integers, others as floats; nullopt when `v` is not such a number.
+std::optional<std::string> toml_number_of_argument(const std::string& v) {
+  std::size_t i = (!v.empty() && (v[0] == '+' || v[0] == '-')) ? 1 : 0;
+  const std::size_t first_digit = i;
+  while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
+  const std::size_t int_digits = i - first_digit;
+  std::size_t frac_digits = 0;
+  bool point = false;
+  if (i < v.size() && v[i] == '.') {
+    point = true;
+    const std::size_t f = ++i;
+    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
+    frac_digits = i - f;
+  }
+  if (int_digits + frac_digits == 0) return std::nullopt;
+  bool exponent = false;
+  if (i < v.size() && (v[i] == 'e' || v[i] == 'E')) {
+    exponent = true;
+    ++i;
+    if (i < v.size() && (v[i] == '+' || v[i] == '-')) ++i;
+    const std::size_t e = i;
+    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
+    if (i == e) return std::nullopt;
+  }
+  if (i != v.size()) return std::nullopt;
+  const double d = std::strtod(v.c_str(), nullptr);
+  if (!std::isfinite(d)) return std::nullopt;
+  if (!point && !exponent) {
+    // A whole number: TOML's integers are 64-bit and take no leading zeros.
+    std::string digits = v.substr(first_digit);
+    digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));
+    if (digits.size() > 18) return std::nullopt;
+    return (v[0] == '-' ? "-" : "") + digits;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", d);
+  std::string out = buf;
+  if (out.find_first_of(".e") == std::string::npos) out += ".0";
+  return out;
+}
+
 // `predict` values: 20:30,12:30 is a list of paths, 48,4,1 a list, true/false, a number, else text.
-std::string toml_value_of_argument(const std::string& v) {
+// Every number is checked here, so nothing the user types is read as TOML syntax.
+std::string toml_value_of_argument(const std::string& key, const std::string& v) {
+  const auto refuse = [&](const std::string& problem, const std::string& allowed) {
+    throw BadInput("warpcost predict: '" + key + "=" + v + "': " + problem + "; allowed: " + allowed);
+  };
+  const auto items = [&v]() {
+    std::vector<std::string> out;
+    std::string item;
+    std::stringstream ss(v);
+    while (std::getline(ss, item, ',')) out.push_back(item);
+    if (!v.empty() && v.back() == ',') out.emplace_back();
+    return out;
+  };
   if (v.find(':') != std::string::npos) {
     std::string out = "[";
-    std::stringstream ss(v);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
+    for (const auto& item : items()) {
       const auto colon = item.find(':');
-      if (colon == std::string::npos) return "\"" + v + "\"";
-      out += (out.size() > 1 ? ", " : "") + std::string("{ lanes = ") + item.substr(0, colon) +
-             ", cost = " + item.substr(colon + 1) + " }";
+      const auto lanes = colon == std::string::npos ? std::nullopt : toml_number_of_argument(item.substr(0, colon));
+      const auto cost = colon == std::string::npos ? std::nullopt : toml_number_of_argument(item.substr(colon + 1));
+      if (!lanes || !cost) refuse("'" + item + "' is not lanes:cost", "paths as lanes:cost,lanes:cost, each a number");
+      out += (out.size() > 1 ? ", " : "") + std::string("{ lanes = ") + *lanes + ", cost = " + *cost + " }";
     }
     return out + "]";
   }
-  if (v.find(',') != std::string::npos) return "[" + v + "]";
+  if (v.find(',') != std::string::npos) {
+    std::string out = "[";
+    for (const auto& item : items()) {
+      const auto n = toml_number_of_argument(item);
+      if (!n) refuse("'" + item + "' is not a number", "a list of numbers as 48,4,1");
+      out += (out.size() > 1 ? ", " : "") + *n;
+    }
+    return out + "]";
+  }
   if (v == "true" || v == "false") return v;
-  char* end = nullptr;
-  std::strtod(v.c_str(), &end);
-  if (!v.empty() && *end == '\0') return v;
+  if (const auto n = toml_number_of_argument(v)) return *n;
   std::string quoted = "\"";
   for (char c : v) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) refuse("a control character", "text, a number or a list");
     if (c == '"' || c == '\\') quoted += '\\';
     quoted += c;
   }
   return quoted + "\"";
+}
+
+// The TOML text of a predict command line (one example, its answer a placeholder the caller drops).
+std::string predict_text(const std::string& kind, const std::vector<std::string>& key_values,
+                         std::map<std::string, std::string>& given) {
+  const KindSpec* spec = find_kind(kind);
+  if (spec == nullptr) throw BadInput("warpcost predict: unknown kind '" + kind + "'; allowed: " + kind_list());
+  std::string text = "[[example]]\nid = \"predict\"\nkind = \"" + kind + "\"\n";
+  for (const auto& kv : key_values) {
+    const auto eq = kv.find('=');
+    const std::string key = eq == std::string::npos ? kv : kv.substr(0, eq);
+    const bool bare = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    if (eq == std::string::npos || !bare || kExampleKeys.count(key) || given.count(key)) {
+      throw BadInput("warpcost predict: '" + kv + "' is not a new key=value; allowed: the inputs of kind " +
+                     kind + " as key=value (lists as 48,4,1; paths as lanes:cost,lanes:cost)");
+    }
+    const std::string value = kv.substr(eq + 1);
+    given[key] = value;
+    text += key + " = " + toml_value_of_argument(key, value) + "\n";
+  }
+  // predict states no answer: one placeholder keeps the file path's "missing answer" rule intact
+  // and is dropped by the caller; it is the first answer of the kind, which every kind gives.
+  return text + "answer = { " + spec->answers.front() + " = 0 }\n";
+}
+
+// A message of the examples reader about predict's text, as the command line gave it: no line of a
+// text the user never saw, and the key=value that was refused.
+std::string predict_message(const std::string& message, const std::map<std::string, std::string>& given) {
+  std::string m = message;
+  const std::string prefix = "warpcost predict:";
+  const std::string example = "example 'predict'";
+  if (m.rfind(prefix, 0) == 0) {
+    const auto at = m.find(example);
+    if (at != std::string::npos) {
+      m = "warpcost predict: " + m.substr(at + example.size() + (m.compare(at + example.size(), 2, ", ") == 0 ? 2 : 0));
+    }
+  }
+  const auto field = m.find("field '");
+  if (field != std::string::npos) {
+    const auto close = m.find('\'', field + 7);
+    const std::string key = close == std::string::npos ? "" : m.substr(field + 7, close - field - 7);
+    const auto it = given.find(key);
+    if (it != given.end()) m.replace(field, close + 1 - field, "'" + key + "=" + it->second + "'");
+  }
+  return m;
 }
 
 }  // namespace
@@ -676,7 +828,7 @@ const std::vector<KindSpec>& kinds() {
         {"peak_gbps", "the DRAM ceiling > 0 GB/s", true},
         {"issue_rate", "r_sat > 0 warp instructions a cycle a scheduler", true},
         {"clock_mhz", "the SM clock > 0 MHz", true},
-        {"warp_cap", "resident warps a SM, >= 1: the knee over 1..cap", false}},
+        {"warp_cap", "resident warps a SM, 1..1024: the knee over 1..cap", false}},
        {"bandwidth_gbps", "warps_per_scheduler", "iteration_cycles", "loaded_latency_cycles", "knee_warps_per_sm"}},
       {"stream_greedy_bandwidth", "second-order: a 16-byte read_independent stream's bandwidth at N warps/SM, greedy-then-oldest issue over the suite kernel's own loop (ISSUE-33-GREEDY-ISSUE)",
        {{"sms", "S, 1..1024", true},
@@ -761,6 +913,8 @@ std::vector<Example> read_examples_text(const std::string& text, const std::stri
 }
 
 std::vector<Example> read_examples_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw BadInput(path + ": is a folder; allowed: a TOML examples file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw BadInput(path + ": cannot be read; allowed: a readable TOML examples file");
   std::ostringstream text;
@@ -769,28 +923,40 @@ std::vector<Example> read_examples_file(const std::string& path) {
 }
 
 Example example_from_arguments(const std::string& kind, const std::vector<std::string>& key_values) {
-  std::string text = "[[example]]\nid = \"predict\"\nkind = " + toml_value_of_argument(kind) + "\n";
-  std::set<std::string> seen;
-  for (const auto& kv : key_values) {
-    const auto eq = kv.find('=');
-    const std::string key = eq == std::string::npos ? kv : kv.substr(0, eq);
-    const bool bare = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    });
-    if (eq == std::string::npos || !bare || kExampleKeys.count(key) || !seen.insert(key).second) {
-      throw BadInput("warpcost predict: '" + kv + "' is not a new key=value; allowed: the inputs of kind " +
-                     kind + " as key=value (lists as 48,4,1; paths as lanes:cost,lanes:cost)");
-    }
-    text += key + " = " + toml_value_of_argument(kv.substr(eq + 1)) + "\n";
+  std::map<std::string, std::string> given;
+  const std::string text = predict_text(kind, key_values, given);
+  try {
+    auto examples = read_examples_text(text, "warpcost predict");
+    Example ex = examples.front();
+    ex.answers.clear();
+    // No line of predict's own text in later messages (the model's refusals): the user never saw it.
+    ex.line = 0;
+    for (auto& [name, input] : ex.inputs) input.line = 0;
+    return ex;
+  } catch (const BadInput& e) {
+    throw BadInput(predict_message(e.what(), given));
   }
-  // predict states no answer: one placeholder keeps the file path's "missing answer" rule intact
-  // and is dropped below; it is the first answer of the kind, which every kind gives.
-  const KindSpec* spec = find_kind(kind);
-  if (spec == nullptr) throw BadInput("warpcost predict: unknown kind '" + kind + "'; allowed: " + kind_names());
-  text += "answer = { " + spec->answers.front() + " = 0 }\n";
-  auto examples = read_examples_text(text, "warpcost predict");
-  examples.front().answers.clear();
-  return examples.front();
+}
+
+std::string kind_names() { return kind_list(); }
+
+void check_predict_arguments(const std::string& kind, const std::vector<std::string>& key_values) {
+  std::map<std::string, std::string> given;
+  const std::string text = predict_text(kind, key_values, given);
+  try {
+    const toml::table root = toml::parse(text, std::string("warpcost predict"));
+    const toml::table& t = *root.get("example")->as_array()->front().as_table();
+    Example ex;
+    ex.source = "warpcost predict";
+    ex.id = "predict";
+    ex.kind = kind;
+    read_inputs(ex, *find_kind(kind), t);
+  } catch (const toml::parse_error& e) {
+    throw BadInput("warpcost predict: not readable: " + std::string(e.description()) +
+                   "; allowed: key=value with numbers, lists as 48,4,1 and paths as lanes:cost,lanes:cost");
+  } catch (const BadInput& e) {
+    throw BadInput(predict_message(e.what(), given));
+  }
 }
 
 }  // namespace warpcost::examples

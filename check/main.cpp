@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,15 +32,24 @@ namespace {
 
 namespace ex = warpcost::examples;
 
-const char* const kUsage =
-    "usage: warpcost check FILE [--plan | --measure [--bench-dir DIR] [--results DIR]]\n"
-    "       warpcost predict KIND key=value ... [--results DIR] [--gpu NAME]\n"
-    "  KIND: block_shape, thread_map, grid_tail, divergence, latency_hiding, scheduler_demand,\n"
-    "        coalescing, warp_primitive (docs/worked-examples.md lists each kind's keys)\n";
+std::string usage_text() {
+  return "usage: warpcost check FILE [--plan | --measure [--bench-dir DIR] [--results DIR]]\n"
+         "       warpcost predict KIND key=value ... [--results DIR] [--gpu NAME]\n"
+         "  KIND: " + ex::kind_names() + "\n"
+         "        (docs/worked-examples.md lists each kind's keys)\n";
+}
 
 int usage(const std::string& problem) {
-  std::fprintf(stderr, "warpcost: %s\n%s", problem.c_str(), kUsage);
+  std::fprintf(stderr, "warpcost: %s\n%s", problem.c_str(), usage_text().c_str());
   return ex::kExitMalformed;
+}
+
+// A folder argument that must already be one (an input), or "" where it is.
+std::string not_a_folder(const std::string& flag, const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return "";
+  return flag + " " + path + (std::filesystem::exists(path, ec) ? " is not a folder" : " does not exist") +
+         "; allowed: an existing folder";
 }
 
 constexpr int kExitNoDevice = 77;
@@ -153,6 +163,15 @@ int check(const std::vector<std::string>& args) {
   if (file.empty()) return usage("check needs a FILE");
   if (!do_measure && (!bench_dir.empty() || results != "results")) return usage("--bench-dir and --results go with --measure");
   if (do_measure && do_plan) return usage("--plan lists what --measure would run: give one of them, not both");
+  if (do_measure) {
+    // Before the file's table is printed and before a GPU is looked for.
+    if (bench_dir.empty()) return usage("--measure needs --bench-dir (./warpcost check passes build/<preset>/bench)");
+    if (const std::string why = not_a_folder("--bench-dir", bench_dir); !why.empty()) return usage(why);
+    std::error_code ec;
+    if (std::filesystem::exists(results, ec) && !std::filesystem::is_directory(results, ec)) {
+      return usage("--results " + results + " is not a folder; allowed: a folder (made if missing) the run is written under");
+    }
+  }
   const auto examples = ex::read_examples_file(file);
   const auto checked = ex::check_examples(examples);
   std::cout << ex::check_markdown(checked);
@@ -163,10 +182,7 @@ int check(const std::vector<std::string>& args) {
     for (const auto& e : examples) plans.push_back(ex::plan_measure(e));
     std::cout << "\n" << ex::plan_markdown(examples, plans);
   }
-  if (do_measure) {
-    if (bench_dir.empty()) return usage("--measure needs --bench-dir (./warpcost check passes build/<preset>/bench)");
-    return measure(file, examples, bench_dir, results, disagrees);
-  }
+  if (do_measure) return measure(file, examples, bench_dir, results, disagrees);
   return disagrees ? ex::kExitDisagree : ex::kExitAgree;
 }
 
@@ -185,6 +201,13 @@ int predict(const std::vector<std::string>& args) {
       key_values.push_back(args[i]);
     }
   }
+  // The arguments first: the kind, each key and each value's type, and a --results that is a folder;
+  // only then is a GPU looked for or a run read, and nothing is printed before the answers are known.
+  ex::check_predict_arguments(args[0], key_values);
+  if (results != "results") {
+    if (const std::string why = not_a_folder("--results", results); !why.empty()) return usage(why);
+  }
+  std::ostringstream filled_from;
   // The second-order kinds a suite run measures the GPU's side of: what the command line leaves out
   // comes from the GPU's newest run that has it (--gpu NAME, else the visible GPU's).
   if (args[0] == "stream_bandwidth" || args[0] == "stream_greedy_bandwidth" || args[0] == "coalescing_bandwidth" ||
@@ -195,19 +218,20 @@ int predict(const std::vector<std::string>& args) {
     if (!source_gpu.empty() && ex::second_order_parameter_run(results, source_gpu, run, why_none)) {
       std::string how;
       const auto filled = ex::gpu_parameters_from_run(args[0], key_values, run, how);
-      std::cout << "GPU parameters from " << how << "\n";
+      filled_from << "GPU parameters from " << how << "\n";
       if (!filled.empty()) {
-        std::cout << " ";
-        for (const auto& kv : filled) std::cout << " " << kv;
-        std::cout << "\n";
+        filled_from << " ";
+        for (const auto& kv : filled) filled_from << " " << kv;
+        filled_from << "\n";
       }
       key_values.insert(key_values.end(), filled.begin(), filled.end());
     } else if (!source_gpu.empty()) {
-      std::cout << "GPU parameters: none from a run (" << why_none << "); the command line's alone\n";
+      filled_from << "GPU parameters: none from a run (" << why_none << "); the command line's alone\n";
     }
   }
   const ex::Example example = ex::example_from_arguments(args[0], key_values);
   const auto answers = ex::model_answers(example);
+  std::cout << filled_from.str();
   std::cout << "model (" << example.kind << "):\n";
   for (const auto& a : answers) {
     std::cout << "  " << a.field << " = " << ex::render(a.value) << "    " << a.formula << "\n";
@@ -244,7 +268,7 @@ int main(int argc, char** argv) {
     if (command == "check") return check(args);
     if (command == "predict") return predict(args);
     if (command == "--help" || command == "-h") {
-      std::printf("%s", kUsage);
+      std::printf("%s", usage_text().c_str());
       return 0;
     }
     return usage("unknown command '" + command + "'; allowed: check, predict");

@@ -169,6 +169,9 @@ double predicted_lane_efficiency(const std::vector<BranchPath>& paths) {
   return useful / issued;
 }
 
+// The largest count a double holds exactly (2^53): a model's count past it is refused, not cast.
+constexpr double kLargestExactCount = 9007199254740992.0;
+
 long long warps_to_hide_latency(double latency_cycles, double instructions_between_loads) {
   if (!(latency_cycles >= 0.0) || !std::isfinite(latency_cycles)) {
     reject("latency L", str(latency_cycles), "L >= 0 cycles");
@@ -176,7 +179,11 @@ long long warps_to_hide_latency(double latency_cycles, double instructions_betwe
   if (!(instructions_between_loads > 0.0) || !std::isfinite(instructions_between_loads)) {
     reject("instructions between loads W", str(instructions_between_loads), "W > 0");
   }
-  return static_cast<long long>(std::ceil(latency_cycles / instructions_between_loads));
+  const double warps = std::ceil(latency_cycles / instructions_between_loads);
+  if (!(warps <= kLargestExactCount)) {
+    reject("warps L/W", str(latency_cycles / instructions_between_loads), "at most 2^53 (a count held exactly)");
+  }
+  return static_cast<long long>(warps);
 }
 
 SchedulerDemand scheduler_demand(int schedulers_per_sm, double latency_cycles,
@@ -196,6 +203,9 @@ SchedulerDemand scheduler_demand(int schedulers_per_sm, double latency_cycles,
   SchedulerDemand d;
   d.instruction_slots = schedulers_per_sm * latency_cycles / issue_interval_cycles;
   d.warps_needed = d.instruction_slots / independent_insts_per_warp;
+  if (!(d.warps_needed <= kLargestExactCount)) {
+    reject("warps needed N_sched·L/(T_issue·I_warp)", str(d.warps_needed), "at most 2^53 (a count held exactly)");
+  }
   d.warps_needed_whole = static_cast<long long>(std::ceil(d.warps_needed - 1e-9));
   d.cap = warp_cap;
   d.fits = d.warps_needed_whole <= warp_cap;

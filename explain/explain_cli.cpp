@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <regex>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "core/text_format.hpp"
 
@@ -23,6 +25,9 @@ void check_output(const std::string& flag, const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_directory(parent, ec)) {
     throw UsageError(flag + " " + path + ": the folder " + parent.string() + " does not exist; allowed: a file in an existing folder");
+  }
+  if (std::filesystem::is_directory(path, ec)) {
+    throw UsageError(flag + " " + path + ": is a folder; allowed: a file name (written whole, or not at all)");
   }
 }
 
@@ -144,6 +149,23 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
       throw UsageError("unknown argument '" + a + "'; allowed: --kernel, --launch-skip, --launch-count (--launches), "
                        "--each-shape, --no-dram-pass, --json, --csv, --results, "
                        "--inject, --records, --from-records, --proof, --out, --help, then -- APP [ARGS...]");
+    }
+  }
+  // Two outputs on one path would leave only the last one written.
+  {
+    const std::vector<std::pair<std::string, std::string>> outputs = {
+        {"--json", o.json_path}, {"--csv", o.csv_path}, {"--records", o.records_path}, {"--out", o.proof_out}};
+    for (std::size_t x = 0; x < outputs.size(); ++x) {
+      for (std::size_t j = x + 1; j < outputs.size(); ++j) {
+        if (outputs[x].second.empty() || outputs[j].second.empty()) continue;
+        std::error_code ec;
+        const auto a = std::filesystem::weakly_canonical(outputs[x].second, ec);
+        const auto b = std::filesystem::weakly_canonical(outputs[j].second, ec);
+        if (a == b) {
+          throw UsageError(outputs[x].first + " and " + outputs[j].first + " name one file (" + outputs[x].second +
+                           "); allowed: a file of its own for each output");
+        }
+      }
     }
   }
   if (!o.from_records.empty()) {

@@ -2,11 +2,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "core/run_reader.hpp"
 #include "core/statistics.hpp"
 #include "analysis/evaluation.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -101,6 +104,33 @@ TEST(RunReader, RejectsBadFilesNamingTheFileAndTheField) {
                       "time unit 'fortnights'; allowed: ns, us, ms, s");
   expect_format_error("missing_real_time.json", "benchmarks[5].real_time", "missing");
   expect_format_error("no_such_file.json", "(file)", "cannot be opened");
+}
+
+// A counter of an iteration that lost its number (Google Benchmark's NaN token, read as null, or
+// the text "nan") is refused by name: dropped, it would take that point's rows with it unsaid.
+TEST(RunReader, RefusesACounterThatLostItsNumber) {
+  std::ifstream in(kGoodRun);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string good = text.str();
+  const std::string counter = "\"sm_clock_hz\": 1978000000.0";
+  ASSERT_NE(good.find(counter), std::string::npos);
+  test_support::TempDir dir("reader");
+  for (const std::string bad : {"\"sm_clock_hz\": NaN", "\"sm_clock_hz\": null", "\"sm_clock_hz\": \"nan\"",
+                                "\"sm_clock_hz\": -Infinity"}) {
+    const fs::path path = dir.path() / "bench.json";
+    std::string planted = good;
+    planted.replace(planted.find(counter), counter.size(), bad);
+    std::ofstream(path) << planted;
+    try {
+      read_run(path);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const RunFormatError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("benchmarks[0].sm_clock_hz"), std::string::npos) << message;
+      EXPECT_NE(message.find("allowed: a finite number"), std::string::npos) << message;
+    }
+  }
 }
 
 TEST(Statistics, MedianMeanAndCv) {

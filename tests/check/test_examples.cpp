@@ -138,13 +138,28 @@ TEST(ExamplesCli, MeasureChecksTheFileBeforeLookingForADevice) {
   std::ofstream(broken) << replace_once(slurp(kPageFile), "paths = [{ lanes = 16, cost = 40 }, { lanes = 16, cost = 40 }]",
                                         "paths = [{ lanes = 16, cost = 40 }, { lanes = 17, cost = 40 }]");
   const fs::path results = tmp.path / "results";
-  EXPECT_EQ(run_tool("check " + broken.string() + " --measure --bench-dir /nonexistent --results " + results.string(),
-                     tmp.path / "m.txt"), 2);
+  const fs::path bench_dir = tmp.path / "bench";  // a folder: the runners are looked for only on a GPU
+  fs::create_directories(bench_dir);
+  EXPECT_EQ(run_tool("check " + broken.string() + " --measure --bench-dir " + bench_dir.string() + " --results " +
+                         results.string(), tmp.path / "m.txt"), 2);
   EXPECT_NE(slurp((tmp.path / "m.txt.err").string()).find("example 'Self-test 4', field 'paths'"), std::string::npos);
   EXPECT_FALSE(fs::exists(results));
-  if (std::system("nvidia-smi -L > /dev/null 2>&1") == 0) GTEST_SKIP() << "a GPU is visible: the no-device exit is not testable here";
+  // The options before the file: a --bench-dir that is no folder, a --results that is a file.
   EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir /nonexistent --results " + results.string(),
-                     tmp.path / "n.txt"), 77);
+                     tmp.path / "b.txt"), 2);
+  EXPECT_EQ(slurp((tmp.path / "b.txt").string()), "");  // no table printed
+  EXPECT_NE(slurp((tmp.path / "b.txt.err").string()).find("--bench-dir /nonexistent does not exist"), std::string::npos);
+  const fs::path file_not_folder = tmp.path / "results-file";
+  std::ofstream(file_not_folder) << "x";
+  EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results " +
+                         file_not_folder.string(), tmp.path / "r.txt"), 2);
+  EXPECT_EQ(slurp((tmp.path / "r.txt").string()), "");
+  EXPECT_NE(slurp((tmp.path / "r.txt.err").string()).find("is not a folder"), std::string::npos);
+  EXPECT_EQ(slurp(file_not_folder.string()), "x");
+  EXPECT_FALSE(fs::exists(results));
+  if (std::system("nvidia-smi -L > /dev/null 2>&1") == 0) GTEST_SKIP() << "a GPU is visible: the no-device exit is not testable here";
+  EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results " +
+                         results.string(), tmp.path / "n.txt"), 77);
   EXPECT_FALSE(fs::exists(results));  // nothing written without a device
 }
 
@@ -500,15 +515,15 @@ TEST(Predict, BlockStreamBandwidthBadInputNamesTheValue) {
     return bad_arguments_message("block_stream_bandwidth", v);
   };
   std::string m = with(1, "block_threads=48");
-  EXPECT_NE(m.find("field 'block_threads': block_threads = 48"), std::string::npos) << m;
+  EXPECT_NE(m.find("'block_threads=48': block_threads = 48"), std::string::npos) << m;
   EXPECT_NE(m.find("allowed: a multiple of 32 from 32 to 1024"), std::string::npos) << m;
   m = with(3, "turnover_cycles=0");
-  EXPECT_NE(m.find("field 'turnover_cycles': turnover_cycles = 0 is out of range"), std::string::npos) << m;
+  EXPECT_NE(m.find("'turnover_cycles=0': turnover_cycles = 0 is out of range"), std::string::npos) << m;
   EXPECT_NE(m.find("allowed: D > 0 cycles"), std::string::npos) << m;
   m = with(2, "resident_blocks=65");
-  EXPECT_NE(m.find("field 'resident_blocks': resident_blocks = 65 is out of range; allowed: 1..64"), std::string::npos) << m;
+  EXPECT_NE(m.find("'resident_blocks=65': resident_blocks = 65 is out of range (at most 64); allowed: 1..64"), std::string::npos) << m;
   m = with(5, "loaded_latency=200");
-  EXPECT_NE(m.find("field 'loaded_latency'"), std::string::npos) << m;
+  EXPECT_NE(m.find("'loaded_latency=200'"), std::string::npos) << m;
   EXPECT_NE(with(1, "block_threads=1056"), "");
   auto plus = inputs;
   plus.push_back("load_bytes=3");
@@ -565,6 +580,131 @@ TEST(Predict, BadArgumentsAreNamed) {
   EXPECT_THROW(example_from_arguments("nope", {"block=1"}), BadInput);
   EXPECT_THROW(example_from_arguments("block_shape", {"block=32", "block=64"}), BadInput);
   EXPECT_THROW(example_from_arguments("coalescing", {"elem_bytes=4", "stride=0"}), BadInput);
+}
+
+// What a user types is read as numbers, lists and text, never as TOML: a value cannot add a key
+// (beyond_device, which predict refuses) or smuggle a bracket in; hex, inf and nan are not numbers.
+TEST(Predict, ValuesAreReadAsNumbersNotAsTomlSyntax) {
+  std::string m = bad_arguments_message("block_shape", {"block=2048,1,1]\nbeyond_device = true\n#"});
+  EXPECT_NE(m.find("is not a number"), std::string::npos) << m;
+  m = bad_arguments_message("block_shape", {"block=0x48"});
+  EXPECT_NE(m.find("'block=0x48'"), std::string::npos) << m;
+  m = bad_arguments_message("divergence", {"paths=20:nan,12:3", "uniform_cost=3"});
+  EXPECT_NE(m.find("'20:nan' is not lanes:cost"), std::string::npos) << m;
+  m = bad_arguments_message("latency_hiding", {"latency=inf", "instructions=2"});
+  EXPECT_NE(m.find("'latency=inf'"), std::string::npos) << m;
+  m = bad_arguments_message("block_shape", {"block=99999999999999999999"});
+  EXPECT_NE(m.find("'block=99999999999999999999'"), std::string::npos) << m;
+  m = bad_arguments_message("block_shape", {"block=48,,1"});
+  EXPECT_NE(m.find("'' is not a number"), std::string::npos) << m;
+  // No line number of predict's own text, which the user never saw.
+  EXPECT_EQ(m.find("predict:1"), std::string::npos) << m;
+  // Valid numbers in each form still read: 48, +4, 1.0e0 is not whole (a float), 007 is 7.
+  EXPECT_EQ(answer_of(model_answers(example_from_arguments("grid_tail", {"threads=007", "block_threads=+4"})), "blocks"), 2);
+  EXPECT_NE(bad_arguments_message("grid_tail", {"threads=1.0e0", "block_threads=4"}).find("not a whole number"),
+            std::string::npos);
+}
+
+// Inputs each in range can combine past what an answer states: refused, never printed as inf, nan
+// or a count wrapped through a 64-bit cast. Hand values: 1e15 / 1e-4 = 1e19 warps (> 2^53 = 9.0e15);
+// 4·1e15 / (1e-10·1e-10) = 4e35; two paths of 1e308 sum to inf.
+TEST(Predict, AnswersNoNumberCanStateAreRefused) {
+  const auto bad_answers_message = [](const std::string& kind, const std::vector<std::string>& key_values) {
+    try {
+      model_answers(example_from_arguments(kind, key_values));
+    } catch (const BadInput& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::string m = bad_answers_message("latency_hiding", {"latency=1e15", "instructions=1e-4", "warp_cap=64"});
+  EXPECT_NE(m.find("at most 2^53"), std::string::npos) << m;
+  m = bad_answers_message("scheduler_demand", {"schedulers=4", "latency=1e15", "issue_interval=1e-10",
+                                                 "instructions_per_warp=1e-10", "warp_cap=64"});
+  EXPECT_NE(m.find("at most 2^53"), std::string::npos) << m;
+  m = bad_answers_message("divergence", {"paths=20:1e308,12:1e308", "uniform_cost=30"});
+  EXPECT_NE(m.find("a path cost of 1e+308"), std::string::npos) << m;
+  m = bad_answers_message("grid_tail_time", {"fixed_us_tail=1e15", "fixed_us_full=1e-300", "cycles_per_fma_tail=1e-300",
+                                               "cycles_per_fma_full=1e-300", "fma_per_thread=1e-300", "clock_mhz=1e5"});
+  EXPECT_NE(m.find("relative_time = inf, which no answer can state"), std::string::npos) << m;
+  // Just inside: 9e15 / 1 = 9e15 warps is a count a double holds exactly.
+  EXPECT_EQ(answer_of(model_answers(example_from_arguments("latency_hiding", {"latency=1e15", "instructions=0.125"})),
+                      "warps_needed"), 8e15);
+}
+
+// A refused value is named as given (1000000000000001, not 1e+15), with the bound it broke.
+TEST(Predict, RangeMessagesNameTheValueAsGivenAndTheBound) {
+  std::string m = bad_arguments_message("grid_tail", {"threads=1000000000000001", "block_threads=1"});
+  EXPECT_NE(m.find("threads = 1000000000000001 is out of range (at most 1000000000000000)"), std::string::npos) << m;
+  m = bad_arguments_message("divergence", {"paths=99999999999:30", "uniform_cost=30"});
+  EXPECT_NE(m.find("a path of 99999999999 lanes"), std::string::npos) << m;
+  const std::vector<std::string> stream = {"sms=1", "warps_per_sm=4", "load_bytes=16", "instructions=10",
+                                           "unloaded_cycles=100", "latency=500", "loaded_latency=600",
+                                           "peak_gbps=1000", "issue_rate=1", "clock_mhz=1000"};
+  for (const std::string cap : {"warp_cap=-5", "warp_cap=0", "warp_cap=1025", "warp_cap=1000000000000000"}) {
+    auto v = stream;
+    v.push_back(cap);
+    EXPECT_NE(bad_arguments_message("stream_bandwidth", v).find("warp_cap = "), std::string::npos) << cap;
+  }
+}
+
+// check's stated answers: a malformed answer is a malformed file (exit 2), not a disagreement.
+TEST(ExamplesFile, MalformedStatedAnswersAreRefused) {
+  const std::string head = std::string(kHeader) + "kind = \"block_shape\"\nblock = [48, 1, 1]\n";
+  const auto refused = [&](const std::string& answer) {
+    try {
+      check_examples(read_examples_text(head + "answer = { " + answer + " }\n", "t.toml"));
+    } catch (const BadInput& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refused("warps = 1e308"), "");
+  EXPECT_NE(refused("warps = nan"), "");
+  EXPECT_NE(refused("warps = true"), "");
+  EXPECT_NE(refused("tail_mask = \"-1\""), "");
+  EXPECT_NE(refused("tail_mask = \"0xfffffffffffffffffffff\""), "");
+  EXPECT_NE(refused("tail_mask = \"0x1ffffffff\""), "");
+  EXPECT_EQ(refused("tail_mask = \"0x0000ffff\""), "");
+  const std::string map = std::string(kHeader) + "kind = \"thread_map\"\nblock = [8, 4, 3]\nlinear = 0\n";
+  EXPECT_THROW(read_examples_text(map + "answer = { thread = [] }\n", "t.toml"), BadInput);
+  // A stated count that is not whole shows every digit it was given.
+  const auto checked = check_examples(read_examples_text(head + "answer = { warps = 2.0000001 }\n", "t.toml"));
+  EXPECT_NE(check_markdown(checked).find("| warps | 2.0000001 | 2 |"), std::string::npos) << check_markdown(checked);
+}
+
+// predict reads its arguments before it looks for a GPU (a fake nvidia-smi on PATH logs each call)
+// and prints nothing before the answers are known; an explicit --results must be a folder.
+TEST(ExamplesCli, PredictChecksItsArgumentsBeforeLookingForAGpu) {
+  TempDir tmp;
+  const fs::path fake = tmp.path / "bin";
+  fs::create_directories(fake);
+  const fs::path log = tmp.path / "nvidia-smi.log";
+  std::ofstream(fake / "nvidia-smi") << "#!/bin/sh\necho called >> " << log.string() << "\necho 'NVIDIA H200'\n";
+  fs::permissions(fake / "nvidia-smi", fs::perms::owner_all);
+  const std::string cmd = "PATH=" + fake.string() + ":$PATH " + std::string(WARPCOST_EXAMPLES_BIN) +
+                          " predict stream_bandwidth warps_per_sm=abc > " + (tmp.path / "o.txt").string() + " 2> " +
+                          (tmp.path / "o.err").string();
+  const int status = std::system(cmd.c_str());
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2);
+  EXPECT_FALSE(fs::exists(log)) << "nvidia-smi was called before the arguments were read";
+  EXPECT_EQ(slurp((tmp.path / "o.txt").string()), "");
+  EXPECT_NE(slurp((tmp.path / "o.err").string()).find("'warps_per_sm=abc'"), std::string::npos);
+  EXPECT_EQ(run_tool("predict grid_tail threads=100 block_threads=32 --gpu nvidia-h200 --results " +
+                         (tmp.path / "missing").string(), tmp.path / "r.txt"), 2);
+  EXPECT_EQ(slurp((tmp.path / "r.txt").string()), "");
+  EXPECT_NE(slurp((tmp.path / "r.txt.err").string()).find("does not exist"), std::string::npos);
+  // The usage names every kind.
+  EXPECT_EQ(run_tool("predict", tmp.path / "u.txt"), 2);
+  const std::string usage = slurp((tmp.path / "u.txt.err").string());
+  for (const auto& k : kinds()) EXPECT_NE(usage.find(k.name), std::string::npos) << k.name;
+}
+
+// check on a folder says so.
+TEST(ExamplesCli, CheckOnAFolderSaysItIsAFolder) {
+  TempDir tmp;
+  EXPECT_EQ(run_tool("check " + tmp.path.string(), tmp.path / "d.txt"), 2);
+  EXPECT_NE(slurp((tmp.path / "d.txt.err").string()).find("is a folder"), std::string::npos);
 }
 
 // ---- predict's measured value, from fixture runs cut from real runs -----------------------------
