@@ -383,6 +383,14 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
     }
   }
   std::vector<fs::path> named_inputs(inputs.begin(), inputs.end());
+  if (!plots_path.empty()) {
+    // The plots folder the summary links to (plots.py draws into it): a file there is refused.
+    std::error_code ec;
+    if (fs::exists(plots_path, ec) && !fs::is_directory(plots_path, ec)) {
+      err << "warpcost-analyze: --plots " << plots_path << " is a file; allowed: a folder (made if missing)\n" << kUsage;
+      return kExitUsage;
+    }
+  }
   if (full && !compare) {
     err << "warpcost-analyze: --full goes with --compare\n" << kUsage;
     return kExitUsage;

@@ -209,6 +209,11 @@ TEST_F(AnalyzeCli, AnOutputThatIsAFolderOrNamedTwiceIsAUsageErrorWithNothingWrit
             kExitUsage);
   EXPECT_EQ(analyze({"--csv", (dir_ / "nowhere/all.csv").string(), (dir_ / "results").string()}), kExitUsage);
   EXPECT_NE(err_.str().find("does not exist"), std::string::npos) << err_.str();
+  // --plots names a folder: a file there is refused (and left as it was).
+  EXPECT_EQ(analyze({"--plots", (dir_ / "results/fixture-gpu/20260101T000000Z/bench.json").string(), "--csv",
+                     (dir_ / "all.csv").string(), (dir_ / "results").string()}),
+            kExitUsage);
+  EXPECT_NE(err_.str().find("is a file; allowed: a folder"), std::string::npos) << err_.str();
   EXPECT_EQ(files(), before);  // no CSV, no temporary
   EXPECT_TRUE(fs::is_empty(dir_ / "out"));
 }

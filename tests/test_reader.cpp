@@ -9,7 +9,7 @@
 #include "core/run_reader.hpp"
 #include "core/statistics.hpp"
 #include "analysis/evaluation.hpp"
-#include "temp_dir.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
