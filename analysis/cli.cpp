@@ -386,9 +386,22 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!plots_path.empty()) {
     // The plots folder the summary links to (plots.py draws into it): a file there is refused.
     std::error_code ec;
-    if (fs::exists(plots_path, ec) && !fs::is_directory(plots_path, ec)) {
-      err << "warpcost-analyze: --plots " << plots_path << " is a file; allowed: a folder (made if missing)\n" << kUsage;
+    fs::path existing = fs::absolute(plots_path, ec);
+    while (!fs::exists(existing, ec) && existing.has_parent_path() && existing != existing.parent_path()) {
+      existing = existing.parent_path();
+    }
+    if (!fs::is_directory(existing, ec)) {
+      err << "warpcost-analyze: --plots " << plots_path << " is a file or under one (" << existing.string()
+          << "); allowed: a folder (made if missing)\n" << kUsage;
       return kExitUsage;
+    }
+    const fs::path plots = fs::weakly_canonical(fs::absolute(plots_path, ec), ec);
+    for (const std::string& other : {csv_path, report_path, samples_path}) {
+      if (!other.empty() && fs::weakly_canonical(fs::absolute(other, ec), ec) == plots) {
+        err << "warpcost-analyze: --plots " << plots_path << " is also named for another output (" << other
+            << "); allowed: a folder of its own\n" << kUsage;
+        return kExitUsage;
+      }
     }
   }
   if (full && !compare) {

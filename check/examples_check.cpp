@@ -381,6 +381,8 @@ void primitive_throughput_answers(const Example& ex, std::vector<ModelAnswer>& o
 }
 
 std::string at(const Example& ex, int line) {
+  // predict's example is its command line: no example name the user never gave.
+  if (ex.source == "warpcost predict") return ex.source;
   return ex.source + (line > 0 ? ":" + std::to_string(line) : "") + ": example '" + ex.id + "'";
 }
 
@@ -485,6 +487,12 @@ std::vector<CheckedAnswer> check_examples(const std::vector<Example>& examples) 
                            : want == ValueType::kCoord ? stated.type == ValueType::kCoord
                            : want == ValueType::kText  ? true
                                                        : numeric_stated;
+      // A mask stated as a number is a mask too: whole, 0..0xffffffff (a warp's 32 lanes).
+      if (want == ValueType::kMask && stated.type == ValueType::kRatio &&
+          (stated.number != std::floor(stated.number) || stated.number < 0 || stated.number > 4294967295.0)) {
+        throw BadInput(at(ex, s.line) + ", field 'answer." + s.field + "': " + exact(stated.number) +
+                       " is not a mask of a warp's 32 lanes; allowed: a whole number 0..0xffffffff, or \"0x0000000f\"");
+      }
       if (!type_ok) {
         const char* allowed = want == ValueType::kBool ? "true or false" : want == ValueType::kCoord ? "a list [x, y, z]" : "a number";
         throw BadInput(at(ex, s.line) + ", field 'answer." + s.field + "': " + render(stated) +

@@ -148,6 +148,9 @@ Input input_from_node(const Example& ex, const std::string& name, InputType type
         in.value.number = static_cast<double>(*i);
         return in;
       }
+      if (auto d = n.value_exact<double>(); d && std::isfinite(*d) && *d == std::floor(*d)) {
+        bad(ex, in.line, name, name + " = " + exact_number(*d) + " is out of range (past 2^53)", spec_allowed);
+      }
       bad(ex, in.line, name, "not a whole number", spec_allowed);
     case InputType::kReal:
       if (node_number(n, v) && std::isfinite(v)) {
@@ -219,7 +222,7 @@ Value stated_from_node(const Example& ex, const std::string& field, const toml::
     v.type = ValueType::kBool;
     v.number = *b ? 1 : 0;
   } else if (node_number(n, d)) {
-    if (!std::isfinite(d) || std::fabs(d) > kLargestExactAnswer) {
+    if (!std::isfinite(d) || std::fabs(d) >= kLargestExactAnswer) {
       bad(ex, line_of(n), "answer." + field, exact_number(d) + " is not a finite number an answer can state",
           "a number from -2^53 to 2^53, true/false, a list [x, y, z], or a mask as \"0x0000000f\"");
     }
@@ -674,6 +677,11 @@ std::optional<std::string> toml_number_of_argument(const std::string& v) {
     return (v[0] == '-' ? "-" : "") + digits;
   }
   char buf[64];
+  if (d == std::floor(d) && std::fabs(d) < kLargestExactAnswer) {
+    // A whole number however written (1e3, 4.0): an integer, so a whole-number key takes it.
+    std::snprintf(buf, sizeof buf, "%.0f", d);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, "%.17g", d);
   std::string out = buf;
   if (out.find_first_of(".e") == std::string::npos) out += ".0";
@@ -686,11 +694,17 @@ std::string toml_value_of_argument(const std::string& key, const std::string& v)
   const auto refuse = [&](const std::string& problem, const std::string& allowed) {
     throw BadInput("warpcost predict: '" + key + "=" + v + "': " + problem + "; allowed: " + allowed);
   };
-  const auto items = [&v]() {
+  // Items of a list, blanks around each dropped ('48, 4, 1' as the shell passes it when quoted).
+  const auto trim = [](std::string t) {
+    const auto first = t.find_first_not_of(" \t");
+    if (first == std::string::npos) return std::string();
+    return t.substr(first, t.find_last_not_of(" \t") - first + 1);
+  };
+  const auto items = [&v, &trim]() {
     std::vector<std::string> out;
     std::string item;
     std::stringstream ss(v);
-    while (std::getline(ss, item, ',')) out.push_back(item);
+    while (std::getline(ss, item, ',')) out.push_back(trim(item));
     if (!v.empty() && v.back() == ',') out.emplace_back();
     return out;
   };
@@ -698,8 +712,8 @@ std::string toml_value_of_argument(const std::string& key, const std::string& v)
     std::string out = "[";
     for (const auto& item : items()) {
       const auto colon = item.find(':');
-      const auto lanes = colon == std::string::npos ? std::nullopt : toml_number_of_argument(item.substr(0, colon));
-      const auto cost = colon == std::string::npos ? std::nullopt : toml_number_of_argument(item.substr(colon + 1));
+      const auto lanes = colon == std::string::npos ? std::nullopt : toml_number_of_argument(trim(item.substr(0, colon)));
+      const auto cost = colon == std::string::npos ? std::nullopt : toml_number_of_argument(trim(item.substr(colon + 1)));
       if (!lanes || !cost) refuse("'" + item + "' is not lanes:cost", "paths as lanes:cost,lanes:cost, each a number");
       out += (out.size() > 1 ? ", " : "") + std::string("{ lanes = ") + *lanes + ", cost = " + *cost + " }";
     }
@@ -715,7 +729,7 @@ std::string toml_value_of_argument(const std::string& key, const std::string& v)
     return out + "]";
   }
   if (v == "true" || v == "false") return v;
-  if (const auto n = toml_number_of_argument(v)) return *n;
+  if (const auto n = toml_number_of_argument(trim(v))) return *n;
   std::string quoted = "\"";
   for (char c : v) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) refuse("a control character", "text, a number or a list");

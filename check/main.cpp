@@ -167,9 +167,16 @@ int check(const std::vector<std::string>& args) {
     // Before the file's table is printed and before a GPU is looked for.
     if (bench_dir.empty()) return usage("--measure needs --bench-dir (./warpcost check passes build/<preset>/bench)");
     if (const std::string why = not_a_folder("--bench-dir", bench_dir); !why.empty()) return usage(why);
+    // The folder, or the nearest of its parents that exists, must be a folder (one under a file
+    // cannot be made, and the measurements would be lost after the GPU ran them).
     std::error_code ec;
-    if (std::filesystem::exists(results, ec) && !std::filesystem::is_directory(results, ec)) {
-      return usage("--results " + results + " is not a folder; allowed: a folder (made if missing) the run is written under");
+    std::filesystem::path existing = std::filesystem::absolute(results, ec);
+    while (!std::filesystem::exists(existing, ec) && existing.has_parent_path() && existing != existing.parent_path()) {
+      existing = existing.parent_path();
+    }
+    if (!std::filesystem::is_directory(existing, ec)) {
+      return usage("--results " + results + " cannot be a folder (" + existing.string() +
+                   " is not one); allowed: a folder (made if missing) the run is written under");
     }
   }
   const auto examples = ex::read_examples_file(file);
@@ -229,7 +236,16 @@ int predict(const std::vector<std::string>& args) {
       filled_from << "GPU parameters: none from a run (" << why_none << "); the command line's alone\n";
     }
   }
-  const ex::Example example = ex::example_from_arguments(args[0], key_values);
+  ex::Example example;
+  try {
+    example = ex::example_from_arguments(args[0], key_values);
+  } catch (const ex::BadInput& e) {
+    // A key the run would have filled: say why it did not.
+    std::string from = filled_from.str();
+    if (from.rfind("GPU parameters: none", 0) != 0) throw;
+    while (!from.empty() && from.back() == '\n') from.pop_back();
+    throw ex::BadInput(std::string(e.what()) + " (" + from + ")");
+  }
   const auto answers = ex::model_answers(example);
   std::cout << filled_from.str();
   std::cout << "model (" << example.kind << "):\n";

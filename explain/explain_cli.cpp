@@ -151,21 +151,31 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
                        "--inject, --records, --from-records, --proof, --out, --help, then -- APP [ARGS...]");
     }
   }
-  // Two outputs on one path would leave only the last one written.
+  // Two outputs on one path would leave only the last one written; an output on an input (the
+  // records re-priced, the proof's cases) would overwrite it. Paths compared absolute and resolved.
   {
-    const std::vector<std::pair<std::string, std::string>> outputs = {
-        {"--json", o.json_path}, {"--csv", o.csv_path}, {"--records", o.records_path}, {"--out", o.proof_out}};
-    for (std::size_t x = 0; x < outputs.size(); ++x) {
-      for (std::size_t j = x + 1; j < outputs.size(); ++j) {
-        if (outputs[x].second.empty() || outputs[j].second.empty()) continue;
-        std::error_code ec;
-        const auto a = std::filesystem::weakly_canonical(outputs[x].second, ec);
-        const auto b = std::filesystem::weakly_canonical(outputs[j].second, ec);
-        if (a == b) {
-          throw UsageError(outputs[x].first + " and " + outputs[j].first + " name one file (" + outputs[x].second +
-                           "); allowed: a file of its own for each output");
+    const std::vector<std::pair<std::string, std::string>> files = {
+        {"--json", o.json_path},  {"--csv", o.csv_path},           {"--records", o.records_path},
+        {"--out", o.proof_out},   {"--from-records", o.from_records}, {"--proof", o.proof_cases}};
+    const std::size_t outputs = 4;  // the first four are written, the last two read
+    const auto resolved = [](const std::string& path) {
+      std::error_code ec;
+      return std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+    };
+    for (std::size_t x = 0; x < outputs; ++x) {
+      for (std::size_t j = x + 1; j < files.size(); ++j) {
+        if (files[x].second.empty() || files[j].second.empty()) continue;
+        if (resolved(files[x].second) == resolved(files[j].second)) {
+          throw UsageError(files[x].first + " and " + files[j].first + " name one file (" + files[x].second +
+                           "); allowed: a file of its own for each output, never an input");
         }
       }
+    }
+  }
+  if (!o.results_dir.empty()) {
+    std::error_code ec;
+    if (std::filesystem::exists(o.results_dir, ec) && !std::filesystem::is_directory(o.results_dir, ec)) {
+      throw UsageError("--results " + o.results_dir + " is not a folder; allowed: the folder of suite runs (default results/)");
     }
   }
   if (!o.from_records.empty()) {

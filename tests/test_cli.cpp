@@ -213,7 +213,14 @@ TEST_F(AnalyzeCli, AnOutputThatIsAFolderOrNamedTwiceIsAUsageErrorWithNothingWrit
   EXPECT_EQ(analyze({"--plots", (dir_ / "results/fixture-gpu/20260101T000000Z/bench.json").string(), "--csv",
                      (dir_ / "all.csv").string(), (dir_ / "results").string()}),
             kExitUsage);
-  EXPECT_NE(err_.str().find("is a file; allowed: a folder"), std::string::npos) << err_.str();
+  EXPECT_NE(err_.str().find("is a file or under one"), std::string::npos) << err_.str();
+  EXPECT_EQ(analyze({"--plots", (dir_ / "results/fixture-gpu/20260101T000000Z/bench.json/sub").string(), "--csv",
+                     (dir_ / "all.csv").string(), (dir_ / "results").string()}),
+            kExitUsage);
+  EXPECT_EQ(analyze({"--plots", (dir_ / "pp").string(), "--csv", (dir_ / "." / "pp").string(),
+                     (dir_ / "results").string()}),
+            kExitUsage);
+  EXPECT_NE(err_.str().find("also named for another output"), std::string::npos) << err_.str();
   EXPECT_EQ(files(), before);  // no CSV, no temporary
   EXPECT_TRUE(fs::is_empty(dir_ / "out"));
 }

@@ -117,7 +117,8 @@ TEST(RunReader, RefusesACounterThatLostItsNumber) {
   ASSERT_NE(good.find(counter), std::string::npos);
   test_support::TempDir dir("reader");
   for (const std::string bad : {"\"sm_clock_hz\": NaN", "\"sm_clock_hz\": null", "\"sm_clock_hz\": \"nan\"",
-                                "\"sm_clock_hz\": -Infinity"}) {
+                                "\"sm_clock_hz\": -Infinity", "\"sm_clock_hz\": \"Inf\"", "\"sm_clock_hz\": \"12\"",
+                                "\"sm_clock_hz\": true", "\"sm_clock_hz\": {}"}) {
     const fs::path path = dir.path() / "bench.json";
     std::string planted = good;
     planted.replace(planted.find(counter), counter.size(), bad);

@@ -154,8 +154,12 @@ TEST(ExamplesCli, MeasureChecksTheFileBeforeLookingForADevice) {
   EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results " +
                          file_not_folder.string(), tmp.path / "r.txt"), 2);
   EXPECT_EQ(slurp((tmp.path / "r.txt").string()), "");
-  EXPECT_NE(slurp((tmp.path / "r.txt.err").string()).find("is not a folder"), std::string::npos);
+  EXPECT_NE(slurp((tmp.path / "r.txt.err").string()).find("cannot be a folder"), std::string::npos);
   EXPECT_EQ(slurp(file_not_folder.string()), "x");
+  // Nor a folder under a file: it could not be made after the GPU had run the examples.
+  EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results " +
+                         (file_not_folder / "sub").string(), tmp.path / "u.txt"), 2);
+  EXPECT_EQ(slurp((tmp.path / "u.txt").string()), "");
   EXPECT_FALSE(fs::exists(results));
   if (std::system("nvidia-smi -L > /dev/null 2>&1") == 0) GTEST_SKIP() << "a GPU is visible: the no-device exit is not testable here";
   EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results " +
@@ -599,10 +603,18 @@ TEST(Predict, ValuesAreReadAsNumbersNotAsTomlSyntax) {
   EXPECT_NE(m.find("'' is not a number"), std::string::npos) << m;
   // No line number of predict's own text, which the user never saw.
   EXPECT_EQ(m.find("predict:1"), std::string::npos) << m;
-  // Valid numbers in each form still read: 48, +4, 1.0e0 is not whole (a float), 007 is 7.
+  // Valid numbers in each form still read: 007 is 7, +4 is 4, a whole number written 1e3 or 4.0 is
+  // whole, 2.5 is not; a list quoted with blanks ('48, 4, 1') reads as the list.
   EXPECT_EQ(answer_of(model_answers(example_from_arguments("grid_tail", {"threads=007", "block_threads=+4"})), "blocks"), 2);
-  EXPECT_NE(bad_arguments_message("grid_tail", {"threads=1.0e0", "block_threads=4"}).find("not a whole number"),
+  EXPECT_EQ(answer_of(model_answers(example_from_arguments("grid_tail", {"threads=1e3", "block_threads=4.0"})), "blocks"),
+            250);
+  EXPECT_NE(bad_arguments_message("grid_tail", {"threads=2.5", "block_threads=4"}).find("not a whole number"),
             std::string::npos);
+  EXPECT_NE(bad_arguments_message("grid_tail", {"threads=1e21", "block_threads=4"}).find("out of range"),
+            std::string::npos);
+  EXPECT_EQ(answer_of(model_answers(example_from_arguments("block_shape", {"block=48, 4, 1"})), "warps"), 6);
+  EXPECT_EQ(answer_of(model_answers(example_from_arguments("divergence", {"paths=20:30, 12:30", "uniform_cost=30"})),
+                      "slowdown"), 2);
 }
 
 // Inputs each in range can combine past what an answer states: refused, never printed as inf, nan
@@ -666,6 +678,11 @@ TEST(ExamplesFile, MalformedStatedAnswersAreRefused) {
   EXPECT_NE(refused("tail_mask = \"0xfffffffffffffffffffff\""), "");
   EXPECT_NE(refused("tail_mask = \"0x1ffffffff\""), "");
   EXPECT_EQ(refused("tail_mask = \"0x0000ffff\""), "");
+  // A mask stated as a number: whole, 0..0xffffffff.
+  EXPECT_NE(refused("tail_mask = -1"), "");
+  EXPECT_NE(refused("tail_mask = 4294967296"), "");
+  EXPECT_EQ(refused("tail_mask = 65535"), "");
+  EXPECT_NE(refused("warps = 9007199254740993"), "");  // past 2^53: not a count a double holds
   const std::string map = std::string(kHeader) + "kind = \"thread_map\"\nblock = [8, 4, 3]\nlinear = 0\n";
   EXPECT_THROW(read_examples_text(map + "answer = { thread = [] }\n", "t.toml"), BadInput);
   // A stated count that is not whole shows every digit it was given.
@@ -694,6 +711,11 @@ TEST(ExamplesCli, PredictChecksItsArgumentsBeforeLookingForAGpu) {
                          (tmp.path / "missing").string(), tmp.path / "r.txt"), 2);
   EXPECT_EQ(slurp((tmp.path / "r.txt").string()), "");
   EXPECT_NE(slurp((tmp.path / "r.txt.err").string()).find("does not exist"), std::string::npos);
+  // A key the run would have filled names why the run did not fill it.
+  EXPECT_EQ(run_tool("predict stream_bandwidth warps_per_sm=16 load_bytes=16 instructions=4 unloaded_cycles=900 "
+                     "--gpu nosuchgpu --results " + tmp.path.string(), tmp.path / "g.txt"), 2);
+  EXPECT_NE(slurp((tmp.path / "g.txt.err").string()).find("GPU parameters: none from a run"), std::string::npos)
+      << slurp((tmp.path / "g.txt.err").string());
   // The usage names every kind.
   EXPECT_EQ(run_tool("predict", tmp.path / "u.txt"), 2);
   const std::string usage = slurp((tmp.path / "u.txt.err").string());
