@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/coalescing/model.hpp"
 #include "check/examples.hpp"
@@ -313,6 +314,12 @@ void tail_time_answers(const Example& ex, std::vector<ModelAnswer>& out) {
   const double floor = has(ex, "floor_us") ? number(ex, "floor_us") * 1e-6 : 0.0;
   const m::LinearCost tail{number(ex, "fixed_us_tail") * 1e-6, number(ex, "cycles_per_fma_tail") / f};
   const m::LinearCost full{number(ex, "fixed_us_full") * 1e-6, number(ex, "cycles_per_fma_full") / f};
+  // The floor comes off both times: it must be under each, or the ratio is of negative times.
+  if (!(floor < full.at(fma)) || !(floor <= tail.at(fma))) {
+    throw std::invalid_argument("floor_us = " + num(floor * 1e6) + " is not under both times (tail " +
+                                num(tail.at(fma) * 1e6) + " us, full " + num(full.at(fma) * 1e6) +
+                                " us); allowed: a floor below the full block's time and at most the tail's");
+  }
   out.push_back({"relative_time", ratio(m::grid_tail_relative_time(tail, full, fma, floor)),
                  "(F_tail + FMA·c_tail/f − floor) / (F_full + FMA·c_full/f − floor) = (" + num(tail.at(fma) * 1e6) +
                      " − " + num(floor * 1e6) + ") / (" + num(full.at(fma) * 1e6) + " − " + num(floor * 1e6) + ") us"});

@@ -639,6 +639,11 @@ TEST(Predict, AnswersNoNumberCanStateAreRefused) {
   m = bad_answers_message("grid_tail_time", {"fixed_us_tail=1e15", "fixed_us_full=1e-300", "cycles_per_fma_tail=1e-300",
                                                "cycles_per_fma_full=1e-300", "fma_per_thread=1e-300", "clock_mhz=1e5"});
   EXPECT_NE(m.find("relative_time = inf, which no answer can state"), std::string::npos) << m;
+  // A launch floor over the times it comes off (8.2 and 11.0 us here) would price negative times.
+  m = bad_answers_message("grid_tail_time", {"fixed_us_tail=3.2", "fixed_us_full=3.2", "cycles_per_fma_tail=1.63",
+                                             "cycles_per_fma_full=2.6", "fma_per_thread=8192", "clock_mhz=1980",
+                                             "floor_us=1e15"});
+  EXPECT_NE(m.find("floor_us = 1e+15 is not under both times"), std::string::npos) << m;
   // Just inside: 9e15 / 1 = 9e15 warps is a count a double holds exactly.
   EXPECT_EQ(answer_of(model_answers(example_from_arguments("latency_hiding", {"latency=1e15", "instructions=0.125"})),
                       "warps_needed"), 8e15);
