@@ -670,11 +670,11 @@ std::optional<std::string> toml_number_of_argument(const std::string& v) {
   const double d = std::strtod(v.c_str(), nullptr);
   if (!std::isfinite(d)) return std::nullopt;
   if (!point && !exponent) {
-    // A whole number: TOML's integers are 64-bit and take no leading zeros.
+    // A whole number: TOML's integers are 64-bit and take no leading zeros; one of more than 18
+    // digits goes on as a float, which a whole-number key calls out of range.
     std::string digits = v.substr(first_digit);
     digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));
-    if (digits.size() > 18) return std::nullopt;
-    return (v[0] == '-' ? "-" : "") + digits;
+    if (digits.size() <= 18) return (v[0] == '-' ? "-" : "") + digits;
   }
   char buf[64];
   if (d == std::floor(d) && std::fabs(d) < kLargestExactAnswer) {

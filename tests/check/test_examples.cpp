@@ -612,6 +612,8 @@ TEST(Predict, ValuesAreReadAsNumbersNotAsTomlSyntax) {
             std::string::npos);
   EXPECT_NE(bad_arguments_message("grid_tail", {"threads=1e21", "block_threads=4"}).find("out of range"),
             std::string::npos);
+  EXPECT_NE(bad_arguments_message("grid_tail", {"threads=1000000000000000000000", "block_threads=4"}).find("out of range"),
+            std::string::npos);
   EXPECT_EQ(answer_of(model_answers(example_from_arguments("block_shape", {"block=48, 4, 1"})), "warps"), 6);
   EXPECT_EQ(answer_of(model_answers(example_from_arguments("divergence", {"paths=20:30, 12:30", "uniform_cost=30"})),
                       "slowdown"), 2);
