@@ -306,8 +306,9 @@ fs::path identity(const fs::path& p) {
   return ec ? p.lexically_normal() : resolved;
 }
 
-// Why the outputs cannot be written as asked, or "": an output that is a folder, one of the inputs
-// (a bench.json or anything the inputs name), twice the same file, or in a folder that is missing.
+
+}  // namespace
+
 std::string output_problem(const std::vector<std::pair<fs::path, std::string>>& outputs,
                            const std::vector<fs::path>& inputs) {
   std::map<fs::path, fs::path> seen;
@@ -331,7 +332,14 @@ std::string output_problem(const std::vector<std::pair<fs::path, std::string>>& 
   return {};
 }
 
-}  // namespace
+std::string not_makeable_folder(const fs::path& folder) {
+  std::error_code ec;
+  fs::path existing = fs::absolute(folder, ec);
+  while (!fs::exists(existing, ec) && existing.has_parent_path() && existing != existing.parent_path()) {
+    existing = existing.parent_path();
+  }
+  return fs::is_directory(existing, ec) ? std::string() : existing.string();
+}
 
 int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string csv_path;
@@ -385,19 +393,13 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
   std::vector<fs::path> named_inputs(inputs.begin(), inputs.end());
   if (!plots_path.empty()) {
     // The plots folder the summary links to (plots.py draws into it): a file there is refused.
-    std::error_code ec;
-    fs::path existing = fs::absolute(plots_path, ec);
-    while (!fs::exists(existing, ec) && existing.has_parent_path() && existing != existing.parent_path()) {
-      existing = existing.parent_path();
-    }
-    if (!fs::is_directory(existing, ec)) {
-      err << "warpcost-analyze: --plots " << plots_path << " is a file or under one (" << existing.string()
+    if (const std::string file = not_makeable_folder(plots_path); !file.empty()) {
+      err << "warpcost-analyze: --plots " << plots_path << " is a file or under one (" << file
           << "); allowed: a folder (made if missing)\n" << kUsage;
       return kExitUsage;
     }
-    const fs::path plots = fs::weakly_canonical(fs::absolute(plots_path, ec), ec);
     for (const std::string& other : {csv_path, report_path, samples_path}) {
-      if (!other.empty() && fs::weakly_canonical(fs::absolute(other, ec), ec) == plots) {
+      if (!other.empty() && identity(other) == identity(plots_path)) {
         err << "warpcost-analyze: --plots " << plots_path << " is also named for another output (" << other
             << "); allowed: a folder of its own\n" << kUsage;
         return kExitUsage;

@@ -27,6 +27,17 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
 // it does not exist or holds no run.
 std::vector<std::filesystem::path> find_runs(const std::filesystem::path& path);
 
+// Why the outputs cannot be written as asked, or "": an output that is a folder, one of the inputs
+// (a bench.json or anything the inputs name), twice the same file, or in a folder that is missing.
+// Paths are compared resolved (absolute, symbolic links followed), so two names of one file are one.
+// (The string beside each output is its content, unused here: the list is write_files_atomically's.)
+std::string output_problem(const std::vector<std::pair<std::filesystem::path, std::string>>& outputs,
+                           const std::vector<std::filesystem::path>& inputs);
+
+// The part of `folder` that exists and is not a folder (a file it would be made under), or "" when
+// `folder` is one or can be made.
+std::string not_makeable_folder(const std::filesystem::path& folder);
+
 // Writes every file or none: each goes to a temporary beside its target first, then all are
 // renamed into place.
 void write_files_atomically(const std::vector<std::pair<std::filesystem::path, std::string>>& files);

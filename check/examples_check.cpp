@@ -10,6 +10,7 @@
 #include "core/coalescing/model.hpp"
 #include "check/examples.hpp"
 #include "core/streaming/model.hpp"
+#include "core/text_format.hpp"
 #include "core/warp_primitives/model.hpp"
 
 namespace warpcost::examples {
@@ -18,18 +19,9 @@ namespace {
 namespace m = warpcost::model;
 namespace co = warpcost::coalescing;
 
-// The largest number a double holds exactly (2^53).
-constexpr double kLargestExact = 9007199254740992.0;
-
 std::string num(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-std::string exact(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
   return buf;
 }
 
@@ -423,7 +415,7 @@ std::vector<ModelAnswer> model_answers(const Example& ex) {
   for (const auto& a : out) {
     const bool numeric = a.value.type == ValueType::kCount || a.value.type == ValueType::kRatio ||
                          a.value.type == ValueType::kMask;
-    if (numeric && !(std::fabs(a.value.number) <= kLargestExact)) {
+    if (numeric && !(std::fabs(a.value.number) <= analysis::kLargestExactWhole)) {
       throw BadInput(at(ex, ex.line) + ": the inputs give " + a.field + " = " + num(a.value.number) +
                      ", which no answer can state; allowed: inputs whose answers are finite and at most 2^53 "
                      "(each input in its range, and their ratios too)");
@@ -497,7 +489,7 @@ std::vector<CheckedAnswer> check_examples(const std::vector<Example>& examples) 
       // A mask stated as a number is a mask too: whole, 0..0xffffffff (a warp's 32 lanes).
       if (want == ValueType::kMask && stated.type == ValueType::kRatio &&
           (stated.number != std::floor(stated.number) || stated.number < 0 || stated.number > 4294967295.0)) {
-        throw BadInput(at(ex, s.line) + ", field 'answer." + s.field + "': " + exact(stated.number) +
+        throw BadInput(at(ex, s.line) + ", field 'answer." + s.field + "': " + analysis::exact_number(stated.number) +
                        " is not a mask of a warp's 32 lanes; allowed: a whole number 0..0xffffffff, or \"0x0000000f\"");
       }
       if (!type_ok) {
@@ -526,7 +518,7 @@ std::string check_markdown(const std::vector<CheckedAnswer>& checked) {
     // A stated count that is not whole shows every digit it was given (4.0000001, not 4).
     const bool count_answer = c.model.value.type == ValueType::kMask || c.model.value.type == ValueType::kCount;
     const std::string stated_text =
-        shown.type == ValueType::kRatio && count_answer ? exact(shown.number) : render(shown);
+        shown.type == ValueType::kRatio && count_answer ? analysis::exact_number(shown.number) : render(shown);
     md << "| " << c.example << " | " << c.field << " | " << stated_text << " | " << render(c.model.value) << " | "
        << c.model.formula << " | " << (c.agrees ? "agrees" : "**disagrees**") << " |\n";
     if (c.agrees) {

@@ -20,6 +20,7 @@
 #include "core/coalescing/model.hpp"
 #include "check/examples.hpp"
 #include "core/streaming/model.hpp"
+#include "core/text_format.hpp"
 
 namespace warpcost::examples {
 namespace {
@@ -70,19 +71,8 @@ const std::string kBlockAllowed =
     "[x, y, z] whole numbers, x and y 1..1024, z 1..64, x·y·z <= 1024 threads (the CUDA programming "
     "model's limits; set beyond_device = true for a thought experiment no GPU can run)";
 
-// The largest answer a double states exactly (2^53): a count past it cannot be compared.
-constexpr double kLargestExactAnswer = 9007199254740992.0;
-
-// A number as it was given: whole numbers in full (1000000000000001, not 1e+15), others to 15 digits.
-std::string exact_number(double v) {
-  char buf[64];
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e18) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.15g", v);
-  }
-  return buf;
-}
+using analysis::exact_number;
+using analysis::kLargestExactWhole;
 
 [[noreturn]] void bad(const Example& ex, int line, const std::string& field, const std::string& problem,
                       const std::string& allowed) {
@@ -222,7 +212,7 @@ Value stated_from_node(const Example& ex, const std::string& field, const toml::
     v.type = ValueType::kBool;
     v.number = *b ? 1 : 0;
   } else if (node_number(n, d)) {
-    if (!std::isfinite(d) || std::fabs(d) >= kLargestExactAnswer) {
+    if (!std::isfinite(d) || std::fabs(d) >= kLargestExactWhole) {
       bad(ex, line_of(n), "answer." + field, exact_number(d) + " is not a finite number an answer can state",
           "a number from -2^53 to 2^53, true/false, a list [x, y, z], or a mask as \"0x0000000f\"");
     }
@@ -677,7 +667,7 @@ std::optional<std::string> toml_number_of_argument(const std::string& v) {
     if (digits.size() <= 18) return (v[0] == '-' ? "-" : "") + digits;
   }
   char buf[64];
-  if (d == std::floor(d) && std::fabs(d) < kLargestExactAnswer) {
+  if (d == std::floor(d) && std::fabs(d) < kLargestExactWhole) {
     // A whole number however written (1e3, 4.0): an integer, so a whole-number key takes it.
     std::snprintf(buf, sizeof buf, "%.0f", d);
     return buf;

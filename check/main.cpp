@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cli.hpp"
 #include "core/text_format.hpp"
 #include "check/examples.hpp"
 #include "check/measure.hpp"
@@ -169,13 +170,8 @@ int check(const std::vector<std::string>& args) {
     if (const std::string why = not_a_folder("--bench-dir", bench_dir); !why.empty()) return usage(why);
     // The folder, or the nearest of its parents that exists, must be a folder (one under a file
     // cannot be made, and the measurements would be lost after the GPU ran them).
-    std::error_code ec;
-    std::filesystem::path existing = std::filesystem::absolute(results, ec);
-    while (!std::filesystem::exists(existing, ec) && existing.has_parent_path() && existing != existing.parent_path()) {
-      existing = existing.parent_path();
-    }
-    if (!std::filesystem::is_directory(existing, ec)) {
-      return usage("--results " + results + " cannot be a folder (" + existing.string() +
+    if (const std::string not_folder = warpcost::analysis::not_makeable_folder(results); !not_folder.empty()) {
+      return usage("--results " + results + " cannot be a folder (" + not_folder +
                    " is not one); allowed: a folder (made if missing) the run is written under");
     }
   }

@@ -1,4 +1,5 @@
 #include "core/models.hpp"
+#include "core/text_format.hpp"
 
 #include <algorithm>
 
@@ -169,8 +170,8 @@ double predicted_lane_efficiency(const std::vector<BranchPath>& paths) {
   return useful / issued;
 }
 
-// The largest count a double holds exactly (2^53): a model's count past it is refused, not cast.
-constexpr double kLargestExactCount = 9007199254740992.0;
+// A model's count past 2^53 is refused, not cast.
+using analysis::kLargestExactWhole;
 
 long long warps_to_hide_latency(double latency_cycles, double instructions_between_loads) {
   if (!(latency_cycles >= 0.0) || !std::isfinite(latency_cycles)) {
@@ -180,7 +181,7 @@ long long warps_to_hide_latency(double latency_cycles, double instructions_betwe
     reject("instructions between loads W", str(instructions_between_loads), "W > 0");
   }
   const double warps = std::ceil(latency_cycles / instructions_between_loads);
-  if (!(warps <= kLargestExactCount)) {
+  if (!(warps <= kLargestExactWhole)) {
     reject("warps L/W", str(latency_cycles / instructions_between_loads), "at most 2^53 (a count held exactly)");
   }
   return static_cast<long long>(warps);
@@ -203,7 +204,7 @@ SchedulerDemand scheduler_demand(int schedulers_per_sm, double latency_cycles,
   SchedulerDemand d;
   d.instruction_slots = schedulers_per_sm * latency_cycles / issue_interval_cycles;
   d.warps_needed = d.instruction_slots / independent_insts_per_warp;
-  if (!(d.warps_needed <= kLargestExactCount)) {
+  if (!(d.warps_needed <= kLargestExactWhole)) {
     reject("warps needed N_sched·L/(T_issue·I_warp)", str(d.warps_needed), "at most 2^53 (a count held exactly)");
   }
   d.warps_needed_whole = static_cast<long long>(std::ceil(d.warps_needed - 1e-9));

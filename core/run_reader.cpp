@@ -56,15 +56,13 @@ constexpr const char* kPositiveWholeKeys[] = {
     schema::key::kL2Bytes,          schema::key::kGlobalMemoryBytes, schema::key::kMemoryClockKhz,
     schema::key::kMemoryBusWidthBits, schema::key::kSmClockMaxKhz,   schema::key::kSmClockMeasuredKhz,
     "sm_clock_max_mhz",             schema::key::kSmClockReferenceMhz};
-// 2^53: every whole number below it is exact in a double.
-constexpr double kLargestWhole = 9007199254740992.0;
 
 void check_context_numbers(const RunContext& context, const std::string& file) {
   for (const char* key : kPositiveWholeKeys) {
     const auto it = context.values.find(key);
     if (it == context.values.end()) continue;
     const std::optional<double> v = parse_whole_double(it->second);
-    if (!v || !(*v >= 1.0) || *v >= kLargestWhole || std::floor(*v) != *v) {
+    if (!v || !(*v >= 1.0) || *v >= kLargestExactWhole || std::floor(*v) != *v) {
       throw RunFormatError(file, std::string("context.") + key,
                            "'" + it->second + "'; allowed: a whole number from 1 to 2^53");
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -18,6 +19,16 @@ inline std::string format_number(const char* printf_format, double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, printf_format, value);
   return buffer;
+}
+
+// 2^53: every whole number up to it is exact in a double; a count past it cannot be stated exactly.
+inline constexpr double kLargestExactWhole = 9007199254740992.0;
+
+// A number as it was given: a whole number in full (1000000000000001, not 1e+15), others to 15
+// significant digits (4.0000001, not 4).
+inline std::string exact_number(double value) {
+  const bool whole = std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 1e18;
+  return format_number(whole ? "%.0f" : "%.15g", value);
 }
 
 // `digits` digits after the point.

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/cli.hpp"
 #include "core/text_format.hpp"
 
 namespace warpcost::explain {
@@ -25,9 +26,6 @@ void check_output(const std::string& flag, const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_directory(parent, ec)) {
     throw UsageError(flag + " " + path + ": the folder " + parent.string() + " does not exist; allowed: a file in an existing folder");
-  }
-  if (std::filesystem::is_directory(path, ec)) {
-    throw UsageError(flag + " " + path + ": is a folder; allowed: a file name (written whole, or not at all)");
   }
 }
 
@@ -151,26 +149,18 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
                        "--inject, --records, --from-records, --proof, --out, --help, then -- APP [ARGS...]");
     }
   }
-  // Two outputs on one path would leave only the last one written; an output on an input (the
-  // records re-priced, the proof's cases) would overwrite it. Paths compared absolute and resolved.
+  // The analysis' rule for outputs: none a folder, none named twice (by any name), none an input
+  // (the records re-priced, the proof's cases), all in folders that exist.
   {
-    const std::vector<std::pair<std::string, std::string>> files = {
-        {"--json", o.json_path},  {"--csv", o.csv_path},           {"--records", o.records_path},
-        {"--out", o.proof_out},   {"--from-records", o.from_records}, {"--proof", o.proof_cases}};
-    const std::size_t outputs = 4;  // the first four are written, the last two read
-    const auto resolved = [](const std::string& path) {
-      std::error_code ec;
-      return std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
-    };
-    for (std::size_t x = 0; x < outputs; ++x) {
-      for (std::size_t j = x + 1; j < files.size(); ++j) {
-        if (files[x].second.empty() || files[j].second.empty()) continue;
-        if (resolved(files[x].second) == resolved(files[j].second)) {
-          throw UsageError(files[x].first + " and " + files[j].first + " name one file (" + files[x].second +
-                           "); allowed: a file of its own for each output, never an input");
-        }
-      }
+    std::vector<std::pair<std::filesystem::path, std::string>> outputs;
+    for (const std::string* path : {&o.json_path, &o.csv_path, &o.records_path, &o.proof_out}) {
+      if (!path->empty()) outputs.emplace_back(*path, "");
     }
+    std::vector<std::filesystem::path> inputs;
+    for (const std::string* path : {&o.from_records, &o.proof_cases}) {
+      if (!path->empty()) inputs.emplace_back(*path);
+    }
+    if (const std::string problem = analysis::output_problem(outputs, inputs); !problem.empty()) throw UsageError(problem);
   }
   if (!o.results_dir.empty()) {
     std::error_code ec;

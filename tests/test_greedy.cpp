@@ -1,6 +1,7 @@
 // The greedy-issue model (core/streaming/model.hpp, ISSUE-33-GREEDY-ISSUE): its program text,
 // hand-traced schedules, and the fixed point against figures worked out by hand.
 #include "core/streaming/model.hpp"
+#include "core/statistics.hpp"
 
 #include <gtest/gtest.h>
 
@@ -176,13 +177,20 @@ TEST(GreedyIssue, TheFixedPointOnARisingLocusSolvesLittlesLawWithTheLatencyItCau
 // pilots/whatif/gto_window_sim.py the model was read from; tests/greedy-second-implementation.sh
 // keeps the table its output): the suite's loops at W = 0, 8, 64, 128 and 256, 1 to 16 warps a
 // scheduler, two latencies, no spread: the same cycles to a millionth.
+// The data lines of a second-implementation table under tests/fixtures (no comments, no blanks).
+std::vector<std::string> table_rows(const std::string& name) {
+  std::ifstream in(std::string(WARPCOST_FIXTURES) + "/" + name);
+  if (!in) throw std::runtime_error("no tests/fixtures/" + name);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#') rows.push_back(line);
+  }
+  return rows;
+}
+
 TEST(GreedyIssue, TheSuitesLoopsScheduleAsTheSecondImplementationSays) {
-  std::ifstream in(std::string(WARPCOST_FIXTURES) + "/greedy-second-implementation.tsv");
-  ASSERT_TRUE(in) << "no tests/fixtures/greedy-second-implementation.tsv";
-  std::string line;
   int cases = 0;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
+  for (const std::string& line : table_rows("greedy-second-implementation.tsv")) {
     std::istringstream f(line);
     int w = 0;
     int warps = 0;
@@ -204,8 +212,7 @@ TEST(GreedyIssue, TheSuitesLoopsScheduleAsTheSecondImplementationSays) {
 // The same comparison with the C++'s spread doubled must fail on at least 3 of the 12 cases, so the
 // bound is narrow enough to see a spread applied wrongly.
 TEST(GreedyIssue, WithASpreadTheMeanScheduleIsTheSecondImplementations) {
-  std::ifstream in(std::string(WARPCOST_FIXTURES) + "/greedy-second-implementation-sigma.tsv");
-  ASSERT_TRUE(in) << "no tests/fixtures/greedy-second-implementation-sigma.tsv";
+  // The mean of `seeds` schedules and its standard error (sample standard deviation / sqrt(seeds)).
   const auto mean_and_error = [](int warps, const std::vector<LoopStep>& program, double latency, double sigma,
                                  double constant, int seeds) {
     std::vector<double> cycles;
@@ -213,18 +220,13 @@ TEST(GreedyIssue, WithASpreadTheMeanScheduleIsTheSecondImplementations) {
       cycles.push_back(greedy_scheduler_cycles(warps, program, latency, sigma, constant,
                                                static_cast<std::uint64_t>(seed), 200));
     }
-    double mean = 0;
-    for (const double c : cycles) mean += c;
-    mean /= seeds;
-    double sum_sq = 0;
-    for (const double c : cycles) sum_sq += (c - mean) * (c - mean);
-    return std::make_pair(mean, std::sqrt(sum_sq / (seeds - 1)) / std::sqrt(static_cast<double>(seeds)));
+    const double mean = warpcost::analysis::mean(cycles);
+    const double deviation = warpcost::analysis::coefficient_of_variation(cycles) * mean;
+    return std::make_pair(mean, deviation / std::sqrt(static_cast<double>(seeds)));
   };
-  std::string line;
   int cases = 0;
   int doubled_fails = 0;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
+  for (const std::string& line : table_rows("greedy-second-implementation-sigma.tsv")) {
     std::istringstream f(line);
     int w = 0;
     int warps = 0;
