@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <csignal>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <future>
@@ -13,6 +14,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <iterator>
@@ -328,6 +330,16 @@ std::string output_problem(const std::vector<std::pair<fs::path, std::string>>& 
     if (!fresh) return path.string() + " is named for two outputs; allowed: one file each";
     const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
     if (!fs::is_directory(parent, ec)) return path.string() + ": its folder " + parent.string() + " does not exist";
+    // A folder that takes no new file (read-only, not ours, /proc) is found now, not after the work:
+    // a probe beside the output is made and removed, as the temporary of the write would be.
+    const fs::path probe = parent / ("." + path.filename().string() + ".probe." + std::to_string(::getpid()));
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      return path.string() + ": its folder " + parent.string() + " takes no new file (" + std::strerror(errno) +
+             "); allowed: a file in a folder that can be written";
+    }
+    ::close(fd);
+    fs::remove(probe, ec);
   }
   return {};
 }

@@ -28,7 +28,8 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
 std::vector<std::filesystem::path> find_runs(const std::filesystem::path& path);
 
 // Why the outputs cannot be written as asked, or "": an output that is a folder, one of the inputs
-// (a bench.json or anything the inputs name), twice the same file, or in a folder that is missing.
+// (a bench.json or anything the inputs name), twice the same file, or in a folder that is missing
+// or takes no new file (tried with a probe file, made and removed).
 // Paths are compared resolved (absolute, symbolic links followed), so two names of one file are one.
 // (The string beside each output is its content, unused here: the list is write_files_atomically's.)
 std::string output_problem(const std::vector<std::pair<std::filesystem::path, std::string>>& outputs,

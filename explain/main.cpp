@@ -29,6 +29,7 @@
 #include "explain/proof.hpp"
 #include "explain/records.hpp"
 #include "explain/report.hpp"
+#include "analysis/cli.hpp"
 #include "analysis/tidy_csv.hpp"
 
 namespace fs = std::filesystem;
@@ -37,15 +38,10 @@ using namespace warpcost::explain;
 
 namespace {
 
-// Writes `text` to `path` through a temporary file and a rename: nothing half-written.
+// Writes `text` to `path` as the analysis writes its outputs: through a temporary beside it and a
+// rename, the temporary removed whatever ends the write; nothing half-written.
 void write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-  }
-  fs::rename(tmp, path);
+  analysis::write_files_atomically({{fs::path(path), text}});
 }
 
 std::string slurp(const fs::path& path) {

@@ -225,6 +225,18 @@ TEST_F(AnalyzeCli, AnOutputThatIsAFolderOrNamedTwiceIsAUsageErrorWithNothingWrit
   EXPECT_TRUE(fs::is_empty(dir_ / "out"));
 }
 
+// A folder that takes no new file is found before the analysis runs, with the reason the system
+// gave; the probe that finds it leaves nothing in a folder that does take one.
+TEST_F(AnalyzeCli, AnOutputInAFolderThatTakesNoFileIsAUsageError) {
+  // /proc takes no new file from any process, root included (chmod does not stop root).
+  EXPECT_EQ(analyze({"--csv", "/proc/warpcost-test.csv", (dir_ / "results").string()}), kExitUsage);
+  EXPECT_NE(err_.str().find("/proc/warpcost-test.csv: its folder /proc takes no new file ("), std::string::npos)
+      << err_.str();
+  const auto before = files();
+  EXPECT_EQ(output_problem({{dir_ / "fine.csv", ""}}, {}), "");
+  EXPECT_EQ(files(), before);  // no probe left behind
+}
+
 TEST_F(AnalyzeCli, AFailedWriteLeavesNoTemporaryBehind) {
   // The second target is a folder with a file in it: nothing may be renamed into place.
   fs::create_directories(dir_ / "busy");

@@ -667,6 +667,17 @@ TEST(Predict, RangeMessagesNameTheValueAsGivenAndTheBound) {
   }
 }
 
+// An examples file may set beyond_device, so its refusal says how; predict's command line cannot
+// (it refuses the key), so its refusal of the same block offers no such way out.
+TEST(ExamplesBadInput, OnlyAFileIsToldOfBeyondDevice) {
+  const std::string file = bad_message(std::string(kHeader) + "kind = \"block_shape\"\nblock = [2000, 1, 1]\nanswer = { warps = 63 }\n");
+  EXPECT_NE(file.find("beyond_device = true"), std::string::npos) << file;
+  const std::string cli = bad_arguments_message("block_shape", {"block=2000,1,1"});
+  EXPECT_NE(cli.find("over the device limit of 1024"), std::string::npos) << cli;
+  EXPECT_NE(cli.find("(the CUDA programming model's limits)"), std::string::npos) << cli;
+  EXPECT_EQ(cli.find("beyond_device"), std::string::npos) << cli;
+}
+
 // check's stated answers: a malformed answer is a malformed file (exit 2), not a disagreement.
 TEST(ExamplesFile, MalformedStatedAnswersAreRefused) {
   const std::string head = std::string(kHeader) + "kind = \"block_shape\"\nblock = [48, 1, 1]\n";
