@@ -319,6 +319,12 @@ std::string output_problem(const std::vector<std::pair<fs::path, std::string>>& 
     if (fs::is_directory(path, ec)) {
       return path.string() + " is a folder; allowed: a file name (the folder is left as it is)";
     }
+    // An output replaces its file through a rename: a device (/dev/null), pipe or socket would be
+    // replaced by a plain file, so it is refused.
+    if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) {
+      return path.string() + " is not a regular file (a device, pipe or socket); allowed: a new file or a " +
+             "regular one (an output replaces it)";
+    }
     const fs::path id = identity(path);
     for (const auto& input : inputs) {
       if (identity(input) == id) {
@@ -501,8 +507,10 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
       try {
         r.er.run = read_run(files[i]);
         r.er.rows = evaluate_run(r.er.run);
+      } catch (const RunFormatError& e) {
+        r.failure = e.what();  // names the file and the field
       } catch (const std::exception& e) {
-        r.failure = e.what();
+        r.failure = files[i].string() + ": " + e.what();  // a value of the wrong type, found deeper
       }
       return r;
     });

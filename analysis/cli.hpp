@@ -27,7 +27,8 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
 // it does not exist or holds no run.
 std::vector<std::filesystem::path> find_runs(const std::filesystem::path& path);
 
-// Why the outputs cannot be written as asked, or "": an output that is a folder, one of the inputs
+// Why the outputs cannot be written as asked, or "": an output that is a folder or another file that
+// is not a regular one (a device such as /dev/null, a pipe), one of the inputs
 // (a bench.json or anything the inputs name), twice the same file, or in a folder that is missing
 // or takes no new file (tried with a probe file, made and removed).
 // Paths are compared resolved (absolute, symbolic links followed), so two names of one file are one.

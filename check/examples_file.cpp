@@ -288,6 +288,13 @@ void check_block(const Example& ex, const std::string& field, bool two_d) {
     }
     threads *= std::min<long long>(c[i], 1LL << 20);
   }
+  // Even a thought experiment states a count a number holds: x·y·z past 2^53 wraps every answer.
+  double product = 1;
+  for (const long long d : c) product *= static_cast<double>(d);
+  if (product > kLargestExactWhole) {
+    bad(ex, in->line, field, "x·y·z = " + exact_number(product) + " threads is past 2^53, which no answer can state",
+        "x·y·z at most 2^53 = 9007199254740992 threads, even beyond the device");
+  }
   if (!ex.beyond_device && threads > kMaxThreadsPerBlock) {
     bad(ex, in->line, field, std::to_string(threads) + " threads is over the device limit of " +
         std::to_string(kMaxThreadsPerBlock) + " a block", allowed);

@@ -287,7 +287,15 @@ Run read_run(const std::filesystem::path& bench_json) {
   for (const auto& entry : doc["benchmarks"]) {
     const std::string where = "benchmarks[" + std::to_string(position++) + "]";
     if (!entry.is_object()) throw RunFormatError(file, where, "not an object");
-    if (entry.value("run_type", "iteration") != "iteration") continue;
+    // Google Benchmark writes "iteration" rows and "aggregate" rows (mean, median, stddev of
+    // repetitions, derived from the former): the aggregates are left out, anything else refused.
+    if (entry.contains("run_type")) {
+      const auto& type = entry["run_type"];
+      if (!type.is_string() || (type != "iteration" && type != "aggregate")) {
+        throw RunFormatError(file, where + ".run_type", "is " + type.dump() + "; allowed: \"iteration\" or \"aggregate\"");
+      }
+      if (type == "aggregate") continue;
+    }
     if (!entry.contains("run_name") || !entry["run_name"].is_string()) {
       throw RunFormatError(file, where + ".run_name", "missing or not a string");
     }

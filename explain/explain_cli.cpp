@@ -20,6 +20,19 @@ bool executable(const std::filesystem::path& p) {
   return std::filesystem::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
 }
 
+// The file an application name runs: a path as given, a bare name the first executable of that
+// name on PATH (as execvp finds it); "" when none.
+std::filesystem::path resolve_application(const std::string& app, const std::string& path_env) {
+  if (app.empty()) return {};
+  if (app.find('/') != std::string::npos) return executable(app) ? std::filesystem::path(app) : std::filesystem::path();
+  std::stringstream dirs(path_env);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (!dir.empty() && executable(std::filesystem::path(dir) / app)) return std::filesystem::path(dir) / app;
+  }
+  return {};
+}
+
 void check_output(const std::string& flag, const std::string& path) {
   if (path.empty()) throw UsageError(flag + " needs a file name");
   const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
@@ -149,18 +162,41 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
                        "--inject, --records, --from-records, --proof, --out, --help, then -- APP [ARGS...]");
     }
   }
-  // The analysis' rule for outputs: none a folder, none named twice (by any name), none an input
-  // (the records re-priced, the proof's cases), all in folders that exist.
+  // The analysis' rule for outputs: none a folder, none named twice (by any name), none an input,
+  // all in folders that take a new file. explain's inputs: the records re-priced, the proof's cases,
+  // the application and every argument of it that names a file, the injection library, this tool,
+  // and the suite runs under --results it prices from.
   {
     std::vector<std::pair<std::filesystem::path, std::string>> outputs;
     for (const std::string* path : {&o.json_path, &o.csv_path, &o.records_path, &o.proof_out}) {
       if (!path->empty()) outputs.emplace_back(*path, "");
     }
-    std::vector<std::filesystem::path> inputs;
-    for (const std::string* path : {&o.from_records, &o.proof_cases}) {
-      if (!path->empty()) inputs.emplace_back(*path);
+    if (!outputs.empty()) {
+      std::vector<std::filesystem::path> inputs;
+      for (const std::string* path : {&o.from_records, &o.proof_cases, &o.inject_path}) {
+        if (!path->empty()) inputs.emplace_back(*path);
+      }
+      std::error_code ec;
+      if (!o.command.empty()) {
+        if (const auto app = resolve_application(o.command[0], path_env); !app.empty()) inputs.push_back(app);
+        for (std::size_t k = 1; k < o.command.size(); ++k) {
+          if (!o.command[k].empty() && std::filesystem::exists(o.command[k], ec)) inputs.emplace_back(o.command[k]);
+        }
+      }
+      const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+      if (!ec) {
+        inputs.push_back(self);
+        inputs.push_back(self.parent_path() / "libwarpcost_inject.so");
+      }
+      if (!o.results_dir.empty() && std::filesystem::is_directory(o.results_dir, ec)) {
+        try {
+          for (const auto& run : analysis::find_runs(o.results_dir)) inputs.push_back(run);
+        } catch (const std::exception&) {
+          // No run under it: nothing there to protect.
+        }
+      }
+      if (const std::string problem = analysis::output_problem(outputs, inputs); !problem.empty()) throw UsageError(problem);
     }
-    if (const std::string problem = analysis::output_problem(outputs, inputs); !problem.empty()) throw UsageError(problem);
   }
   if (!o.results_dir.empty()) {
     std::error_code ec;
@@ -191,16 +227,9 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
     throw UsageError("no application given; allowed: -- APP [ARGS...] after the options");
   }
   const std::string& app = o.command[0];
-  if (app.find('/') != std::string::npos) {
-    if (!executable(app)) throw UsageError("application " + app + " is not an executable file");
-  } else {
-    bool found = false;
-    std::stringstream dirs(path_env);
-    std::string dir;
-    while (std::getline(dirs, dir, ':')) {
-      if (!dir.empty() && executable(std::filesystem::path(dir) / app)) found = true;
-    }
-    if (!found) throw UsageError("application " + app + " is not on PATH; allowed: a path or a command on PATH");
+  if (resolve_application(app, path_env).empty()) {
+    if (app.find('/') != std::string::npos) throw UsageError("application " + app + " is not an executable file");
+    throw UsageError("application " + app + " is not on PATH; allowed: a path or a command on PATH");
   }
   return o;
 }

@@ -163,6 +163,8 @@ std::vector<ProofCase> parse_proof_cases(const std::string& text) {
     }
     cases.push_back(c);
   }
+  // A table with no case judges nothing: a verdict table of it could not fail.
+  if (cases.empty()) throw ProofInputError("no case in the table; allowed: one tab-separated line a case (docs/explain.md)");
   return cases;
 }
 

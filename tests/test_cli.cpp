@@ -225,13 +225,17 @@ TEST_F(AnalyzeCli, AnOutputThatIsAFolderOrNamedTwiceIsAUsageErrorWithNothingWrit
   EXPECT_TRUE(fs::is_empty(dir_ / "out"));
 }
 
-// A folder that takes no new file is found before the analysis runs, with the reason the system
-// gave; the probe that finds it leaves nothing in a folder that does take one.
+// A folder that takes no new file, or an output that is a device, is found before the analysis
+// runs, with the reason; the probe that finds the first leaves nothing in a folder that takes one.
 TEST_F(AnalyzeCli, AnOutputInAFolderThatTakesNoFileIsAUsageError) {
   // /proc takes no new file from any process, root included (chmod does not stop root).
   EXPECT_EQ(analyze({"--csv", "/proc/warpcost-test.csv", (dir_ / "results").string()}), kExitUsage);
   EXPECT_NE(err_.str().find("/proc/warpcost-test.csv: its folder /proc takes no new file ("), std::string::npos)
       << err_.str();
+  // A device is not replaced by a plain file: /dev/null stays the device it is.
+  EXPECT_EQ(analyze({"--csv", "/dev/null", (dir_ / "results").string()}), kExitUsage);
+  EXPECT_NE(err_.str().find("/dev/null is not a regular file"), std::string::npos) << err_.str();
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
   const auto before = files();
   EXPECT_EQ(output_problem({{dir_ / "fine.csv", ""}}, {}), "");
   EXPECT_EQ(files(), before);  // no probe left behind

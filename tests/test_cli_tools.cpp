@@ -293,6 +293,11 @@ TEST(WarpcostScript, UsageErrorsExitTwoAndNameWhatIsAllowed) {
   o = run(kScript + " run --preset nosuch");
   EXPECT_EQ(o.exit_code, 2) << o.output;
   EXPECT_NE(o.output.find("unknown preset 'nosuch'; allowed: user ci h200"), std::string::npos) << o.output;
+  // explain's preset too, before CMake is called (it configured, then ran a tool that was not there).
+  o = run(kScript + " explain --preset nosuch -- /bin/true");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_NE(o.output.find("unknown preset 'nosuch'; allowed: user ci h200"), std::string::npos) << o.output;
+  EXPECT_EQ(o.output.find("CMake Error"), std::string::npos) << o.output;
   o = run(kScript + " run --bogus");
   EXPECT_EQ(o.exit_code, 2) << o.output;
   o = run(kScript + " compare only-one");

@@ -134,6 +134,34 @@ TEST(RunReader, RefusesACounterThatLostItsNumber) {
   }
 }
 
+// A benchmark entry whose run_type is neither Google Benchmark's "iteration" nor "aggregate" was
+// dropped with its rows and no word; it is refused by name. The fixture's two aggregates stay out.
+TEST(RunReader, RefusesARunTypeGoogleBenchmarkNeverWrites) {
+  std::ifstream in(kGoodRun);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string good = text.str();
+  const std::string iteration = "\"run_type\": \"iteration\"";
+  ASSERT_NE(good.find(iteration), std::string::npos);
+  const auto good_run = read_run(kGoodRun);
+  test_support::TempDir dir("reader");
+  for (const std::string bad : {"\"run_type\": \"itertion\"", "\"run_type\": 5", "\"run_type\": null"}) {
+    const fs::path path = dir.path() / "bench.json";
+    std::string planted = good;
+    planted.replace(planted.find(iteration), iteration.size(), bad);
+    std::ofstream(path) << planted;
+    try {
+      read_run(path);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const RunFormatError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("benchmarks[0].run_type"), std::string::npos) << message;
+      EXPECT_NE(message.find("allowed: \"iteration\" or \"aggregate\""), std::string::npos) << message;
+    }
+  }
+  EXPECT_FALSE(good_run.benchmarks.empty());
+}
+
 TEST(Statistics, MedianMeanAndCv) {
   EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2.0);
   EXPECT_DOUBLE_EQ(median({4, 1, 2, 3}), 2.5);

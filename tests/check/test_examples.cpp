@@ -219,6 +219,20 @@ TEST(ExamplesBadInput, BlockOverTheDeviceLimit) {
                "block", "z 1..64");
 }
 
+// A thought-experiment block whose x·y·z no number holds is refused by name; before, a thread_map
+// of [3037000500, 3037000500, 2] wrapped to P = 290948384 and was judged against it.
+TEST(ExamplesBadInput, ABlockPast2To53ThreadsIsRefusedEvenBeyondTheDevice) {
+  for (const std::string block : {"[3037000500, 3037000500, 2]", "[4294967296, 4294967296, 4294967296]"}) {
+    const std::string m = bad_message(std::string(kHeader) + "kind = \"thread_map\"\nbeyond_device = true\nblock = " +
+                                      block + "\nlinear = 5\nanswer = { warp = 0 }\n");
+    expect_named(m, "block", "past 2^53");
+  }
+  const std::string m = bad_message(std::string(kHeader) + "kind = \"block_shape\"\nbeyond_device = true\n"
+                                    "block = [3037000500, 3037000500, 2]\nanswer = { warps = 1 }\n");
+  expect_named(m, "block", "at most 2^53 = 9007199254740992 threads");
+  EXPECT_NE(m.find("x·y·z = 1.8446744074"), std::string::npos) << m;  // 3037000500² · 2 = 18446744074000500000
+}
+
 TEST(ExamplesBadInput, BeyondDeviceIsAThoughtExperimentTheModelStillAnswers) {
   const auto checked = check_examples(read_examples_text(
       std::string(kHeader) + "kind = \"block_shape\"\nbeyond_device = true\nblock = [2000, 1, 1]\n"

@@ -1048,6 +1048,9 @@ TEST(ExplainProof, CasesTableIsReadStrictly) {
     }
     return std::string("no error");
   };
+  // A table with no case (empty, or comments only) judged nothing and exited 0: it is refused.
+  EXPECT_EQ(error_of(""), "no case in the table; allowed: one tab-separated line a case (docs/explain.md)");
+  EXPECT_EQ(error_of("# only a comment\n\n"), "no case in the table; allowed: one tab-separated line a case (docs/explain.md)");
   EXPECT_EQ(error_of("a\tcoalescing\tx.json\t1.2.3x\t1e-4\n"),
             "--proof line 1: defect seconds '1.2.3x'; allowed: a positive number of seconds, - or failed");
   EXPECT_EQ(error_of("a\tcoalescing\tx.json\t1e-4\t0\n"),
