@@ -338,15 +338,21 @@ std::string output_problem(const std::vector<std::pair<fs::path, std::string>>& 
     if (!fs::is_directory(parent, ec)) return path.string() + ": its folder " + parent.string() + " does not exist";
     // A folder that takes no new file (read-only, not ours, /proc) is found now, not after the work:
     // a probe beside the output is made and removed, as the temporary of the write would be.
-    const fs::path probe = parent / ("." + path.filename().string() + ".probe." + std::to_string(::getpid()));
-    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) {
-      return path.string() + ": its folder " + parent.string() + " takes no new file (" + std::strerror(errno) +
+    if (const std::string why = takes_no_file(parent); !why.empty()) {
+      return path.string() + ": its folder " + parent.string() + " takes no new file (" + why +
              "); allowed: a file in a folder that can be written";
     }
-    ::close(fd);
-    fs::remove(probe, ec);
   }
+  return {};
+}
+
+std::string takes_no_file(const fs::path& folder) {
+  const fs::path probe = folder / (".warpcost-probe." + std::to_string(::getpid()));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return std::strerror(errno);
+  ::close(fd);
+  std::error_code ec;
+  fs::remove(probe, ec);
   return {};
 }
 
@@ -356,7 +362,10 @@ std::string not_makeable_folder(const fs::path& folder) {
   while (!fs::exists(existing, ec) && existing.has_parent_path() && existing != existing.parent_path()) {
     existing = existing.parent_path();
   }
-  return fs::is_directory(existing, ec) ? std::string() : existing.string();
+  if (!fs::is_directory(existing, ec)) return existing.string();
+  // The nearest folder that exists must take the new one (nothing under /proc can be made).
+  if (const std::string why = takes_no_file(existing); !why.empty()) return existing.string() + ", " + why;
+  return {};
 }
 
 int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -412,7 +421,7 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!plots_path.empty()) {
     // The plots folder the summary links to (plots.py draws into it): a file there is refused.
     if (const std::string file = not_makeable_folder(plots_path); !file.empty()) {
-      err << "warpcost-analyze: --plots " << plots_path << " is a file or under one (" << file
+      err << "warpcost-analyze: --plots " << plots_path << " is a file or under one, or cannot be made (" << file
           << "); allowed: a folder (made if missing)\n" << kUsage;
       return kExitUsage;
     }

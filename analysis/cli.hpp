@@ -36,9 +36,13 @@ std::vector<std::filesystem::path> find_runs(const std::filesystem::path& path);
 std::string output_problem(const std::vector<std::pair<std::filesystem::path, std::string>>& outputs,
                            const std::vector<std::filesystem::path>& inputs);
 
-// The part of `folder` that exists and is not a folder (a file it would be made under), or "" when
-// `folder` is one or can be made.
+// The part of `folder` that exists and is not a folder (a file it would be made under), or that
+// takes no new file (with the system's reason after a comma), or "" when `folder` is one or can be made.
 std::string not_makeable_folder(const std::filesystem::path& folder);
+
+// Why `folder` takes no new file (the system's reason, tried with a probe file made and removed),
+// or "" when it takes one.
+std::string takes_no_file(const std::filesystem::path& folder);
 
 // Writes every file or none: each goes to a temporary beside its target first, then all are
 // renamed into place.

@@ -934,6 +934,14 @@ std::vector<Example> read_examples_text(const std::string& text, const std::stri
 std::vector<Example> read_examples_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw BadInput(path + ": is a folder; allowed: a TOML examples file");
+  // A device or a pipe never ends (/dev/zero grew to gigabytes): a file, of a size a text file has.
+  constexpr std::uintmax_t kLargestFile = 16u << 20;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    throw BadInput(path + ": is not a regular file (a device, pipe or socket); allowed: a TOML examples file");
+  }
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kLargestFile) {
+    throw BadInput(path + ": is " + std::to_string(size) + " bytes; allowed: a TOML examples file of at most 16 MiB");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw BadInput(path + ": cannot be read; allowed: a readable TOML examples file");
   std::ostringstream text;

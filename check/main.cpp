@@ -170,9 +170,11 @@ int check(const std::vector<std::string>& args) {
     if (const std::string why = not_a_folder("--bench-dir", bench_dir); !why.empty()) return usage(why);
     // The folder, or the nearest of its parents that exists, must be a folder (one under a file
     // cannot be made, and the measurements would be lost after the GPU ran them).
+    if (results.empty()) return usage("--results needs a folder; allowed: a folder (made if missing) the run is written under");
     if (const std::string not_folder = warpcost::analysis::not_makeable_folder(results); !not_folder.empty()) {
-      return usage("--results " + results + " cannot be a folder (" + not_folder +
-                   " is not one); allowed: a folder (made if missing) the run is written under");
+      return usage("--results " + results + " cannot be a folder here (" + not_folder +
+                   ": not a folder, or one that takes no new file); allowed: a folder (made if missing) the run is "
+                   "written under");
     }
   }
   const auto examples = ex::read_examples_file(file);

@@ -235,6 +235,10 @@ TEST_F(AnalyzeCli, AnOutputInAFolderThatTakesNoFileIsAUsageError) {
   // A device is not replaced by a plain file: /dev/null stays the device it is.
   EXPECT_EQ(analyze({"--csv", "/dev/null", (dir_ / "results").string()}), kExitUsage);
   EXPECT_NE(err_.str().find("/dev/null is not a regular file"), std::string::npos) << err_.str();
+  // --plots under a folder that takes no new file cannot be made after the analysis.
+  EXPECT_EQ(analyze({"--plots", "/proc/warpcost-plots", "--csv", (dir_ / "all.csv").string(), (dir_ / "results").string()}),
+            kExitUsage);
+  EXPECT_NE(err_.str().find("cannot be made (/proc, "), std::string::npos) << err_.str();
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
   const auto before = files();
   EXPECT_EQ(output_problem({{dir_ / "fine.csv", ""}}, {}), "");

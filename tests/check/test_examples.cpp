@@ -160,6 +160,14 @@ TEST(ExamplesCli, MeasureChecksTheFileBeforeLookingForADevice) {
   EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results " +
                          (file_not_folder / "sub").string(), tmp.path / "u.txt"), 2);
   EXPECT_EQ(slurp((tmp.path / "u.txt").string()), "");
+  // Nor one under a folder that takes no new file (/proc, root included), nor an empty name.
+  EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results /proc/warpcost",
+                     tmp.path / "p.txt"), 2);
+  EXPECT_NE(slurp((tmp.path / "p.txt.err").string()).find("/proc, "), std::string::npos)
+      << slurp((tmp.path / "p.txt.err").string());
+  EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results ''",
+                     tmp.path / "e.txt"), 2);
+  EXPECT_NE(slurp((tmp.path / "e.txt.err").string()).find("--results needs a folder"), std::string::npos);
   EXPECT_FALSE(fs::exists(results));
   if (std::system("nvidia-smi -L > /dev/null 2>&1") == 0) GTEST_SKIP() << "a GPU is visible: the no-device exit is not testable here";
   EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results " +
@@ -759,6 +767,16 @@ TEST(ExamplesCli, CheckOnAFolderSaysItIsAFolder) {
   TempDir tmp;
   EXPECT_EQ(run_tool("check " + tmp.path.string(), tmp.path / "d.txt"), 2);
   EXPECT_NE(slurp((tmp.path / "d.txt.err").string()).find("is a folder"), std::string::npos);
+  // A device never ends: refused at once (it read /dev/zero until memory ran out).
+  EXPECT_EQ(run_tool("check /dev/zero", tmp.path / "z.txt"), 2);
+  EXPECT_NE(slurp((tmp.path / "z.txt.err").string()).find("/dev/zero: is not a regular file"), std::string::npos);
+  // Nor a file past 16 MiB (sparse: no disk is used).
+  const fs::path big = tmp.path / "big.toml";
+  { std::ofstream(big) << "#"; }
+  fs::resize_file(big, (16u << 20) + 1);
+  EXPECT_EQ(run_tool("check " + big.string(), tmp.path / "s.txt"), 2);
+  EXPECT_NE(slurp((tmp.path / "s.txt.err").string()).find("allowed: a TOML examples file of at most 16 MiB"),
+            std::string::npos);
 }
 
 // ---- predict's measured value, from fixture runs cut from real runs -----------------------------
