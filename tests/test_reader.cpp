@@ -106,60 +106,49 @@ TEST(RunReader, RejectsBadFilesNamingTheFileAndTheField) {
   expect_format_error("no_such_file.json", "(file)", "cannot be opened");
 }
 
-// A counter of an iteration that lost its number (Google Benchmark's NaN token, read as null, or
-// the text "nan") is refused by name: dropped, it would take that point's rows with it unsaid.
-TEST(RunReader, RefusesACounterThatLostItsNumber) {
+// Each of `bads` planted in the good run in place of its first `original` is refused, the message
+// naming `field` and `allowed`.
+void expect_planted_refused(const std::string& original, const std::vector<std::string>& bads, const std::string& field,
+                            const std::string& allowed) {
   std::ifstream in(kGoodRun);
   std::stringstream text;
   text << in.rdbuf();
   const std::string good = text.str();
-  const std::string counter = "\"sm_clock_hz\": 1978000000.0";
-  ASSERT_NE(good.find(counter), std::string::npos);
+  ASSERT_NE(good.find(original), std::string::npos);
   test_support::TempDir dir("reader");
-  for (const std::string bad : {"\"sm_clock_hz\": NaN", "\"sm_clock_hz\": null", "\"sm_clock_hz\": \"nan\"",
-                                "\"sm_clock_hz\": -Infinity", "\"sm_clock_hz\": \"Inf\"", "\"sm_clock_hz\": \"12\"",
-                                "\"sm_clock_hz\": true", "\"sm_clock_hz\": {}"}) {
+  for (const std::string& bad : bads) {
     const fs::path path = dir.path() / "bench.json";
     std::string planted = good;
-    planted.replace(planted.find(counter), counter.size(), bad);
+    planted.replace(planted.find(original), original.size(), bad);
     std::ofstream(path) << planted;
     try {
       read_run(path);
       ADD_FAILURE() << bad << " was accepted";
     } catch (const RunFormatError& e) {
       const std::string message = e.what();
-      EXPECT_NE(message.find("benchmarks[0].sm_clock_hz"), std::string::npos) << message;
-      EXPECT_NE(message.find("allowed: a finite number"), std::string::npos) << message;
+      EXPECT_NE(message.find(field), std::string::npos) << message;
+      EXPECT_NE(message.find(allowed), std::string::npos) << message;
     }
   }
 }
 
+// A counter of an iteration that lost its number (Google Benchmark's NaN token, read as null, or
+// the text "nan") is refused by name: dropped, it would take that point's rows with it unsaid.
+TEST(RunReader, RefusesACounterThatLostItsNumber) {
+  expect_planted_refused("\"sm_clock_hz\": 1978000000.0",
+                         {"\"sm_clock_hz\": NaN", "\"sm_clock_hz\": null", "\"sm_clock_hz\": \"nan\"",
+                          "\"sm_clock_hz\": -Infinity", "\"sm_clock_hz\": \"Inf\"", "\"sm_clock_hz\": \"12\"",
+                          "\"sm_clock_hz\": true", "\"sm_clock_hz\": {}"},
+                         "benchmarks[0].sm_clock_hz", "allowed: a finite number");
+}
+
 // A benchmark entry whose run_type is neither Google Benchmark's "iteration" nor "aggregate" was
-// dropped with its rows and no word; it is refused by name. The fixture's two aggregates stay out.
+// dropped with its rows and no word; it is refused by name. The fixture's aggregates stay out.
 TEST(RunReader, RefusesARunTypeGoogleBenchmarkNeverWrites) {
-  std::ifstream in(kGoodRun);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string good = text.str();
-  const std::string iteration = "\"run_type\": \"iteration\"";
-  ASSERT_NE(good.find(iteration), std::string::npos);
-  const auto good_run = read_run(kGoodRun);
-  test_support::TempDir dir("reader");
-  for (const std::string bad : {"\"run_type\": \"itertion\"", "\"run_type\": 5", "\"run_type\": null"}) {
-    const fs::path path = dir.path() / "bench.json";
-    std::string planted = good;
-    planted.replace(planted.find(iteration), iteration.size(), bad);
-    std::ofstream(path) << planted;
-    try {
-      read_run(path);
-      ADD_FAILURE() << bad << " was accepted";
-    } catch (const RunFormatError& e) {
-      const std::string message = e.what();
-      EXPECT_NE(message.find("benchmarks[0].run_type"), std::string::npos) << message;
-      EXPECT_NE(message.find("allowed: \"iteration\" or \"aggregate\""), std::string::npos) << message;
-    }
-  }
-  EXPECT_FALSE(good_run.benchmarks.empty());
+  EXPECT_FALSE(read_run(kGoodRun).benchmarks.empty());
+  expect_planted_refused("\"run_type\": \"iteration\"",
+                         {"\"run_type\": \"itertion\"", "\"run_type\": 5", "\"run_type\": null"},
+                         "benchmarks[0].run_type", "allowed: \"iteration\" or \"aggregate\"");
 }
 
 TEST(Statistics, MedianMeanAndCv) {
