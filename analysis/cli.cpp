@@ -362,9 +362,11 @@ std::string not_makeable_folder(const fs::path& folder) {
   while (!fs::exists(existing, ec) && existing.has_parent_path() && existing != existing.parent_path()) {
     existing = existing.parent_path();
   }
-  if (!fs::is_directory(existing, ec)) return existing.string();
+  if (!fs::is_directory(existing, ec)) return existing.string() + " is not a folder";
   // The nearest folder that exists must take the new one (nothing under /proc can be made).
-  if (const std::string why = takes_no_file(existing); !why.empty()) return existing.string() + ", " + why;
+  if (const std::string why = takes_no_file(existing); !why.empty()) {
+    return existing.string() + " takes no new file (" + why + ")";
+  }
   return {};
 }
 
@@ -420,8 +422,8 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
   std::vector<fs::path> named_inputs(inputs.begin(), inputs.end());
   if (!plots_path.empty()) {
     // The plots folder the summary links to (plots.py draws into it): a file there is refused.
-    if (const std::string file = not_makeable_folder(plots_path); !file.empty()) {
-      err << "warpcost-analyze: --plots " << plots_path << " is a file or under one, or cannot be made (" << file
+    if (const std::string why = not_makeable_folder(plots_path); !why.empty()) {
+      err << "warpcost-analyze: --plots " << plots_path << " cannot be a folder here (" << why
           << "); allowed: a folder (made if missing)\n" << kUsage;
       return kExitUsage;
     }

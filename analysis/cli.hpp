@@ -36,8 +36,8 @@ std::vector<std::filesystem::path> find_runs(const std::filesystem::path& path);
 std::string output_problem(const std::vector<std::pair<std::filesystem::path, std::string>>& outputs,
                            const std::vector<std::filesystem::path>& inputs);
 
-// The part of `folder` that exists and is not a folder (a file it would be made under), or that
-// takes no new file (with the system's reason after a comma), or "" when `folder` is one or can be made.
+// Why `folder` cannot be one, naming the part of it that exists: "P is not a folder" (a file it
+// would be made under) or "P takes no new file (the system's reason)"; "" when it is one or can be made.
 std::string not_makeable_folder(const std::filesystem::path& folder);
 
 // Why `folder` takes no new file (the system's reason, tried with a probe file made and removed),

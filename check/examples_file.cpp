@@ -83,14 +83,7 @@ using analysis::kLargestExactWhole;
   m << ": example '" << (ex.id.empty() ? "?" : ex.id) << "'";
   if (!field.empty()) m << ", field '" << field << "'";
   m << ": " << problem;
-  if (!allowed.empty()) {
-    // predict takes no beyond_device (its command line states a kernel a GPU can run): no hint at it.
-    std::string a = allowed;
-    if (const auto at = a.find(kBeyondDeviceHint); at != std::string::npos && ex.source == "warpcost predict") {
-      a.erase(at, kBeyondDeviceHint.size());
-    }
-    m << "; allowed: " << a;
-  }
+  if (!allowed.empty()) m << "; allowed: " << allowed;
   throw BadInput(m.str());
 }
 
@@ -276,7 +269,7 @@ void check_block(const Example& ex, const std::string& field, bool two_d) {
   const auto& c = in->value.coord;
   const std::string allowed = two_d ? "[x, y] whole numbers >= 1, x·y <= 1024 threads" : kBlockAllowed;
   if (two_d && c.size() != 2) bad(ex, in->line, field, "needs exactly [x, y]", allowed);
-  long long threads = 1;
+  double threads = 1;  // x·y·z, as a double: a thought experiment's may be past any integer
   for (std::size_t i = 0; i < c.size(); ++i) {
     if (c[i] < 1) {
       bad(ex, in->line, field, std::string("dimension ") + "xyz"[i] + " = " + std::to_string(c[i]) +
@@ -286,17 +279,15 @@ void check_block(const Example& ex, const std::string& field, bool two_d) {
       bad(ex, in->line, field, std::string("dimension ") + "xyz"[i] + " = " + std::to_string(c[i]) +
           " is over the device limit of " + std::to_string(kMaxBlockDim[i]), allowed);
     }
-    threads *= std::min<long long>(c[i], 1LL << 20);
+    threads *= static_cast<double>(c[i]);
   }
   // Even a thought experiment states a count a number holds: x·y·z past 2^53 wraps every answer.
-  double product = 1;
-  for (const long long d : c) product *= static_cast<double>(d);
-  if (product > kLargestExactWhole) {
-    bad(ex, in->line, field, "x·y·z = " + exact_number(product) + " threads is past 2^53, which no answer can state",
+  if (threads > kLargestExactWhole) {
+    bad(ex, in->line, field, "x·y·z = " + exact_number(threads) + " threads is past 2^53, which no answer can state",
         "x·y·z at most 2^53 = 9007199254740992 threads, even beyond the device");
   }
   if (!ex.beyond_device && threads > kMaxThreadsPerBlock) {
-    bad(ex, in->line, field, std::to_string(threads) + " threads is over the device limit of " +
+    bad(ex, in->line, field, exact_number(threads) + " threads is over the device limit of " +
         std::to_string(kMaxThreadsPerBlock) + " a block", allowed);
   }
 }
@@ -788,6 +779,8 @@ std::string predict_message(const std::string& message, const std::map<std::stri
     const auto it = given.find(key);
     if (it != given.end()) m.replace(field, close + 1 - field, "'" + key + "=" + it->second + "'");
   }
+  // predict takes no beyond_device (its command line states a kernel a GPU can run): no hint at it.
+  if (const auto at = m.find(kBeyondDeviceHint); at != std::string::npos) m.erase(at, kBeyondDeviceHint.size());
   return m;
 }
 

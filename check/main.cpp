@@ -171,10 +171,9 @@ int check(const std::vector<std::string>& args) {
     // The folder, or the nearest of its parents that exists, must be a folder (one under a file
     // cannot be made, and the measurements would be lost after the GPU ran them).
     if (results.empty()) return usage("--results needs a folder; allowed: a folder (made if missing) the run is written under");
-    if (const std::string not_folder = warpcost::analysis::not_makeable_folder(results); !not_folder.empty()) {
-      return usage("--results " + results + " cannot be a folder here (" + not_folder +
-                   ": not a folder, or one that takes no new file); allowed: a folder (made if missing) the run is "
-                   "written under");
+    if (const std::string why = warpcost::analysis::not_makeable_folder(results); !why.empty()) {
+      return usage("--results " + results + " cannot be a folder here (" + why +
+                   "); allowed: a folder (made if missing) the run is written under");
     }
   }
   const auto examples = ex::read_examples_file(file);
