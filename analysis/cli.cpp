@@ -382,6 +382,7 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
   bool full = false;
   std::string samples_path;
   std::vector<std::string> inputs;
+  std::set<std::string> given;
   for (const auto& a : args) {
     if (a == "--version") {
       out << version_line("warpcost-analyze") << "\n";
@@ -396,7 +397,14 @@ int analyze_main(const std::vector<std::string>& args, std::ostream& out, std::o
             << kUsage;
         return kExitUsage;
       }
-      (a == "--csv" ? csv_path : a == "--report" ? report_path : a == "--plots" ? plots_path : samples_path) = args[++i];
+      std::string& target = a == "--csv" ? csv_path : a == "--report" ? report_path : a == "--plots" ? plots_path : samples_path;
+      // Given twice, the first name would be dropped without a word: one each.
+      if (!given.insert(a).second) {
+        err << "warpcost-analyze: " << a << " given twice ('" << target << "' and '" << args[i + 1]
+            << "'); allowed: each output once\n" << kUsage;
+        return kExitUsage;
+      }
+      target = args[++i];
     } else if (a == "--allow-unknown") {
       allow_unknown = true;
     } else if (a == "--full") {

@@ -175,7 +175,7 @@ Input input_from_node(const Example& ex, const std::string& name, InputType type
     }
     case InputType::kPaths: {
       const auto* arr = n.as_array();
-      const std::string allowed = "a list of { lanes = 0..32, cost = number >= 0 }, lanes summing to at most 32";
+      const std::string allowed = "a list of { lanes = 0..32, cost = number >= 0 }, lanes summing to 1..32";
       if (arr == nullptr || arr->empty()) bad(ex, in.line, name, "not a list of paths", allowed);
       for (const auto& e : *arr) {
         const auto* t = e.as_table();
@@ -352,6 +352,11 @@ void validate_inputs(const Example& ex) {
     if (total > model::kWarpSize) {
       bad(ex, in->line, "paths", "the split puts " + std::to_string(total) + " lanes on the paths, more than one warp",
           "at most 32 lanes over all paths");
+    }
+    // A warp that runs the branch has a lane on some path: with none, every path's cost drops out
+    // and the slowdown is 0, an answer of no warp.
+    if (total == 0) {
+      bad(ex, in->line, "paths", "no lane on any path", "at least 1 lane over all paths (the warp that runs the branch)");
     }
     check_range(ex, "uniform_cost", 0, kHuge, true, "a number > 0 (the time of the warp when no lane disagrees)");
     if (const Input* s = get(ex, "shape")) {
@@ -803,7 +808,7 @@ const std::vector<KindSpec>& kinds() {
        {"blocks", "last_block_threads", "last_block_full_warps", "last_block_partial_lanes", "launched_warps",
         "working_warps", "wasted_lanes"}},
       {"divergence", "lane split and path costs → time and slowdown (if/else, k-way switch, nested)",
-       {{"paths", "a list of { lanes = 0..32, cost = number >= 0 }, lanes summing to at most 32", true},
+       {{"paths", "a list of { lanes = 0..32, cost = number >= 0 }, lanes summing to 1..32", true},
         {"uniform_cost", "a number > 0: the warp's time when no lane disagrees", true},
         {"shape", "if_else, switch or nested (which divergence kernel --measure runs)", false}},
        {"populated_paths", "time", "slowdown", "lane_efficiency"}},

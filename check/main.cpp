@@ -12,6 +12,9 @@
 //                                                newest run of the GPU under DIR (default results);
 //                                                stream_bandwidth and coalescing_bandwidth take the
 //                                                GPU's parameters they are not given from that run
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -143,6 +147,7 @@ int check(const std::vector<std::string>& args) {
   bool do_plan = false;
   std::string bench_dir;
   std::string results = "results";
+  std::set<std::string> given;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--measure") {
       do_measure = true;
@@ -151,6 +156,10 @@ int check(const std::vector<std::string>& args) {
     } else if (args[i] == "--bench-dir" || args[i] == "--results") {
       if (i + 1 >= args.size()) return usage(args[i] + " needs a folder");
       const std::string& flag = args[i];
+      if (!given.insert(flag).second) {
+        return usage(flag + " given twice ('" + (flag == "--bench-dir" ? bench_dir : results) + "' and '" + args[i + 1] +
+                     "'); allowed: once");
+      }
       (flag == "--bench-dir" ? bench_dir : results) = args[i + 1];
       ++i;
     } else if (args[i].rfind("--", 0) == 0) {
@@ -177,6 +186,25 @@ int check(const std::vector<std::string>& args) {
     }
   }
   const auto examples = ex::read_examples_file(file);
+  if (do_measure) {
+    // Every runner the plans call is in --bench-dir, found before the table is printed and a GPU
+    // looked for (a folder without them failed each example, one error row at a time, on the GPU).
+    std::vector<std::string> missing;
+    for (const auto& e : examples) {
+      for (const auto& call : ex::plan_measure(e).calls) {
+        const std::filesystem::path runner = std::filesystem::path(bench_dir) / call.runner;
+        std::error_code ec;
+        const bool runs = std::filesystem::is_regular_file(runner, ec) && ::access(runner.c_str(), X_OK) == 0;
+        if (!runs && std::find(missing.begin(), missing.end(), call.runner) == missing.end()) missing.push_back(call.runner);
+      }
+    }
+    if (!missing.empty()) {
+      std::string names;
+      for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
+      return usage("--bench-dir " + bench_dir + " has no runnable " + names +
+                   "; allowed: the bench folder of a build that holds the runners (build/<preset>/bench)");
+    }
+  }
   const auto checked = ex::check_examples(examples);
   std::cout << ex::check_markdown(checked);
   bool disagrees = false;
@@ -195,10 +223,15 @@ int predict(const std::vector<std::string>& args) {
   std::string results = "results";
   std::string gpu;
   std::vector<std::string> key_values;
+  std::set<std::string> given;
   for (std::size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "--results" || args[i] == "--gpu") {
       if (i + 1 >= args.size()) return usage(args[i] + " needs a value");
       const std::string& flag = args[i];
+      if (!given.insert(flag).second) {
+        return usage(flag + " given twice ('" + (flag == "--results" ? results : gpu) + "' and '" + args[i + 1] +
+                     "'); allowed: once");
+      }
       (flag == "--results" ? results : gpu) = args[i + 1];
       ++i;
     } else {

@@ -1025,11 +1025,20 @@ std::vector<MeasuredAnswer> judge_measurement(const Example& ex, const MeasurePl
   return rows;
 }
 
+namespace {
+// One word for sh -c, whatever it holds: a folder named it's/ was cut at its quote before.
+std::string single_quoted(const std::string& word) {
+  std::string out = "'";
+  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+}  // namespace
+
 std::vector<std::string> run_plan(const MeasurePlan& plan, const std::string& bench_dir) {
   std::vector<std::string> outputs;
   for (const auto& call : plan.calls) {
-    std::string cmd = "'" + bench_dir + "/" + call.runner + "'";
-    for (const auto& a : call.args) cmd += " '" + a + "'";
+    std::string cmd = single_quoted(bench_dir + "/" + call.runner);
+    for (const auto& a : call.args) cmd += " " + single_quoted(a);
     cmd += " 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
     if (p == nullptr) throw std::runtime_error("cannot start " + cmd);

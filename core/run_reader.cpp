@@ -57,6 +57,52 @@ constexpr const char* kPositiveWholeKeys[] = {
     schema::key::kMemoryBusWidthBits, schema::key::kSmClockMaxKhz,   schema::key::kSmClockMeasuredKhz,
     "sm_clock_max_mhz",             schema::key::kSmClockReferenceMhz};
 
+// The run's identity and state, which the reports order, key and label runs by: the id is the
+// <gpu-slug>/<stamp> warpcost-bench files the run under (two parts of letters, digits, '.', '_',
+// '-', '+'; neither "." nor ".."), utc a UTC time as it writes it (2026-12-05T17:55:34Z), and
+// run_status, where present, "complete" or "partial: <why>". A typo here would otherwise order a
+// run wrongly or report a partial run as complete, without a word.
+void check_run_metadata(const RunContext& context, const std::string& file) {
+  const std::string& id = context.values.at(schema::key::kRunId);
+  const auto slash = id.find('/');
+  const auto part_ok = [](const std::string& part) {
+    return !part.empty() && part != "." && part != ".." &&
+           std::all_of(part.begin(), part.end(), [](char c) {
+             return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '-' || c == '+';
+           });
+  };
+  if (slash == std::string::npos || !part_ok(id.substr(0, slash)) || !part_ok(id.substr(slash + 1))) {
+    throw RunFormatError(file, std::string("context.") + schema::key::kRunId,
+                         "'" + id + "'; allowed: <gpu>/<stamp>, two names of letters, digits, '.', '_', '-', '+' "
+                         "(not . or ..), as warpcost-bench writes (\"nvidia-h200/20261205T175534Z-46d41701\")");
+  }
+  const std::string& utc = context.values.at(schema::key::kUtc);
+  const auto number_at = [&utc](std::size_t at, std::size_t n) -> int {
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (utc[i] < '0' || utc[i] > '9') return -1;
+      v = v * 10 + (utc[i] - '0');
+    }
+    return v;
+  };
+  const bool utc_shape = utc.size() == 20 && utc[4] == '-' && utc[7] == '-' && utc[10] == 'T' && utc[13] == ':' &&
+                         utc[16] == ':' && utc[19] == 'Z';
+  const int year = utc_shape ? number_at(0, 4) : -1, month = utc_shape ? number_at(5, 2) : -1,
+            day = utc_shape ? number_at(8, 2) : -1, hour = utc_shape ? number_at(11, 2) : -1,
+            minute = utc_shape ? number_at(14, 2) : -1, second = utc_shape ? number_at(17, 2) : -1;
+  if (year < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0 ||
+      minute > 59 || second < 0 || second > 60) {
+    throw RunFormatError(file, std::string("context.") + schema::key::kUtc,
+                         "'" + utc + "'; allowed: a UTC time YYYY-MM-DDTHH:MM:SSZ (\"2026-12-05T17:55:34Z\")");
+  }
+  const auto status = context.values.find(schema::key::kRunStatus);
+  if (status != context.values.end() && status->second != "complete" && status->second.rfind("partial: ", 0) != 0) {
+    throw RunFormatError(file, std::string("context.") + schema::key::kRunStatus,
+                         "'" + status->second + "'; allowed: \"complete\" or \"partial: <why>\"");
+  }
+}
+
 void check_context_numbers(const RunContext& context, const std::string& file) {
   for (const char* key : kPositiveWholeKeys) {
     const auto it = context.values.find(key);
@@ -67,6 +113,7 @@ void check_context_numbers(const RunContext& context, const std::string& file) {
                            "'" + it->second + "'; allowed: a whole number from 1 to 2^53");
     }
   }
+  check_run_metadata(context, file);
   const std::string& cc = context.values.at(schema::key::kCc);
   const auto dot = cc.find('.');
   const auto digits = [](const std::string& s) {
@@ -283,6 +330,7 @@ Run read_run(const std::filesystem::path& bench_json) {
     throw RunFormatError(file, "benchmarks", "missing or not an array");
   }
   std::map<std::string, std::size_t> index_of;
+  std::set<std::pair<std::string, long long>> repetitions_seen;
   std::size_t position = 0;
   for (const auto& entry : doc["benchmarks"]) {
     const std::string where = "benchmarks[" + std::to_string(position++) + "]";
@@ -302,6 +350,19 @@ Run read_run(const std::filesystem::path& bench_json) {
     BenchmarkResult parsed = parse_run_name(entry["run_name"].get<std::string>());
     if (version_number == 1) schema::rename_schema_1_parameters(parsed.family, parsed.benchmark, parsed.params);
     check_parameter_values(parsed, file, where);
+    // One entry a repetition: the same point with the same repetition_index twice (two files
+    // pasted into one, a merge run twice) would be pooled as if measured twice.
+    if (const auto rep = entry.find("repetition_index"); rep != entry.end()) {
+      if (!rep->is_number_integer() || rep->get<long long>() < 0) {
+        throw RunFormatError(file, where + ".repetition_index", "'" + rep->dump() + "'; allowed: a whole number of 0 or more");
+      }
+      if (!repetitions_seen.emplace(parsed.run_name, rep->get<long long>()).second) {
+        throw RunFormatError(file, where + ".repetition_index",
+                             "'" + parsed.run_name + "' repetition " + rep->dump() +
+                                 " appears twice; allowed: each repetition of a point once");
+      }
+    }
+    const bool warpcost_family = schema::family_descriptor(parsed.family) != nullptr;
     const auto [it, inserted] = index_of.emplace(parsed.run_name, run.benchmarks.size());
     if (inserted) run.benchmarks.push_back(std::move(parsed));
     BenchmarkResult& result = run.benchmarks[it->second];
@@ -349,6 +410,11 @@ Run read_run(const std::filesystem::path& bench_json) {
       // name, since dropping it would drop its rows without a word.
       if (!value.is_number() || !std::isfinite(value.get<double>())) {
         throw RunFormatError(file, where + "." + key, "'" + value.dump() + "'; allowed: a finite number (a counter's value)");
+      }
+      // Every counter of warpcost's families is a count, a size, a time, a clock, a rate or a
+      // mask: a negative one (a clock of -1 Hz) is refused, not judged.
+      if (warpcost_family && value.get<double>() < 0.0) {
+        throw RunFormatError(file, where + "." + key, "'" + value.dump() + "'; allowed: 0 or more (a count, size, time, clock or rate)");
       }
       result.counters[key].push_back(value.get<double>());
     }

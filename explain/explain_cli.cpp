@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <utility>
@@ -14,6 +16,18 @@
 namespace warpcost::explain {
 
 namespace {
+
+// An ELF shared object (e_type ET_DYN, 3, in either byte order): what LD_PRELOAD can load. Anything
+// else given as --inject made the application fail to start, blamed on it.
+bool shared_library(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  unsigned char head[18] = {0};
+  if (!in.read(reinterpret_cast<char*>(head), sizeof head)) return false;
+  if (head[0] != 0x7f || head[1] != 'E' || head[2] != 'L' || head[3] != 'F') return false;
+  const bool little = head[5] == 1;
+  const unsigned type = little ? head[16] | (head[17] << 8) : (head[16] << 8) | head[17];
+  return type == 3;
+}
 
 bool executable(const std::filesystem::path& p) {
   std::error_code ec;
@@ -84,8 +98,13 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
   Options o;
   std::string count_flag;  // --launch-count or --launches, whichever was given
   std::size_t i = 0;
+  std::map<std::string, std::string> given;  // each option that takes a value, once
   auto value = [&](const std::string& flag) -> std::string {
     if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
+    const auto [earlier, fresh] = given.emplace(flag, args[i + 1]);
+    if (!fresh) {
+      throw UsageError(flag + " given twice ('" + earlier->second + "' and '" + args[i + 1] + "'); allowed: once");
+    }
     return args[++i];
   };
   for (; i < args.size(); ++i) {
@@ -142,6 +161,10 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
       o.inject_path = value(a);
       if (!std::filesystem::is_regular_file(o.inject_path)) {
         throw UsageError("--inject " + o.inject_path + ": no such file; allowed: the path of libwarpcost_inject.so");
+      }
+      if (!shared_library(o.inject_path)) {
+        throw UsageError("--inject " + o.inject_path + ": not a shared library (no ELF shared object); allowed: the path "
+                         "of libwarpcost_inject.so");
       }
     } else if (a == "--from-records") {
       o.from_records = value(a);

@@ -222,6 +222,13 @@ TEST_F(AnalyzeCli, AnOutputThatIsAFolderOrNamedTwiceIsAUsageErrorWithNothingWrit
                      (dir_ / "results").string()}),
             kExitUsage);
   EXPECT_NE(err_.str().find("also named for another output"), std::string::npos) << err_.str();
+  // One output given twice: the first name was dropped without a word; now both are named.
+  EXPECT_EQ(analyze({"--csv", (dir_ / "a.csv").string(), "--csv", (dir_ / "b.csv").string(), (dir_ / "results").string()}),
+            kExitUsage);
+  EXPECT_NE(err_.str().find("--csv given twice ('" + (dir_ / "a.csv").string() + "' and '" + (dir_ / "b.csv").string() +
+                            "'); allowed: each output once"),
+            std::string::npos)
+      << err_.str();
   EXPECT_EQ(files(), before);  // no CSV, no temporary
   EXPECT_TRUE(fs::is_empty(dir_ / "out"));
 }

@@ -151,6 +151,55 @@ TEST(RunReader, RefusesARunTypeGoogleBenchmarkNeverWrites) {
                          "benchmarks[0].run_type", "allowed: \"iteration\" or \"aggregate\"");
 }
 
+// The run's identity and state order, key and label it in every report: an id that is not
+// <gpu>/<stamp>, a utc that is not a time, a run_status warpcost-bench never writes are refused by
+// name (a typo would order a run wrongly or call a partial run complete, without a word).
+TEST(RunReader, RefusesRunMetadataWarpcostBenchNeverWrites) {
+  expect_planted_refused("\"run_id\": \"fixture-gpu/20260101T000000Z\"",
+                         {"\"run_id\": \"fixture-gpu/../x\"", "\"run_id\": \"..\"", "\"run_id\": \"\"",
+                          "\"run_id\": \"fixture-gpu/\"", "\"run_id\": \"a/b/c\"", "\"run_id\": \"a b/c\"",
+                          "\"run_id\": \"fixture-gpu/..\"", "\"run_id\": \"x/2026\\n01\""},
+                         "context.run_id", "allowed: <gpu>/<stamp>");
+  expect_planted_refused("\"utc\": \"2026-01-01T00:00:00Z\"",
+                         {"\"utc\": \"yesterday\"", "\"utc\": \"2026-01-01 00:00:00\"", "\"utc\": \"2026-13-01T00:00:00Z\"",
+                          "\"utc\": \"2026-01-01T24:00:00Z\"", "\"utc\": \"2026-01-00T00:00:00Z\"",
+                          "\"utc\": \"2026-01-01T00:00:00+01\"", "\"utc\": \"2026-01-01T00:0a:00Z\"", "\"utc\": 20260101"},
+                         "context.utc", "allowed: a UTC time YYYY-MM-DDTHH:MM:SSZ");
+  expect_planted_refused("\"utc\": \"2026-01-01T00:00:00Z\"",
+                         {"\"run_status\": \"completed\", \"utc\": \"2026-01-01T00:00:00Z\"",
+                          "\"run_status\": \"partial\", \"utc\": \"2026-01-01T00:00:00Z\"",
+                          "\"run_status\": \"\", \"utc\": \"2026-01-01T00:00:00Z\""},
+                         "context.run_status", "allowed: \"complete\" or \"partial: <why>\"");
+  // What warpcost-bench writes is read.
+  test_support::TempDir dir("reader-status");
+  std::ifstream in(kGoodRun);
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const std::string status : {"complete", "partial: interrupted by SIGINT during the timing phase"}) {
+    std::string run = text.str();
+    const std::string utc = "\"utc\": \"2026-01-01T00:00:00Z\"";
+    run.replace(run.find(utc), utc.size(), "\"run_status\": \"" + status + "\", \"utc\": \"2026-12-31T23:59:60Z\"");
+    std::ofstream(dir.path() / "bench.json") << run;
+    EXPECT_EQ(read_run(dir.path() / "bench.json").context.text("run_status"), status);
+  }
+}
+
+// One entry a repetition: a point's repetition written twice would be pooled as two measurements.
+TEST(RunReader, RefusesARepetitionWrittenTwice) {
+  expect_planted_refused("\"repetition_index\": 1", {"\"repetition_index\": 0"}, "benchmarks[1].repetition_index",
+                         "'calibration/sm_clock/spin_cycles:20000000' repetition 0 appears twice");
+  expect_planted_refused("\"repetition_index\": 1", {"\"repetition_index\": -1", "\"repetition_index\": 1.5",
+                                                     "\"repetition_index\": \"1\""},
+                         "benchmarks[1].repetition_index", "allowed: a whole number of 0 or more");
+}
+
+// Every counter of warpcost's families is a count, size, time, clock, rate or mask: a negative
+// one is refused by name rather than judged (a clock of -1.978 GHz read as throttled).
+TEST(RunReader, RefusesANegativeCounterOfAWarpcostFamily) {
+  expect_planted_refused("\"sm_clock_hz\": 1978000000.0", {"\"sm_clock_hz\": -1978000000.0", "\"sm_clock_hz\": -1e-300"},
+                         "benchmarks[0].sm_clock_hz", "allowed: 0 or more");
+}
+
 TEST(Statistics, MedianMeanAndCv) {
   EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2.0);
   EXPECT_DOUBLE_EQ(median({4, 1, 2, 3}), 2.5);

@@ -142,6 +142,7 @@ void slow_noisy_repeated(json& j) {
     if (f == "warp_primitives" && b.contains("cycles_per_op")) {
       json again = b;
       again["cycles_per_op"] = b["cycles_per_op"].get<double>() * 1.5;
+      again["repetition_index"] = b.value("repetition_index", 0) + 1;  // a second repetition
       repeats.push_back(again);
     }
   }
@@ -368,11 +369,17 @@ Mutation mutate(std::string& text, json& j, int kind, std::mt19937_64& rng) {
       b["name"] = edited;
       return {"run name " + edited, false};
     }
-    case 7: {  // benchmarks duplicated
+    case 7: {  // benchmarks repeated: as a further repetition (valid), or the same repetition twice
       auto& list = j["benchmarks"];
       const std::size_t n = list.size();
-      for (std::size_t i = 0; i < n; i += 7) list.push_back(list[i]);
-      return {"every seventh benchmark duplicated", true};
+      const bool further = rng() % 2 == 0;
+      for (std::size_t i = 0; i < n; i += 7) {
+        json again = list[i];
+        if (further && again.contains("repetition_index")) again["repetition_index"] = again["repetition_index"].get<long long>() + 1000;
+        list.push_back(again);
+      }
+      if (further) return {"every seventh benchmark repeated as a further repetition", true};
+      return {"every seventh benchmark duplicated, repetition index and all", false};
     }
     case 8: {  // benchmarks shuffled
       auto& list = j["benchmarks"];

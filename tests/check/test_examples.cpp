@@ -138,7 +138,7 @@ TEST(ExamplesCli, MeasureChecksTheFileBeforeLookingForADevice) {
   std::ofstream(broken) << replace_once(slurp(kPageFile), "paths = [{ lanes = 16, cost = 40 }, { lanes = 16, cost = 40 }]",
                                         "paths = [{ lanes = 16, cost = 40 }, { lanes = 17, cost = 40 }]");
   const fs::path results = tmp.path / "results";
-  const fs::path bench_dir = tmp.path / "bench";  // a folder: the runners are looked for only on a GPU
+  const fs::path bench_dir = tmp.path / "bench";  // a folder, empty until the runners are planted below
   fs::create_directories(bench_dir);
   EXPECT_EQ(run_tool("check " + broken.string() + " --measure --bench-dir " + bench_dir.string() + " --results " +
                          results.string(), tmp.path / "m.txt"), 2);
@@ -171,6 +171,34 @@ TEST(ExamplesCli, MeasureChecksTheFileBeforeLookingForADevice) {
   EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results ''",
                      tmp.path / "e.txt"), 2);
   EXPECT_NE(slurp((tmp.path / "e.txt.err").string()).find("--results needs a folder"), std::string::npos);
+  // An option given twice names both values (the first was dropped without a word).
+  EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results a --results b",
+                     tmp.path / "t.txt"), 2);
+  EXPECT_NE(slurp((tmp.path / "t.txt.err").string()).find("--results given twice ('a' and 'b'); allowed: once"),
+            std::string::npos);
+  EXPECT_EQ(run_tool("predict block_shape block=64 --gpu x --gpu y", tmp.path / "g.txt"), 2);
+  EXPECT_NE(slurp((tmp.path / "g.txt.err").string()).find("--gpu given twice ('x' and 'y'); allowed: once"),
+            std::string::npos);
+  // A --bench-dir without the runners the page's examples call is found before the table and the
+  // GPU (each example failed on the GPU, one error row at a time); the page calls these three.
+  EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results " +
+                         results.string(), tmp.path / "nr.txt"), 2);
+  EXPECT_EQ(slurp((tmp.path / "nr.txt").string()), "");
+  EXPECT_NE(slurp((tmp.path / "nr.txt.err").string())
+                .find("--bench-dir " + bench_dir.string() +
+                      " has no runnable warpcost-record, warpcost-stream, warpcost-diverge; allowed: the bench folder"),
+            std::string::npos)
+      << slurp((tmp.path / "nr.txt.err").string());
+  for (const char* runner : {"warpcost-record", "warpcost-stream"}) {
+    std::ofstream(bench_dir / runner) << "#!/bin/sh\nexit 3\n";
+    fs::permissions(bench_dir / runner, fs::perms::owner_all);
+  }
+  std::ofstream(bench_dir / "warpcost-diverge") << "not executable";
+  EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results " +
+                         results.string(), tmp.path / "nx.txt"), 2);
+  EXPECT_NE(slurp((tmp.path / "nx.txt.err").string()).find("has no runnable warpcost-diverge;"), std::string::npos)
+      << slurp((tmp.path / "nx.txt.err").string());
+  fs::permissions(bench_dir / "warpcost-diverge", fs::perms::owner_all);
   EXPECT_FALSE(fs::exists(results));
   if (std::system("nvidia-smi -L > /dev/null 2>&1") == 0) GTEST_SKIP() << "a GPU is visible: the no-device exit is not testable here";
   EXPECT_EQ(run_tool("check " + kPageFile + " --measure --bench-dir " + bench_dir.string() + " --results " +
@@ -267,6 +295,10 @@ TEST(ExamplesBadInput, SplitOver32) {
   expect_named(bad_message(std::string(kHeader) + "kind = \"divergence\"\npaths = [{ lanes = 33, cost = 1 }]\n"
                                                   "uniform_cost = 1\nanswer = { slowdown = 1 }\n"),
                "paths", "0..32");
+  // No lane on any path: every cost drops out and the slowdown would be 0, the answer of no warp.
+  expect_named(bad_message(std::string(kHeader) + "kind = \"divergence\"\npaths = [{ lanes = 0, cost = 5 }, { lanes = 0, cost = 1 }]\n"
+                                                  "uniform_cost = 1\nanswer = { slowdown = 0 }\n"),
+               "paths", "at least 1 lane over all paths");
 }
 
 TEST(ExamplesBadInput, ElementSizeAndDuplicateIdAndNotToml) {
@@ -533,6 +565,11 @@ std::string bad_arguments_message(const std::string& kind, const std::vector<std
     return e.what();
   }
   return "";
+}
+
+// predict divergence with no lane on any path answered slowdown 0; it is refused like the file's.
+TEST(PredictBadInput, NoLaneOnAnyPath) {
+  EXPECT_NE(bad_arguments_message("divergence", {"paths=0:0", "uniform_cost=1"}).find("no lane on any path"), std::string::npos);
 }
 
 TEST(Predict, BlockStreamBandwidthBadInputNamesTheValue) {
