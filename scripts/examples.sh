@@ -10,10 +10,13 @@ shift
 jobs=$(nproc 2>/dev/null || echo 2)
 targets=(warpcost-examples)
 extra=()
+own_bench_dir=0
+for arg in "$@"; do [ "$arg" = --bench-dir ] && own_bench_dir=1; done
 for arg in "$@"; do
   if [ "$arg" = --measure ]; then
     targets+=(warpcost-record warpcost-diverge warpcost-coalesce warpcost-stream warpcost-primitives)
-    extra=(--bench-dir "$build/bench")
+    # The build's runners, unless the user named a folder (given twice is a usage error).
+    [ "$own_bench_dir" = 1 ] || extra=(--bench-dir "$build/bench")
   fi
 done
 cmake --build "$build" -j "$jobs" --target "${targets[@]}" >/dev/null || {
