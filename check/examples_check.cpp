@@ -385,6 +385,30 @@ std::string at(const Example& ex, int line) {
   return ex.source + (line > 0 ? ":" + std::to_string(line) : "") + ": example '" + ex.id + "'";
 }
 
+// The example's inputs as key = value, for a refusal of what they combine to (the model's
+// message names its symbol, L/W; the user wrote latency= and instructions=).
+std::string inputs_text(const Example& ex) {
+  std::string out;
+  for (const auto& [key, in] : ex.inputs) {
+    const Value& v = in.value;
+    std::string text;
+    if (!v.paths.empty()) {
+      for (const auto& p : v.paths) text += (text.empty() ? "" : ",") + std::to_string(p.lanes) + ":" + num(p.cost);
+    } else if (v.type == ValueType::kCoord) {
+      for (const long long c : v.coord) text += (text.empty() ? "[" : ", ") + std::to_string(c);
+      text += "]";
+    } else if (v.type == ValueType::kText) {
+      text = v.text;
+    } else if (v.type == ValueType::kBool) {
+      text = v.number != 0 ? "true" : "false";
+    } else {
+      text = num(v.number);
+    }
+    out += (out.empty() ? "" : ", ") + key + " = " + text;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<ModelAnswer> model_answers(const Example& ex) {
@@ -408,7 +432,7 @@ std::vector<ModelAnswer> model_answers(const Example& ex) {
     else throw BadInput(at(ex, ex.line) + ", field 'kind': unknown kind '" + ex.kind + "'");
   } catch (const std::invalid_argument& e) {
     // The models' own checks: a value the file's checks let through still gets a named message.
-    throw BadInput(at(ex, ex.line) + ": the model rejects its inputs: " + e.what());
+    throw BadInput(at(ex, ex.line) + ": the model rejects its inputs (" + inputs_text(ex) + "): " + e.what());
   }
   // Inputs each in range can still combine past what an answer states (1e15 cycles over 1e-300):
   // such an answer is refused, never printed as inf, nan or a wrapped count.
@@ -416,7 +440,7 @@ std::vector<ModelAnswer> model_answers(const Example& ex) {
     const bool numeric = a.value.type == ValueType::kCount || a.value.type == ValueType::kRatio ||
                          a.value.type == ValueType::kMask;
     if (numeric && !(std::fabs(a.value.number) <= analysis::kLargestExactWhole)) {
-      throw BadInput(at(ex, ex.line) + ": the inputs give " + a.field + " = " + num(a.value.number) +
+      throw BadInput(at(ex, ex.line) + ": the inputs (" + inputs_text(ex) + ") give " + a.field + " = " + num(a.value.number) +
                      ", which no answer can state; allowed: inputs whose answers are finite and at most 2^53 "
                      "(each input in its range, and their ratios too)");
     }

@@ -695,6 +695,8 @@ TEST(Predict, AnswersNoNumberCanStateAreRefused) {
   };
   std::string m = bad_answers_message("latency_hiding", {"latency=1e15", "instructions=1e-4", "warp_cap=64"});
   EXPECT_NE(m.find("at most 2^53"), std::string::npos) << m;
+  // The keys the user wrote are named with their values, not only the model's symbols (L/W).
+  EXPECT_NE(m.find("(instructions = 0.0001, latency = 1e+15, warp_cap = 64)"), std::string::npos) << m;
   m = bad_answers_message("scheduler_demand", {"schedulers=4", "latency=1e15", "issue_interval=1e-10",
                                                  "instructions_per_warp=1e-10", "warp_cap=64"});
   EXPECT_NE(m.find("at most 2^53"), std::string::npos) << m;
@@ -703,6 +705,7 @@ TEST(Predict, AnswersNoNumberCanStateAreRefused) {
   m = bad_answers_message("grid_tail_time", {"fixed_us_tail=1e15", "fixed_us_full=1e-300", "cycles_per_fma_tail=1e-300",
                                                "cycles_per_fma_full=1e-300", "fma_per_thread=1e-300", "clock_mhz=1e5"});
   EXPECT_NE(m.find("relative_time = inf, which no answer can state"), std::string::npos) << m;
+  EXPECT_NE(m.find("the inputs (clock_mhz = 100000, cycles_per_fma_full = 1e-300, "), std::string::npos) << m;
   // A launch floor over the times it comes off (8.2 and 11.0 us here) would price negative times.
   m = bad_answers_message("grid_tail_time", {"fixed_us_tail=3.2", "fixed_us_full=3.2", "cycles_per_fma_tail=1.63",
                                              "cycles_per_fma_full=2.6", "fma_per_thread=8192", "clock_mhz=1980",
