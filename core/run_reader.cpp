@@ -91,13 +91,17 @@ void check_run_metadata(const RunContext& context, const std::string& file) {
   const int year = utc_shape ? number_at(0, 4) : -1, month = utc_shape ? number_at(5, 2) : -1,
             day = utc_shape ? number_at(8, 2) : -1, hour = utc_shape ? number_at(11, 2) : -1,
             minute = utc_shape ? number_at(14, 2) : -1, second = utc_shape ? number_at(17, 2) : -1;
-  if (year < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0 ||
-      minute > 59 || second < 0 || second > 60) {
+  const bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+  const int days_in_month[] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  // A leap second is 23:59:60 UTC; no other minute has a 60th second.
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > days_in_month[month - 1] || hour < 0 || hour > 23 ||
+      minute < 0 || minute > 59 || second < 0 || second > (hour == 23 && minute == 59 ? 60 : 59)) {
     throw RunFormatError(file, std::string("context.") + schema::key::kUtc,
                          "'" + utc + "'; allowed: a UTC time YYYY-MM-DDTHH:MM:SSZ (\"2026-12-05T17:55:34Z\")");
   }
   const auto status = context.values.find(schema::key::kRunStatus);
-  if (status != context.values.end() && status->second != "complete" && status->second.rfind("partial: ", 0) != 0) {
+  if (status != context.values.end() && status->second != "complete" &&
+      (status->second.rfind("partial: ", 0) != 0 || status->second.size() == std::string("partial: ").size())) {
     throw RunFormatError(file, std::string("context.") + schema::key::kRunStatus,
                          "'" + status->second + "'; allowed: \"complete\" or \"partial: <why>\"");
   }
@@ -296,6 +300,14 @@ Run read_run(const std::filesystem::path& bench_json) {
   run.source = bench_json;
   if (!doc.contains("context") || !doc["context"].is_object()) {
     throw RunFormatError(file, "context", "missing or not an object");
+  }
+  // The run's identity and state are text: null, a list or an object there would be dropped and
+  // the run read as complete (run_status) or refused as missing metadata, neither naming the value.
+  for (const char* key : {schema::key::kRunId, schema::key::kUtc, schema::key::kRunStatus}) {
+    const auto it = doc["context"].find(key);
+    if (it != doc["context"].end() && !it->is_string()) {
+      throw RunFormatError(file, std::string("context.") + key, "'" + it->dump() + "'; allowed: text, as warpcost-bench writes");
+    }
   }
   for (const auto& [key, value] : doc["context"].items()) {
     if (value.is_string()) {

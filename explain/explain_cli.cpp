@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <utility>
@@ -17,16 +18,55 @@ namespace warpcost::explain {
 
 namespace {
 
-// An ELF shared object (e_type ET_DYN, 3, in either byte order): what LD_PRELOAD can load. Anything
-// else given as --inject made the application fail to start, blamed on it.
-bool shared_library(const std::filesystem::path& p) {
+// The ELF header fields a loader checks, read from the file's first 64 bytes: class, byte order,
+// type and machine, and whether a program interpreter is named (an executable's PT_INTERP).
+struct ElfKind {
+  bool elf64_little = false;
+  unsigned type = 0;
+  unsigned machine = 0;
+  bool has_interpreter = false;
+};
+
+std::optional<ElfKind> elf_kind(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
-  unsigned char head[18] = {0};
-  if (!in.read(reinterpret_cast<char*>(head), sizeof head)) return false;
-  if (head[0] != 0x7f || head[1] != 'E' || head[2] != 'L' || head[3] != 'F') return false;
-  const bool little = head[5] == 1;
-  const unsigned type = little ? head[16] | (head[17] << 8) : (head[16] << 8) | head[17];
-  return type == 3;
+  unsigned char h[64] = {0};
+  if (!in.read(reinterpret_cast<char*>(h), sizeof h)) return std::nullopt;
+  if (h[0] != 0x7f || h[1] != 'E' || h[2] != 'L' || h[3] != 'F') return std::nullopt;
+  ElfKind k;
+  k.elf64_little = h[4] == 2 && h[5] == 1;
+  if (!k.elf64_little) return k;
+  const auto u16 = [&h](int at) { return static_cast<unsigned>(h[at] | (h[at + 1] << 8)); };
+  unsigned long long phoff = 0;
+  for (int i = 7; i >= 0; --i) phoff = (phoff << 8) | h[32 + i];
+  k.type = u16(16);
+  k.machine = u16(18);
+  const unsigned phentsize = u16(54), phnum = u16(56);
+  for (unsigned i = 0; i < phnum && phentsize >= 4; ++i) {
+    unsigned char ph[4] = {0};
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(phoff + static_cast<unsigned long long>(i) * phentsize));
+    if (!in.read(reinterpret_cast<char*>(ph), sizeof ph)) return std::nullopt;
+    if ((ph[0] | (ph[1] << 8) | (ph[2] << 16) | (static_cast<unsigned>(ph[3]) << 24)) == 3u) k.has_interpreter = true;
+  }
+  return k;
+}
+
+// What the CUDA driver can load through CUDA_INJECTION64_PATH (dlopen): a 64-bit little-endian ELF
+// shared object (ET_DYN, 3) of this tool's own machine, naming no program interpreter (a
+// position-independent executable is ET_DYN too, and dlopen refuses it: the application then ran
+// with no injection). Empty when it is one, else why not.
+std::string why_not_a_preloadable_library(const std::filesystem::path& p) {
+  const std::optional<ElfKind> k = elf_kind(p);
+  if (!k) return "not an ELF file";
+  if (!k->elf64_little) return "not a 64-bit little-endian ELF object";
+  if (k->type != 3) return "an ELF object that is not a shared library";
+  const std::optional<ElfKind> self = elf_kind("/proc/self/exe");
+  if (self && self->machine != k->machine) {
+    return "a shared library for another machine (ELF machine " + std::to_string(k->machine) + ", this one " +
+           std::to_string(self->machine) + ")";
+  }
+  if (k->has_interpreter) return "an executable (it names a program interpreter), not a shared library";
+  return "";
 }
 
 bool executable(const std::filesystem::path& p) {
@@ -162,9 +202,8 @@ Options parse_options(const std::vector<std::string>& args, const std::string& p
       if (!std::filesystem::is_regular_file(o.inject_path)) {
         throw UsageError("--inject " + o.inject_path + ": no such file; allowed: the path of libwarpcost_inject.so");
       }
-      if (!shared_library(o.inject_path)) {
-        throw UsageError("--inject " + o.inject_path + ": not a shared library (no ELF shared object); allowed: the path "
-                         "of libwarpcost_inject.so");
+      if (const std::string why = why_not_a_preloadable_library(o.inject_path); !why.empty()) {
+        throw UsageError("--inject " + o.inject_path + ": " + why + "; allowed: the path of libwarpcost_inject.so");
       }
     } else if (a == "--from-records") {
       o.from_records = value(a);

@@ -14,9 +14,12 @@ own_bench_dir=0
 for arg in "$@"; do [ "$arg" = --bench-dir ] && own_bench_dir=1; done
 for arg in "$@"; do
   if [ "$arg" = --measure ]; then
-    targets+=(warpcost-record warpcost-diverge warpcost-coalesce warpcost-stream warpcost-primitives)
-    # The build's runners, unless the user named a folder (given twice is a usage error).
-    [ "$own_bench_dir" = 1 ] || extra=(--bench-dir "$build/bench")
+    # The build's runners, built and passed, unless the user named a folder (given twice is a
+    # usage error).
+    if [ "$own_bench_dir" = 0 ]; then
+      targets+=(warpcost-record warpcost-diverge warpcost-coalesce warpcost-stream warpcost-primitives)
+      extra=(--bench-dir "$build/bench")
+    fi
   fi
 done
 cmake --build "$build" -j "$jobs" --target "${targets[@]}" >/dev/null || {

@@ -163,13 +163,26 @@ TEST(RunReader, RefusesRunMetadataWarpcostBenchNeverWrites) {
   expect_planted_refused("\"utc\": \"2026-01-01T00:00:00Z\"",
                          {"\"utc\": \"yesterday\"", "\"utc\": \"2026-01-01 00:00:00\"", "\"utc\": \"2026-13-01T00:00:00Z\"",
                           "\"utc\": \"2026-01-01T24:00:00Z\"", "\"utc\": \"2026-01-00T00:00:00Z\"",
-                          "\"utc\": \"2026-01-01T00:00:00+01\"", "\"utc\": \"2026-01-01T00:0a:00Z\"", "\"utc\": 20260101"},
+                          "\"utc\": \"2026-01-01T00:00:00+01\"", "\"utc\": \"2026-01-01T00:0a:00Z\"",
+                          "\"utc\": \"2026-02-29T00:00:00Z\"", "\"utc\": \"2026-04-31T00:00:00Z\"",
+                          "\"utc\": \"0000-01-01T00:00:00Z\"", "\"utc\": \"2026-01-01T12:00:60Z\""},
                          "context.utc", "allowed: a UTC time YYYY-MM-DDTHH:MM:SSZ");
   expect_planted_refused("\"utc\": \"2026-01-01T00:00:00Z\"",
                          {"\"run_status\": \"completed\", \"utc\": \"2026-01-01T00:00:00Z\"",
                           "\"run_status\": \"partial\", \"utc\": \"2026-01-01T00:00:00Z\"",
-                          "\"run_status\": \"\", \"utc\": \"2026-01-01T00:00:00Z\""},
+                          "\"run_status\": \"\", \"utc\": \"2026-01-01T00:00:00Z\"",
+                          "\"run_status\": \"partial: \", \"utc\": \"2026-01-01T00:00:00Z\""},
                          "context.run_status", "allowed: \"complete\" or \"partial: <why>\"");
+  // Not text at all: dropped before, and the run read as complete.
+  expect_planted_refused("\"utc\": \"2026-01-01T00:00:00Z\"",
+                         {"\"run_status\": null, \"utc\": \"2026-01-01T00:00:00Z\"",
+                          "\"run_status\": [\"partial: x\"], \"utc\": \"2026-01-01T00:00:00Z\"",
+                          "\"run_status\": {}, \"utc\": \"2026-01-01T00:00:00Z\""},
+                         "context.run_status", "allowed: text");
+  expect_planted_refused("\"run_id\": \"fixture-gpu/20260101T000000Z\"", {"\"run_id\": null", "\"run_id\": 7"},
+                         "context.run_id", "allowed: text");
+  expect_planted_refused("\"utc\": \"2026-01-01T00:00:00Z\"", {"\"utc\": 20260101", "\"utc\": null"}, "context.utc",
+                         "allowed: text");
   // What warpcost-bench writes is read.
   test_support::TempDir dir("reader-status");
   std::ifstream in(kGoodRun);
@@ -178,7 +191,7 @@ TEST(RunReader, RefusesRunMetadataWarpcostBenchNeverWrites) {
   for (const std::string status : {"complete", "partial: interrupted by SIGINT during the timing phase"}) {
     std::string run = text.str();
     const std::string utc = "\"utc\": \"2026-01-01T00:00:00Z\"";
-    run.replace(run.find(utc), utc.size(), "\"run_status\": \"" + status + "\", \"utc\": \"2026-12-31T23:59:60Z\"");
+    run.replace(run.find(utc), utc.size(), "\"run_status\": \"" + status + "\", \"utc\": \"2024-02-29T23:59:60Z\"");
     std::ofstream(dir.path() / "bench.json") << run;
     EXPECT_EQ(read_run(dir.path() / "bench.json").context.text("run_status"), status);
   }

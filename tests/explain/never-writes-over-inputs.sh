@@ -10,7 +10,10 @@ trap 'rm -rf "$d"' EXIT
 mkdir -p "$d/results/gpu/run"
 printf '#!/bin/sh\necho ran\n' > "$d/app" && chmod +x "$d/app"
 cp "$d/app" "$d/app.orig"
-cp /bin/true "$d/lib.so"
+# The real injection library (a stand-in that is no shared library is refused for that alone).
+lib="$(dirname "$explain")/libwarpcost_inject.so"
+[ -f "$lib" ] || { echo "no $lib: this build has no injection library"; exit 1; }
+cp "$lib" "$d/lib.so"
 echo '{}' > "$d/results/gpu/run/bench.json"
 echo keep > "$d/arg"
 refused() {
@@ -28,6 +31,6 @@ refused --json "$d/arg" -- "$d/app" "$d/arg"
 refused --inject "$d/lib.so" --json "$d/lib.so" -- "$d/app"
 refused --results "$d/results" --json "$d/results/gpu/run/bench.json" -- "$d/app"
 refused --json /dev/null -- "$d/app"
-cmp -s "$d/app" "$d/app.orig" && cmp -s /bin/true "$d/lib.so" && [ "$(cat "$d/arg")" = keep ] &&
+cmp -s "$d/app" "$d/app.orig" && cmp -s "$lib" "$d/lib.so" && [ "$(cat "$d/arg")" = keep ] &&
   [ "$(cat "$d/results/gpu/run/bench.json")" = '{}' ] && [ -c /dev/null ] || { echo "a file changed"; exit 1; }
 echo all-refused
