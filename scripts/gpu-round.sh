@@ -110,6 +110,20 @@ if [ "${WARPCOST_ROUND_COMPARE:-1}" = 1 ]; then
   step "suite again, counters off, and compare" compare_off "$@"
 fi
 
+# The run folders made so far (and the plots, and the counters-off run) as $OUT/results.tar.gz:
+# packed once before the explain round too, so a round cut short there still brings its suite run.
+pack_results() {
+  local after new plots compare_runs
+  after=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
+  new=$(comm -13 <(echo "$before") <(echo "$after"))
+  plots=$(ls results/plots/*.svg 2>/dev/null)
+  [ -n "$new" ] || return 0
+  compare_runs=$([ -d /tmp/warpcost-compare/compare-off ] && echo "-C /tmp/warpcost-compare compare-off")
+  tar czf "$OUT/results.tar.gz.part" $new $plots $compare_runs && mv "$OUT/results.tar.gz.part" "$OUT/results.tar.gz"
+  echo "packed: $new $compare_runs"
+}
+pack_results
+
 if [ -n "${WARPCOST_ROUND_EXPLAIN_SECONDS:-}" ]; then
   step "warpcost explain proof round, at most ${WARPCOST_ROUND_EXPLAIN_SECONDS} s" \
     timeout --signal=TERM -k 45 "$WARPCOST_ROUND_EXPLAIN_SECONDS" scripts/gpu-round-explain.sh build/h200 "$OUT"
@@ -118,14 +132,8 @@ if [ "${WARPCOST_ROUND_EXAMPLES:-1}" = 1 ]; then
   step "worked examples measured (check --measure)" scripts/gpu-round-examples.sh h200
 fi
 
-after=$(find results -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort)
-new=$(comm -13 <(echo "$before") <(echo "$after"))
-# The plots the analysis drew here (matplotlib is on this machine) travel with the run folders.
-plots=$(ls results/plots/*.svg 2>/dev/null)
-if [ -n "$new" ]; then
-  compare_runs=$([ -d /tmp/warpcost-compare/compare-off ] && echo "-C /tmp/warpcost-compare compare-off")
-  tar czf "$OUT/results.tar.gz" $new $plots $compare_runs
-  echo "packed: $new $compare_runs"
-fi
+# Again with what the explain round and the examples added (the plots the analysis drew here,
+# matplotlib being on this machine, travel with the run folders).
+pack_results
 echo "=== gpu round: $([ $status -eq 0 ] && echo passed || echo FAILED)"
 exit $status
