@@ -386,25 +386,14 @@ std::string at(const Example& ex, int line) {
 }
 
 // The example's inputs as key = value, for a refusal of what they combine to (the model's
-// message names its symbol, L/W; the user wrote latency= and instructions=).
+// message names its symbol, L/W; the user wrote latency= and instructions=). Values as render()
+// writes them; a divergence's paths as lanes:cost.
 std::string inputs_text(const Example& ex) {
   std::string out;
   for (const auto& [key, in] : ex.inputs) {
-    const Value& v = in.value;
     std::string text;
-    if (!v.paths.empty()) {
-      for (const auto& p : v.paths) text += (text.empty() ? "" : ",") + std::to_string(p.lanes) + ":" + num(p.cost);
-    } else if (v.type == ValueType::kCoord) {
-      for (const long long c : v.coord) text += (text.empty() ? "[" : ", ") + std::to_string(c);
-      text += "]";
-    } else if (v.type == ValueType::kText) {
-      text = v.text;
-    } else if (v.type == ValueType::kBool) {
-      text = v.number != 0 ? "true" : "false";
-    } else {
-      text = num(v.number);
-    }
-    out += (out.empty() ? "" : ", ") + key + " = " + text;
+    for (const auto& p : in.value.paths) text += (text.empty() ? "" : ",") + std::to_string(p.lanes) + ":" + num(p.cost);
+    out += (out.empty() ? "" : ", ") + key + " = " + (in.value.paths.empty() ? render(in.value) : text);
   }
   return out;
 }

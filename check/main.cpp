@@ -57,6 +57,11 @@ std::string not_a_folder(const std::string& flag, const std::string& path) {
          "; allowed: an existing folder";
 }
 
+// An option's value given a second time: the first would be dropped without a word.
+int given_twice(const std::string& flag, const std::string& first, const std::string& second) {
+  return usage(flag + " given twice ('" + first + "' and '" + second + "'); allowed: once");
+}
+
 constexpr int kExitNoDevice = 77;
 
 std::string first_line_of(const char* command) {
@@ -74,11 +79,9 @@ std::string first_line_of(const char* command) {
 std::string visible_gpu() { return first_line_of("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null"); }
 
 
-int measure(const std::string& file, const std::vector<ex::Example>& examples, const std::string& bench_dir,
-            const std::string& results, bool any_disagrees) {
-  std::vector<ex::MeasurePlan> plans;
-  for (const auto& e : examples) plans.push_back(ex::plan_measure(e));
-  // Arguments and the file are checked; only now is a device looked for.
+int measure(const std::string& file, const std::vector<ex::Example>& examples, const std::vector<ex::MeasurePlan>& plans,
+            const std::string& bench_dir, const std::string& results, bool any_disagrees) {
+  // Arguments, the file and the runners are checked; only now is a device looked for.
   const std::string gpu = visible_gpu();
   if (gpu.empty()) {
     std::fprintf(stderr, "warpcost: --measure needs a GPU and nvidia-smi finds none; nothing was run or written\n");
@@ -156,10 +159,7 @@ int check(const std::vector<std::string>& args) {
     } else if (args[i] == "--bench-dir" || args[i] == "--results") {
       if (i + 1 >= args.size()) return usage(args[i] + " needs a folder");
       const std::string& flag = args[i];
-      if (!given.insert(flag).second) {
-        return usage(flag + " given twice ('" + (flag == "--bench-dir" ? bench_dir : results) + "' and '" + args[i + 1] +
-                     "'); allowed: once");
-      }
+      if (!given.insert(flag).second) return given_twice(flag, flag == "--bench-dir" ? bench_dir : results, args[i + 1]);
       (flag == "--bench-dir" ? bench_dir : results) = args[i + 1];
       ++i;
     } else if (args[i].rfind("--", 0) == 0) {
@@ -186,12 +186,16 @@ int check(const std::vector<std::string>& args) {
     }
   }
   const auto examples = ex::read_examples_file(file);
+  std::vector<ex::MeasurePlan> plans;
+  if (do_measure || do_plan) {
+    for (const auto& e : examples) plans.push_back(ex::plan_measure(e));
+  }
   if (do_measure) {
     // Every runner the plans call is in --bench-dir, found before the table is printed and a GPU
     // looked for (a folder without them failed each example, one error row at a time, on the GPU).
     std::vector<std::string> missing;
-    for (const auto& e : examples) {
-      for (const auto& call : ex::plan_measure(e).calls) {
+    for (const auto& plan : plans) {
+      for (const auto& call : plan.calls) {
         const std::filesystem::path runner = std::filesystem::path(bench_dir) / call.runner;
         std::error_code ec;
         const bool runs = std::filesystem::is_regular_file(runner, ec) && ::access(runner.c_str(), X_OK) == 0;
@@ -209,12 +213,8 @@ int check(const std::vector<std::string>& args) {
   std::cout << ex::check_markdown(checked);
   bool disagrees = false;
   for (const auto& c : checked) disagrees = disagrees || !c.agrees;
-  if (do_plan) {
-    std::vector<ex::MeasurePlan> plans;
-    for (const auto& e : examples) plans.push_back(ex::plan_measure(e));
-    std::cout << "\n" << ex::plan_markdown(examples, plans);
-  }
-  if (do_measure) return measure(file, examples, bench_dir, results, disagrees);
+  if (do_plan) std::cout << "\n" << ex::plan_markdown(examples, plans);
+  if (do_measure) return measure(file, examples, plans, bench_dir, results, disagrees);
   return disagrees ? ex::kExitDisagree : ex::kExitAgree;
 }
 
@@ -228,10 +228,7 @@ int predict(const std::vector<std::string>& args) {
     if (args[i] == "--results" || args[i] == "--gpu") {
       if (i + 1 >= args.size()) return usage(args[i] + " needs a value");
       const std::string& flag = args[i];
-      if (!given.insert(flag).second) {
-        return usage(flag + " given twice ('" + (flag == "--results" ? results : gpu) + "' and '" + args[i + 1] +
-                     "'); allowed: once");
-      }
+      if (!given.insert(flag).second) return given_twice(flag, flag == "--results" ? results : gpu, args[i + 1]);
       (flag == "--results" ? results : gpu) = args[i + 1];
       ++i;
     } else {

@@ -10,18 +10,20 @@ shift
 jobs=$(nproc 2>/dev/null || echo 2)
 targets=(warpcost-examples)
 extra=()
+measure=0
 own_bench_dir=0
-for arg in "$@"; do [ "$arg" = --bench-dir ] && own_bench_dir=1; done
 for arg in "$@"; do
-  if [ "$arg" = --measure ]; then
-    # The build's runners, built and passed, unless the user named a folder (given twice is a
-    # usage error).
-    if [ "$own_bench_dir" = 0 ]; then
-      targets+=(warpcost-record warpcost-diverge warpcost-coalesce warpcost-stream warpcost-primitives)
-      extra=(--bench-dir "$build/bench")
-    fi
-  fi
+  case "$arg" in
+    --measure) measure=1 ;;
+    --bench-dir) own_bench_dir=1 ;;
+  esac
 done
+# --measure: the build's runners, built and passed, unless the user named a folder (given twice is
+# a usage error).
+if [ "$measure" = 1 ] && [ "$own_bench_dir" = 0 ]; then
+  targets+=(warpcost-record warpcost-diverge warpcost-coalesce warpcost-stream warpcost-primitives)
+  extra=(--bench-dir "$build/bench")
+fi
 cmake --build "$build" -j "$jobs" --target "${targets[@]}" >/dev/null || {
   echo "warpcost: building ${targets[*]} failed (cmake --build $build --target ${targets[*]})" >&2
   exit 1
